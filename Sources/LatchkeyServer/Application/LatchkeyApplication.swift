@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Builds the Latchkey server: opens the store, loads the secret, wires the routes.
+///
+/// `latchkey serve` runs the result with `runService()` (graceful shutdown on SIGTERM and
+/// SIGINT); ``EmbeddedServer`` runs it inside a test or an app.
+public enum LatchkeyApplication {
+    /// The application for `configuration`, ready to run.
+    ///
+    /// - Parameters:
+    ///   - clock: the source of "now" (a ``ManualServerClock`` in tests).
+    ///   - mailer: delivers emails; `nil` writes them to `<dataDirectory>/outbox`.
+    ///   - store: where data lives; `nil` opens the store named by the configuration.
+    ///   - onServerRunning: called with the bound port once the server accepts connections.
+    public static func build(
+        configuration: ServerConfiguration,
+        clock: any ServerClock = SystemServerClock(),
+        mailer: (any Mailer)? = nil,
+        store: (any AuthStore)? = nil,
+        logger: Logger = Logger(label: "latchkey"),
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        try configuration.validate()
+        try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)
+        let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
+        let store = try store ?? openStore(configuration)
+        let hasher = PasswordHasher(
+            cost: configuration.bcryptCost,
+            threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount)
+        let boundPort = PortBox()
+        let externalURL = configuration.resolvedExternalURL()
+        let service = AuthService(
+            configuration: configuration, store: store, clock: clock, hasher: hasher,
+            signer: await TokenSigner(secret: secret, issuer: externalURL + "/auth/v1"),
+            tokens: OpaqueTokens(jwtSecret: secret),
+            mailer: mailer ?? FileOutboxMailer(directory: configuration.dataDirectory.appendingPathComponent("outbox"), logger: logger),
+            limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
+            externalURL: externalURL, siteURL: (configuration.siteURL ?? externalURL).trimmingTrailingSlash())
+
+        let router = Router(context: AuthRequestContext.self)
+        router.add(middleware: GoTrueErrorMiddleware())
+        router.add(middleware: RequestLogMiddleware())
+        ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        SessionRoutes(service: service).register(on: router)
+        UserRoutes(service: service).register(on: router)
+        EmailLinkRoutes(service: service).register(on: router)
+        AdminRoutes(service: service).register(on: router)
+
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            services: [ResourceCloser(store: store, hasher: hasher, logger: logger)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                boundPort.set(port)
+                logger.notice("latchkey listening", metadata: ["address": "\(configuration.host):\(port)"])
+                await onServerRunning(port)
+            },
+            logger: logger)
+    }
+
+    /// Builds and runs the server until SIGTERM or SIGINT, then shuts down gracefully:
+    /// in-flight requests finish, the store is closed.
+    public static func run(configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey")) async throws {
+        let app = try await build(configuration: configuration, logger: logger)
+        try await app.runService()
+    }
+
+    /// Opens the store a database URL names: `sqlite://PATH` (the default, in the data directory).
+    static func openStore(_ configuration: ServerConfiguration) throws -> any AuthStore {
+        let url = configuration.databaseURL ?? "sqlite://" + configuration.dataDirectory.appendingPathComponent("latchkey.sqlite").path
+        if url.hasPrefix("sqlite://") || url.hasPrefix("sqlite:") {
+            let path = url.hasPrefix("sqlite://") ? String(url.dropFirst("sqlite://".count)) : String(url.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ConfigurationError("--database sqlite:// needs a file path, such as sqlite://./data/latchkey.sqlite") }
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let store = try SQLiteAuthStore(path: path)
+            ServerSecrets.restrictDatabaseFiles(path)
+            return store
+        }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            throw ConfigurationError("PostgreSQL is not supported yet; use the default SQLite store (sqlite://PATH)")
+        }
+        throw ConfigurationError("--database must be a sqlite:// URL")
+    }
+}
+
+/// Closes the store and the hashing threads once the HTTP server has stopped.
+struct ResourceCloser: Service {
+    let store: any AuthStore
+    let hasher: PasswordHasher
+    let logger: Logger
+
+    func run() async throws {
+        // Waits until shutdown begins; the server (later in the group) has stopped by the time
+        // this service is asked to finish, so in-flight requests complete first.
+        try? await gracefulShutdown()
+        do {
+            try await store.close()
+            try await hasher.shutdown()
+        } catch {
+            logger.error("error while closing resources", metadata: ["error.type": "\(type(of: error))"])
+        }
+    }
+}
+
+/// The port the server bound, once known.
+final class PortBox: Sendable {
+    private let value = Mutex<Int?>(nil)
+    func set(_ port: Int) { value.withLock { $0 = port } }
+    var port: Int? { value.withLock { $0 } }
+}

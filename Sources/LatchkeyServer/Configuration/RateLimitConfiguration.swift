@@ -1,0 +1,42 @@
+import Foundation
+
+/// Request rate limits. Counters live in the server process: with several instances each
+/// enforces its own limits (so the effective limit is per instance).
+public struct RateLimitConfiguration: Sendable, Equatable {
+    /// A number of events allowed in a sliding window.
+    public struct Limit: Sendable, Equatable {
+        public var count: Int
+        public var window: TimeInterval
+        public init(count: Int, per window: TimeInterval) {
+            self.count = count
+            self.window = window
+        }
+    }
+
+    /// Whether limits are enforced at all (off only for benchmarks).
+    public var enabled: Bool = true
+    /// Failed password attempts per account: 10 per 5 minutes.
+    public var failedPasswordAttemptsPerAccount = Limit(count: 10, per: 300)
+    /// Sign-in and sign-up requests per client IP: 100 per 5 minutes.
+    public var signInsPerIP = Limit(count: 100, per: 300)
+    /// Emails (confirmation, recovery, email change) per address: 5 per hour, at most one a minute.
+    public var emailsPerAddress = Limit(count: 5, per: 3600)
+    /// Seconds between two emails to the same address.
+    public var emailInterval: TimeInterval = 60
+    /// Refreshes per session: 150 per 5 minutes.
+    public var refreshesPerSession = Limit(count: 150, per: 300)
+    /// Verification attempts (`/verify`) per client IP: 30 per 5 minutes.
+    public var verificationsPerIP = Limit(count: 30, per: 300)
+
+    public init() {}
+
+    /// The defaults above.
+    public static let `default` = RateLimitConfiguration()
+
+    /// No limits (benchmarks only).
+    public static var disabled: RateLimitConfiguration {
+        var configuration = RateLimitConfiguration()
+        configuration.enabled = false
+        return configuration
+    }
+}

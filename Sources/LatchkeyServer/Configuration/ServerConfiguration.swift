@@ -1,0 +1,113 @@
+import Foundation
+
+/// Everything that shapes a Latchkey server, with a named, documented default for each setting.
+///
+/// `latchkey serve` fills this from its command-line options; tests and embedding apps build
+/// one directly:
+///
+/// ```swift
+/// var configuration = ServerConfiguration(dataDirectory: tempDir)
+/// configuration.port = 0          // any free port
+/// configuration.autoconfirm = true
+/// let server = try await EmbeddedServer.start(configuration: configuration)
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// Default listening address: loopback only, so a fresh server is never exposed by accident.
+    public static let defaultHost = "127.0.0.1"
+    /// Default port (GoTrue's own default).
+    public static let defaultPort = 9999
+    /// Default access-token lifetime: one hour, as GoTrue.
+    public static let defaultAccessTokenTTL: TimeInterval = 3600
+    /// Default window in which a spent refresh token may be presented again without being
+    /// treated as stolen: 10 seconds, as GoTrue.
+    public static let defaultRefreshReuseInterval: TimeInterval = 10
+    /// Default minimum password length.
+    public static let defaultMinimumPasswordLength = 8
+    /// Default bcrypt cost.
+    public static let defaultBcryptCost = 10
+    /// Largest request body accepted.
+    public static let maximumRequestBodySize = 1 << 20
+
+    /// Interface to listen on.
+    public var host: String = defaultHost
+    /// Port to listen on; `0` picks a free one (see ``EmbeddedServer/baseURL``).
+    public var port: Int = defaultPort
+    /// Folder for the SQLite database, the generated JWT secret and the mail outbox.
+    /// Created with mode 0700; files inside are 0600.
+    public var dataDirectory: URL
+    /// Where user and session data live. `nil` means `sqlite://<dataDirectory>/latchkey.sqlite`.
+    public var databaseURL: String?
+    /// Confirm new sign-ups without an email round trip.
+    public var autoconfirm: Bool = false
+    /// Refuse new sign-ups (`/settings` reports it; admins can still create users).
+    public var disableSignup: Bool = false
+    /// Where links in emails finally send the user (after `/verify`). `nil` means the server's own URL.
+    public var siteURL: String?
+    /// The server's public URL, used in the `iss` claim and in links to `/verify`.
+    /// `nil` means `http://<host>:<port>`.
+    public var externalURL: String?
+    /// Further URLs (prefixes) that `redirect_to` may point at besides ``siteURL``.
+    public var additionalRedirectURLs: [String] = []
+    /// Lifetime of access tokens, in seconds.
+    public var accessTokenTTL: TimeInterval = defaultAccessTokenTTL
+    /// Seconds during which a just-spent refresh token still yields the session's active token.
+    public var refreshReuseInterval: TimeInterval = defaultRefreshReuseInterval
+    /// Hard maximum age of a session in seconds (`nil`: sessions live until signed out).
+    public var sessionTimebox: TimeInterval?
+    /// HS256 secret for access tokens (at least 32 bytes). `nil`: generated on first start and
+    /// kept in `<dataDirectory>/jwt-secret` so tokens survive restarts.
+    public var jwtSecret: String?
+    /// Minimum password length for sign-up and password changes.
+    public var minimumPasswordLength: Int = defaultMinimumPasswordLength
+    /// bcrypt cost factor for new password hashes.
+    public var bcryptCost: Int = defaultBcryptCost
+    /// Lifetime of sign-up confirmation and email-change links, in seconds.
+    public var confirmationTokenTTL: TimeInterval = 86_400
+    /// Lifetime of password-recovery links, in seconds.
+    public var recoveryTokenTTL: TimeInterval = 3600
+    /// Request rate limits (per server instance).
+    public var rateLimits: RateLimitConfiguration = .default
+    /// Threads that hash and verify passwords; `nil` means one per CPU core.
+    public var passwordHashingThreads: Int?
+
+    /// A configuration with every default, keeping its data in `dataDirectory`.
+    public init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
+
+    /// The URL the server is reached at, as used in tokens and links.
+    public func resolvedExternalURL(boundPort: Int? = nil) -> String {
+        if let externalURL { return externalURL.trimmingTrailingSlash() }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "http://\(hostPart):\(boundPort ?? port)"
+    }
+
+    /// Checks settings that would make the server unsafe or unusable.
+    public func validate() throws(ConfigurationError) {
+        if let jwtSecret, jwtSecret.utf8.count < 32 {
+            throw ConfigurationError("LATCHKEY_JWT_SECRET must be at least 32 bytes long")
+        }
+        guard accessTokenTTL >= 30 else { throw ConfigurationError("--access-token-ttl must be at least 30 seconds") }
+        guard refreshReuseInterval >= 0 else { throw ConfigurationError("--refresh-reuse-interval cannot be negative") }
+        guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31") }
+        guard minimumPasswordLength >= 6 else { throw ConfigurationError("minimum password length must be at least 6") }
+        guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
+        if let siteURL, URL(string: siteURL)?.scheme == nil {
+            throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")
+        }
+    }
+}
+
+/// A configuration that cannot be used, with a message for the operator.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension String {
+    func trimmingTrailingSlash() -> String {
+        var value = self
+        while value.hasSuffix("/") { value.removeLast() }
+        return value
+    }
+}

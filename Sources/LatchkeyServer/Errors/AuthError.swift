@@ -1,0 +1,72 @@
+import HTTPTypes
+
+/// An error answered to the client in GoTrue's shape.
+///
+/// `error_code` values are GoTrue's, so unmodified Supabase clients map them as they would
+/// against Supabase. Messages never contain a password, a token or a stack trace.
+public struct AuthError: Error, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    /// Reasons a password was refused (only for `weak_password`).
+    public var weakPasswordReasons: [String]?
+    /// Seconds until a rate-limited client may try again (sent as `Retry-After`).
+    public var retryAfter: Int?
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.weakPasswordReasons = weakPasswordReasons
+        self.retryAfter = retryAfter
+    }
+}
+
+extension AuthError {
+    public static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
+    public static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
+    public static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
+    public static let userBannedForbidden = AuthError(.forbidden, "user_banned", "User is banned")
+    public static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
+    public static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
+    public static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+    public static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
+    public static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
+    public static let sessionExpired = AuthError(.badRequest, "session_expired", "Session expired")
+    public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a Bearer token")
+    public static let badJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: unable to parse or verify signature")
+    public static let expiredJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: token is expired")
+    public static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
+    public static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
+    public static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
+    public static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
+    public static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
+    public static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
+    public static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
+    public static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
+    public static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
+    public static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
+    public static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
+
+    /// 400 `validation_failed` with a message saying which input was wrong.
+    public static func validation(_ message: String) -> AuthError {
+        AuthError(.badRequest, "validation_failed", message)
+    }
+
+    /// 429 `over_request_rate_limit`, telling the client when it may retry.
+    public static func rateLimited(retryAfter: Int) -> AuthError {
+        AuthError(.tooManyRequests, "over_request_rate_limit", "Request rate limit reached", retryAfter: max(1, retryAfter))
+    }
+
+    /// 429 `over_email_send_rate_limit`.
+    public static func emailRateLimited(retryAfter: Int) -> AuthError {
+        AuthError(
+            .tooManyRequests, "over_email_send_rate_limit",
+            "For security purposes, you can only request this after \(max(1, retryAfter)) seconds.", retryAfter: max(1, retryAfter))
+    }
+
+    /// 422 `weak_password` with GoTrue's `weak_password.reasons`.
+    public static func weakPassword(minimumLength: Int, reasons: [String]) -> AuthError {
+        AuthError(.unprocessableContent, "weak_password", "Password should be at least \(minimumLength) characters.", weakPasswordReasons: reasons)
+    }
+}

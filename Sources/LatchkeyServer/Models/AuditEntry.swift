@@ -1,0 +1,55 @@
+import Foundation
+
+/// A security event, in GoTrue's audit-log shape.
+///
+/// Entries never carry a password or a token: only who did what, from where, and when.
+public struct AuditEntry: Sendable, Hashable {
+    /// The actions Latchkey records.
+    public enum Action: String, Sendable, CaseIterable {
+        case userSignedUp = "user_signedup"
+        case login
+        case logout
+        case tokenRefreshed = "token_refreshed"
+        case tokenRevoked = "token_revoked"
+        case userModified = "user_modified"
+        case userDeleted = "user_deleted"
+        case userRecoveryRequested = "user_recovery_requested"
+        case userConfirmationRequested = "user_confirmation_requested"
+        case userRepeatedSignUp = "user_repeated_signup"
+        case userUpdatedPassword = "user_updated_password"
+        case verificationAttempted = "verification_attempted"
+    }
+
+    public var id: UUID
+    public var action: Action
+    public var actorID: UUID?
+    public var actorUsername: String?
+    /// GoTrue's log type: "account", "token", "user" or "team".
+    public var logType: String
+    public var traits: [String: JSONValue]
+    public var ipAddress: String
+    public var createdAt: Date
+
+    public init(
+        id: UUID = UUID(), action: Action, actorID: UUID?, actorUsername: String?,
+        traits: [String: JSONValue] = [:], ipAddress: String, createdAt: Date
+    ) {
+        self.id = id
+        self.action = action
+        self.actorID = actorID
+        self.actorUsername = actorUsername
+        self.logType = Self.logType(for: action)
+        self.traits = traits
+        self.ipAddress = ipAddress
+        self.createdAt = createdAt
+    }
+
+    static func logType(for action: Action) -> String {
+        switch action {
+        case .login, .logout, .userSignedUp, .userRepeatedSignUp, .verificationAttempted: "account"
+        case .tokenRefreshed, .tokenRevoked: "token"
+        case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword: "user"
+        case .userDeleted: "team"
+        }
+    }
+}

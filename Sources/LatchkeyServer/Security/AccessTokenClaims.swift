@@ -1,0 +1,40 @@
+import Foundation
+import JWTKit
+
+/// The claims of a Latchkey access token: GoTrue's, so Supabase clients and PostgREST-style
+/// consumers read them unchanged.
+struct AccessTokenClaims: JWTPayload, Equatable {
+    struct AuthenticationMethod: Codable, Equatable, Sendable {
+        var method: String
+        var timestamp: Int
+    }
+
+    var iss: IssuerClaim
+    var sub: SubjectClaim
+    var aud: AudienceClaim
+    var exp: ExpirationClaim
+    var iat: IssuedAtClaim
+    var email: String?
+    var phone: String
+    var role: String
+    var aal: String?
+    var amr: [AuthenticationMethod]?
+    var sessionID: String?
+    var isAnonymous: Bool?
+    var appMetadata: [String: JSONValue]?
+    var userMetadata: [String: JSONValue]?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, email, phone, role, aal, amr
+        case sessionID = "session_id"
+        case isAnonymous = "is_anonymous"
+        case appMetadata = "app_metadata"
+        case userMetadata = "user_metadata"
+    }
+
+    /// Signature checks only: expiry is checked by ``TokenSigner`` against the server's clock.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    /// Whether the token was issued to the server's administrator key.
+    var isServiceRole: Bool { role == "service_role" }
+}

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+
+/// Creates and hashes the opaque secrets Latchkey hands out: refresh tokens and email-link tokens.
+///
+/// Refresh tokens are 256-bit. A rotated token is derived from its parent with an HMAC under a
+/// server key (``successor(of:)``), so the server can recompute the active token of a session
+/// from a spent one — which is how a client that lost a refresh response gets the same session
+/// back — while storing nothing but SHA-256 hashes.
+struct OpaqueTokens: Sendable {
+    private let rotationKey: SymmetricKey
+
+    init(jwtSecret: String) {
+        self.rotationKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
+            info: Data("latchkey refresh-token rotation v1".utf8),
+            outputByteCount: 32)
+    }
+
+    /// A fresh random token of `byteCount` random bytes, base64url without padding.
+    static func random(byteCount: Int = 32) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64URLEncodedString()
+    }
+
+    /// The token that replaces `parent` when it is rotated.
+    func successor(of parent: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(parent.utf8), using: rotationKey)
+        return Data(mac).base64URLEncodedString()
+    }
+
+    /// The stored form of a token: lowercase hex SHA-256.
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).hexString
+    }
+}
+
+extension Data {
+    func base64URLEncodedString() -> String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    var hexString: String {
+        var result = ""
+        result.reserveCapacity(64)
+        for byte in self {
+            result += String(byte, radix: 16).leftPadded(to: 2)
+        }
+        return result
+    }
+}
+
+extension SHA256.Digest {
+    var hexString: String { Array(self).hexString }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

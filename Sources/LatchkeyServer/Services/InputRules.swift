@@ -1,0 +1,75 @@
+import Foundation
+
+/// Rules for what clients send: email normalisation and validation, password strength.
+enum InputRules {
+    /// Trims and lower-cases an email, then checks its shape.
+    /// Passwords are never trimmed or changed in any way.
+    static func normalizedEmail(_ raw: String?) throws(AuthError) -> String {
+        guard let raw else { throw AuthError.validation("Missing email") }
+        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard !email.isEmpty else { throw AuthError.validation("Missing email") }
+        guard isValidEmail(email) else {
+            throw AuthError.validation("Unable to validate email address: invalid format")
+        }
+        return email
+    }
+
+    static func isValidEmail(_ email: String) -> Bool {
+        guard email.utf8.count <= 254 else { return false }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let local = parts.first, let domain = parts.last else { return false }
+        guard !local.isEmpty, local.utf8.count <= 64, !domain.isEmpty else { return false }
+        guard domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else { return false }
+        let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters).union(CharacterSet(charactersIn: "<>()[],;:\\\""))
+        return email.unicodeScalars.allSatisfy { !forbidden.contains($0) }
+    }
+
+    /// Refuses passwords too short for the configured minimum (422 `weak_password`) or longer
+    /// than bcrypt can use (72 bytes; 400 `validation_failed`).
+    static func checkPassword(_ password: String, minimumLength: Int) throws(AuthError) {
+        if password.count < minimumLength {
+            throw AuthError.weakPassword(minimumLength: minimumLength, reasons: ["length"])
+        }
+        if password.utf8.count > 72 {
+            throw AuthError.validation("Password cannot be longer than 72 bytes")
+        }
+    }
+
+    /// Parses a Go-style duration ("24h", "1h30m", "90s", "500ms") or "none" (`nil`).
+    static func banDuration(_ text: String) throws(AuthError) -> TimeInterval? {
+        let value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if value == "none" { return nil }
+        var total: TimeInterval = 0
+        var number = ""
+        var index = value.startIndex
+        var sawUnit = false
+        while index < value.endIndex {
+            let character = value[index]
+            if character.isNumber || character == "." {
+                number.append(character)
+                index = value.index(after: index)
+                continue
+            }
+            var unit = String(character)
+            let next = value.index(after: index)
+            if character == "m", next < value.endIndex, value[next] == "s" {
+                unit = "ms"
+                index = value.index(after: next)
+            } else {
+                index = next
+            }
+            guard let amount = Double(number) else { throw AuthError.validation("invalid format for ban duration: \(text)") }
+            switch unit {
+            case "h": total += amount * 3600
+            case "m": total += amount * 60
+            case "s": total += amount
+            case "ms": total += amount / 1000
+            default: throw AuthError.validation("invalid format for ban duration: \(text)")
+            }
+            number = ""
+            sawUnit = true
+        }
+        guard sawUnit, number.isEmpty, total > 0 else { throw AuthError.validation("invalid format for ban duration: \(text)") }
+        return total
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where users, sessions, refresh tokens, email-link tokens and the audit log live.
+///
+/// Each method is one atomic unit of work: the store runs it in a single transaction, so a
+/// failure never leaves half of it written, and concurrent calls never interleave inside one.
+/// SQLite (``SQLiteAuthStore``) is the default; every implementation must pass the same
+/// conformance tests.
+public protocol AuthStore: Sendable {
+    /// Adds a user. Throws ``StoreError/duplicateEmail`` when the email is taken.
+    func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws
+    func user(id: UUID) async throws -> UserRecord?
+    /// Looks a user up by (already normalised) email.
+    func user(email: String) async throws -> UserRecord?
+    /// Replaces a user's fields. Throws ``StoreError/duplicateEmail`` when the new email is taken.
+    func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws
+    /// Deletes a user with all their sessions, tokens and links. Returns whether it existed.
+    func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool
+    /// One page of users, oldest first, and the total count.
+    func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int)
+
+    /// Starts a session with its first refresh token, optionally saving the user in the same
+    /// transaction (for `last_sign_in_at`).
+    func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws
+    /// The session and its user, for checking a bearer token.
+    func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)?
+    /// Ends sessions of `userID`: all of them, all but `except`, or only `only`.
+    /// Their refresh tokens then answer `session_not_found`. Returns how many ended.
+    @discardableResult
+    func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int
+    /// Spends a refresh token: rotation, parent reuse, reuse detection, all in one transaction
+    /// (see ``RefreshRotation``).
+    func rotateRefreshToken(_ request: RefreshRotation.Request) async throws -> RefreshRotation.Outcome
+
+    /// Stores an email-link token, replacing the user's previous one of the same kind, and
+    /// optionally saves the user (for `confirmation_sent_at` and the like).
+    func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws
+    /// Deletes and returns the token with this hash and kind, with its user.
+    func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
+
+    func appendAudit(_ entry: AuditEntry) async throws
+    /// One page of the audit log, newest first.
+    func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]
+
+    /// Releases connections.
+    func close() async throws
+}
+
+/// Failures a store reports that callers act on.
+public enum StoreError: Error, Sendable, Equatable {
+    /// Another user already has this email.
+    case duplicateEmail
+    /// The database cannot be reached or used right now.
+    case unavailable(String)
+}

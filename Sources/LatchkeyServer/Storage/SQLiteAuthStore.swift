@@ -1,0 +1,253 @@
+import Foundation
+import GRDB
+
+/// The embedded default store: one SQLite file in WAL mode, through GRDB.
+///
+/// Reads run concurrently; writes are serialised by SQLite's single writer, which is what makes
+/// refresh-token rotation race-free within one server process. A SQLite file serves one
+/// `latchkey serve` process; use PostgreSQL to run several.
+public final class SQLiteAuthStore: AuthStore {
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // WAL is set by DatabasePool; NORMAL sync is durable across application crashes
+            // and loses at most the last transactions on power loss.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteMigrations.migrator.migrate(pool)
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+        try await write { db in
+            try Self.insert(user, db)
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+        }
+    }
+
+    public func user(id: UUID) async throws -> UserRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
+                .map { SQLiteRows.user($0) }
+        }
+    }
+
+    public func user(email: String) async throws -> UserRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { SQLiteRows.user($0) }
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+        try await write { db in
+            try Self.update(user, db)
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+        }
+    }
+
+    public func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
+        try await write { db in
+            let key = id.uuidString.lowercased()
+            try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [key])
+            let deleted = db.changesCount > 0
+            if deleted, let audit { try SQLiteRows.insertAudit(audit, db) }
+            return deleted
+        }
+    }
+
+    public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
+        try await pool.read { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0
+            let users = try Row.fetchAll(
+                db, sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
+            ).map { SQLiteRows.user($0) }
+            return (users, total)
+        }
+    }
+
+    // MARK: Sessions
+
+    public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
+                    session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
+                    session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
+                ])
+            try Self.insertRefreshToken(hash: refreshTokenHash, parentHash: nil, session: session, now: session.createdAt, db)
+            if let updatingUser { try Self.update(updatingUser, db) }
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+        }
+    }
+
+    public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
+        try await pool.read { db in
+            guard let sessionRow = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
+                let userRow = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
+            else { return nil }
+            return (SQLiteRows.session(sessionRow), SQLiteRows.user(userRow))
+        }
+    }
+
+    public func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
+        try await write { db in
+            var sql = "DELETE FROM sessions WHERE user_id = ?"
+            var arguments: StatementArguments = [userID.uuidString.lowercased()]
+            if let except {
+                sql += " AND id <> ?"
+                arguments += [except.uuidString.lowercased()]
+            }
+            if let only {
+                sql += " AND id = ?"
+                arguments += [only.uuidString.lowercased()]
+            }
+            try db.execute(sql: sql, arguments: arguments)
+            let ended = db.changesCount
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+            return ended
+        }
+    }
+
+    public func rotateRefreshToken(_ request: RefreshRotation.Request) async throws -> RefreshRotation.Outcome {
+        try await write { db in
+            let presentedHash = OpaqueTokens.hash(request.presentedToken)
+            let token = try Row.fetchOne(db, sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [presentedHash])
+                .map(SQLiteRows.refreshToken)
+            var session: SessionRecord?
+            var user: UserRecord?
+            var active: RefreshTokenRecord?
+            if let token {
+                let sessionKey = token.sessionID.uuidString.lowercased()
+                session = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
+                user = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.uuidString.lowercased()])
+                    .map { SQLiteRows.user($0) }
+                if token.revokedAt != nil {
+                    active = try Row.fetchOne(
+                        db, sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
+                        arguments: [sessionKey]
+                    ).map(SQLiteRows.refreshToken)
+                }
+            }
+            let decision = RefreshRotation.decide(
+                presented: request.presentedToken, token: token, session: session, user: user, activeToken: active, request: request)
+            switch decision {
+            case .refuse(let error):
+                return .refused(error)
+            case .rotate(let successor, let successorHash):
+                guard let token, var session, let user else { return .refused(.refreshTokenNotFound) }
+                try db.execute(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE id = ?", arguments: [request.now.timeIntervalSince1970, token.id])
+                try Self.insertRefreshToken(hash: successorHash, parentHash: token.tokenHash, session: session, now: request.now, db)
+                session.refreshedAt = request.now
+                session.updatedAt = request.now
+                try db.execute(
+                    sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
+                    arguments: [request.now.timeIntervalSince1970, request.now.timeIntervalSince1970, session.id.uuidString.lowercased()])
+                try SQLiteRows.insertAudit(
+                    AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: request.now), db)
+                return .issued(session: session, user: user, refreshToken: successor)
+            case .returnActive(let activeToken):
+                guard let session, let user else { return .refused(.sessionNotFound) }
+                return .issued(session: session, user: user, refreshToken: activeToken)
+            case .revokeSession:
+                guard let token, let user else { return .refused(.refreshTokenAlreadyUsed) }
+                try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [token.sessionID.uuidString.lowercased()])
+                try db.execute(
+                    sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
+                    arguments: [request.now.timeIntervalSince1970, token.sessionID.uuidString.lowercased()])
+                try SQLiteRows.insertAudit(
+                    AuditEntry(
+                        action: .tokenRevoked, actorID: user.id, actorUsername: user.email,
+                        traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(token.sessionID.uuidString.lowercased())],
+                        ipAddress: request.ipAddress, createdAt: request.now), db)
+                return .refused(.refreshTokenAlreadyUsed)
+            }
+        }
+    }
+
+    // MARK: Email-link tokens
+
+    public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.relatesTo, token.createdAt.timeIntervalSince1970])
+            if let updatingUser { try Self.update(updatingUser, db) }
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+        }
+    }
+
+    public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM one_time_tokens WHERE token_hash = ?", arguments: [hash]),
+                let kind = OneTimeToken.Kind(rawValue: row["kind"]), kinds.contains(kind),
+                let userRow = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
+            else { return nil }
+            try db.execute(sql: "DELETE FROM one_time_tokens WHERE token_hash = ?", arguments: [hash])
+            let token = OneTimeToken(
+                userID: SQLiteRows.uuid(row["user_id"]), kind: kind, tokenHash: row["token_hash"], relatesTo: row["relates_to"],
+                createdAt: Date(timeIntervalSince1970: row["created_at"]))
+            return (token, SQLiteRows.user(userRow))
+        }
+    }
+
+    // MARK: Audit
+
+    public func appendAudit(_ entry: AuditEntry) async throws {
+        try await write { db in try SQLiteRows.insertAudit(entry, db) }
+    }
+
+    public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
+                .map(SQLiteRows.audit)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && (error.message ?? "").contains("users.email") {
+            throw StoreError.duplicateEmail
+        }
+    }
+
+    private static func insert(_ user: UserRecord, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: SQLiteRows.userArguments(user))
+    }
+
+    private static func update(_ user: UserRecord, _ db: Database) throws {
+        var arguments = SQLiteRows.userArguments(user)
+        arguments += [user.id.uuidString.lowercased()]
+        try db.execute(
+            sql: """
+                UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
+                confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,
+                banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ? WHERE id = ?
+                """,
+            arguments: arguments)
+    }
+
+    private static func insertRefreshToken(hash: String, parentHash: String?, session: SessionRecord, now: Date, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)",
+            arguments: [hash, session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(), parentHash, now.timeIntervalSince1970])
+    }
+}

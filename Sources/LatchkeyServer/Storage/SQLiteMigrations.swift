@@ -1,0 +1,73 @@
+import GRDB
+
+/// The SQLite schema, as GRDB migrations: applied in order, each exactly once.
+enum SQLiteMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: users, sessions, refresh tokens, links, audit") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    aud TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    email TEXT NOT NULL UNIQUE,
+                    password_hash TEXT,
+                    email_confirmed_at DOUBLE,
+                    confirmation_sent_at DOUBLE,
+                    recovery_sent_at DOUBLE,
+                    new_email TEXT,
+                    email_change_sent_at DOUBLE,
+                    last_sign_in_at DOUBLE,
+                    banned_until DOUBLE,
+                    app_metadata TEXT NOT NULL,
+                    user_metadata TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    updated_at DOUBLE NOT NULL
+                );
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at DOUBLE NOT NULL,
+                    updated_at DOUBLE NOT NULL,
+                    refreshed_at DOUBLE NOT NULL,
+                    not_after DOUBLE,
+                    auth_method TEXT NOT NULL
+                );
+                CREATE INDEX sessions_user_id ON sessions(user_id);
+                -- Tokens outlive their session (no cascade from sessions), so that a token of an
+                -- ended session answers session_not_found rather than refresh_token_not_found.
+                CREATE TABLE refresh_tokens (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    session_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    parent_hash TEXT,
+                    revoked_at DOUBLE,
+                    created_at DOUBLE NOT NULL
+                );
+                CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id, revoked_at);
+                CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id);
+                CREATE TABLE one_time_tokens (
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    relates_to TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    PRIMARY KEY (user_id, kind)
+                );
+                CREATE TABLE audit_log (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    action TEXT NOT NULL,
+                    actor_id TEXT,
+                    actor_username TEXT,
+                    log_type TEXT NOT NULL,
+                    traits TEXT NOT NULL,
+                    ip_address TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Reading request bodies and writing JSON responses with GoTrue's error codes for bad input.
+enum JSONBody {
+    /// Decodes the request body as `T`: malformed JSON is 400 `bad_json`, a body of the wrong
+    /// shape is 400 `validation_failed` naming the field, an empty body decodes from `{}`.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let data = Data(buffer.readableBytesView)
+        let bytes = data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? Data("{}".utf8) : data
+        guard let parsed = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]) else {
+            throw AuthError.badJSON
+        }
+        guard parsed is [String: Any] else {
+            throw AuthError.validation("Request body must be a JSON object")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: bytes)
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw AuthError.validation("Invalid type for \(fieldName(context.codingPath))")
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw AuthError.validation("Missing \(key.stringValue)")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw AuthError.validation("Missing value for \(fieldName(context.codingPath))")
+        } catch {
+            throw AuthError.validation("Invalid request body")
+        }
+    }
+
+    static func fieldName(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// A JSON response.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        let data = try JSONEncoder().encode(value)
+        var allHeaders = headers
+        allHeaders[.contentType] = "application/json"
+        return Response(status: status, headers: allHeaders, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `{}` with status 200.
+    static func empty() -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import LatchkeyServer
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `latchkey serve`: runs the auth server until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Latchkey auth server (GoTrue-compatible).",
+        discussion: """
+            Data lives in --data-dir: the SQLite database, the JWT secret generated on first start \
+            (unless LATCHKEY_JWT_SECRET is set, at least 32 bytes), and outbox/ with one .eml file per email.
+            """)
+
+    @Option(help: "Interface to listen on.") var host: String = ServerConfiguration.defaultHost
+    @Option(help: "Port to listen on (0 picks a free port).") var port: Int = ServerConfiguration.defaultPort
+    @OptionGroup var data: DataOptions
+    @Flag(help: "Confirm new sign-ups without an email round trip.") var autoconfirm = false
+    @Flag(help: "Refuse new sign-ups (admins can still create users).") var disableSignup = false
+    @Option(name: .customLong("site-url"), help: "Where links in emails finally send the user (default: the server's own URL).")
+    var siteURL: String?
+    @Option(name: .customLong("external-url"), help: "The server's public URL, for links and the token issuer (default: http://HOST:PORT).")
+    var externalURL: String?
+    @Option(name: .customLong("redirect-url"), help: "A further URL that redirect_to may point at (repeatable).")
+    var redirectURLs: [String] = []
+    @Option(name: .customLong("access-token-ttl"), help: "Access-token lifetime in seconds.")
+    var accessTokenTTL: Int = Int(ServerConfiguration.defaultAccessTokenTTL)
+    @Option(name: .customLong("refresh-reuse-interval"), help: "Seconds a just-spent refresh token still yields the active one.")
+    var refreshReuseInterval: Int = Int(ServerConfiguration.defaultRefreshReuseInterval)
+    @Option(name: .customLong("session-timebox"), help: "Maximum session age in seconds (default: unlimited).")
+    var sessionTimebox: Int?
+    @Option(name: .customLong("database"), help: "Database URL (default sqlite://<data-dir>/latchkey.sqlite).")
+    var database: String?
+    @Option(name: .customLong("password-min-length"), help: "Minimum password length.")
+    var passwordMinLength: Int = ServerConfiguration.defaultMinimumPasswordLength
+    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for new password hashes.")
+    var bcryptCost: Int = ServerConfiguration.defaultBcryptCost
+    @Flag(name: .customLong("no-rate-limits"), help: "Turn rate limits off (benchmarks only).")
+    var noRateLimits = false
+    @Option(name: .customLong("rate-limit-signin"), help: "Sign-in and sign-up requests per IP per 5 minutes.")
+    var signInLimit: Int = RateLimitConfiguration.default.signInsPerIP.count
+    @Option(name: .customLong("rate-limit-failed-password"), help: "Failed password attempts per account per 5 minutes.")
+    var failedPasswordLimit: Int = RateLimitConfiguration.default.failedPasswordAttemptsPerAccount.count
+    @Option(name: .customLong("rate-limit-email"), help: "Emails per address per hour.")
+    var emailLimit: Int = RateLimitConfiguration.default.emailsPerAddress.count
+    @Option(name: .customLong("rate-limit-refresh"), help: "Refreshes per session per 5 minutes.")
+    var refreshLimit: Int = RateLimitConfiguration.default.refreshesPerSession.count
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit] where limit < 1 {
+            throw ValidationError("rate limits must be at least 1; use --no-rate-limits to turn them off")
+        }
+    }
+
+    func serverConfiguration() -> ServerConfiguration {
+        var configuration = ServerConfiguration(dataDirectory: data.dataDirectoryURL)
+        configuration.host = host
+        configuration.port = port
+        configuration.autoconfirm = autoconfirm
+        configuration.disableSignup = disableSignup
+        configuration.siteURL = siteURL
+        configuration.externalURL = externalURL
+        configuration.additionalRedirectURLs = redirectURLs
+        configuration.accessTokenTTL = TimeInterval(accessTokenTTL)
+        configuration.refreshReuseInterval = TimeInterval(refreshReuseInterval)
+        configuration.sessionTimebox = sessionTimebox.map(TimeInterval.init)
+        configuration.databaseURL = database
+        configuration.jwtSecret = data.environmentSecret
+        configuration.minimumPasswordLength = passwordMinLength
+        configuration.bcryptCost = bcryptCost
+        var limits = RateLimitConfiguration()
+        limits.enabled = !noRateLimits
+        limits.signInsPerIP.count = signInLimit
+        limits.failedPasswordAttemptsPerAccount.count = failedPasswordLimit
+        limits.emailsPerAddress.count = emailLimit
+        limits.refreshesPerSession.count = refreshLimit
+        configuration.rateLimits = limits
+        return configuration
+    }
+
+    func run() async throws {
+        // Everything the server writes (database, secret, outbox) is for its owner only.
+        umask(0o077)
+        var logger = Logger(label: "latchkey")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let configuration = serverConfiguration()
+        do {
+            if noRateLimits { logger.warning("rate limits are OFF (--no-rate-limits): use this for benchmarks only") }
+            try await LatchkeyApplication.run(configuration: configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+    }
+}
