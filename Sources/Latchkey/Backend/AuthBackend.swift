@@ -1,0 +1,51 @@
+import Foundation
+
+/// Which sessions a sign-out ends on the server.
+public enum SignOutScope: String, Sendable, Hashable {
+    /// Only this session (default).
+    case local
+    /// Every session of the user, on every device.
+    case global
+    /// Every other session of the user; this one stays signed in.
+    case others
+}
+
+/// What kind of one-time token ``AuthBackend/verify(type:email:token:)`` checks.
+public enum VerificationType: String, Sendable, Hashable {
+    case signup
+    case recovery
+    case magiclink
+    case invite
+    case emailChange = "email_change"
+    case email
+}
+
+/// What ``AuthBackend/updateUser(accessToken:_:)`` changes.
+public struct UserUpdate: Sendable, Hashable {
+    public var email: String?
+    public var password: String?
+    public var data: [String: JSONValue]?
+
+    public init(email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil) {
+        self.email = email
+        self.password = password
+        self.data = data
+    }
+}
+
+/// The auth server, as ``SessionManager`` needs it. ``GoTrueBackend`` speaks GoTrue (the
+/// Latchkey server, Supabase); implement this to put Latchkey in front of another server.
+///
+/// Throw ``BackendError`` so the manager can tell transient failures from definitive ones.
+/// Sessions returned need not have their expiry anchored: the manager does that.
+public protocol AuthBackend: Sendable {
+    func signUp(email: String, password: String, data: [String: JSONValue]) async throws -> SignUpResult
+    func signIn(email: String, password: String) async throws -> Session
+    func refresh(refreshToken: String) async throws -> Session
+    func signOut(accessToken: String, scope: SignOutScope) async throws
+    func user(accessToken: String) async throws -> User
+    func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User
+    func resendConfirmation(email: String) async throws
+    func recoverPassword(email: String) async throws
+    func verify(type: VerificationType, email: String, token: String) async throws -> Session
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// An ``AuthBackend`` speaking GoTrue's wire protocol: the Latchkey server, or a Supabase project
+/// (pass its `…/auth/v1` URL and anon key).
+public struct GoTrueBackend: AuthBackend {
+    /// Where and how to reach the server.
+    public struct Configuration: Sendable {
+        /// The auth root, e.g. `http://127.0.0.1:9999` or `https://<ref>.supabase.co/auth/v1`.
+        public var baseURL: URL
+        /// The project's anon (publishable) key, sent as `apikey`; required by Supabase.
+        public var apiKey: String?
+        /// Per-request timeout in seconds. Default 15.
+        public var requestTimeout: TimeInterval
+        /// Extra headers on every request.
+        public var additionalHeaders: [String: String]
+
+        public init(baseURL: URL, apiKey: String? = nil, requestTimeout: TimeInterval = 15, additionalHeaders: [String: String] = [:]) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.requestTimeout = requestTimeout
+            self.additionalHeaders = additionalHeaders
+        }
+    }
+
+    public let configuration: Configuration
+    private let transport: any HTTPTransport
+
+    public init(configuration: Configuration, transport: any HTTPTransport = URLSessionTransport()) {
+        self.configuration = configuration
+        self.transport = transport
+    }
+
+    public func signUp(email: String, password: String, data: [String: JSONValue]) async throws -> SignUpResult {
+        let body = try await send("POST", "signup", body: SignUpBody(email: email, password: password, data: data))
+        if let session = try? Self.decoder.decode(Session.self, from: body) {
+            return .signedIn(session)
+        }
+        return .confirmationRequired(try decode(User.self, from: body))
+    }
+
+    public func signIn(email: String, password: String) async throws -> Session {
+        let body = try await send("POST", "token", query: [("grant_type", "password")],
+                                  body: ["email": email, "password": password])
+        return try decode(Session.self, from: body)
+    }
+
+    public func refresh(refreshToken: String) async throws -> Session {
+        let body = try await send("POST", "token", query: [("grant_type", "refresh_token")],
+                                  body: ["refresh_token": refreshToken])
+        return try decode(Session.self, from: body)
+    }
+
+    public func signOut(accessToken: String, scope: SignOutScope) async throws {
+        _ = try await send("POST", "logout", query: [("scope", scope.rawValue)], accessToken: accessToken)
+    }
+
+    public func user(accessToken: String) async throws -> User {
+        try decode(User.self, from: try await send("GET", "user", accessToken: accessToken))
+    }
+
+    public func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User {
+        let body = UpdateUserBody(email: update.email, password: update.password, data: update.data)
+        return try decode(User.self, from: try await send("PUT", "user", body: body, accessToken: accessToken))
+    }
+
+    public func resendConfirmation(email: String) async throws {
+        _ = try await send("POST", "resend", body: ["type": "signup", "email": email])
+    }
+
+    public func recoverPassword(email: String) async throws {
+        _ = try await send("POST", "recover", body: ["email": email])
+    }
+
+    public func verify(type: VerificationType, email: String, token: String) async throws -> Session {
+        let body = try await send("POST", "verify", body: ["type": type.rawValue, "email": email, "token": token])
+        return try decode(Session.self, from: body)
+    }
+
+    // MARK: - Plumbing
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .goTrue
+        return decoder
+    }()
+
+    private func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        do {
+            return try Self.decoder.decode(type, from: body)
+        } catch {
+            throw BackendError.invalidResponse(reason: "cannot decode \(T.self)")
+        }
+    }
+
+    private func send(
+        _ method: String, _ path: String, query: [(String, String)] = [],
+        body: (any Encodable & Sendable)? = nil, accessToken: String? = nil
+    ) async throws -> Data {
+        var components = URLComponents(
+            url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+        if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        var headers = configuration.additionalHeaders
+        headers["Accept"] = "application/json"
+        headers["X-Client-Info"] = "latchkey-swift/1"
+        if let apiKey = configuration.apiKey {
+            headers["apikey"] = apiKey
+        }
+        if let bearer = accessToken ?? configuration.apiKey {
+            headers["Authorization"] = "Bearer \(bearer)"
+        }
+        var data: Data?
+        if let body {
+            headers["Content-Type"] = "application/json"
+            data = try JSONEncoder().encode(body)
+        }
+        let request = HTTPRequest(method: method, url: components.url!, headers: headers, body: data,
+                                  timeout: configuration.requestTimeout)
+        let response = try await transport.send(request)
+        guard (200..<300).contains(response.status) else {
+            throw Self.error(from: response)
+        }
+        return response.body
+    }
+
+    /// GoTrue's error shapes: `{code, error_code, msg}` (current), `{error, error_description}`
+    /// (OAuth endpoints on older servers), `{message}` (gateways), plus `x-sb-error-code`.
+    static func error(from response: HTTPResponse) -> BackendError {
+        struct Body: Decodable {
+            var error_code: String?
+            var error: String?
+            var msg: String?
+            var message: String?
+            var error_description: String?
+        }
+        let body = try? JSONDecoder().decode(Body.self, from: response.body)
+        let code = body?.error_code ?? response.headers["x-sb-error-code"] ?? body?.error
+        let message = body?.msg ?? body?.error_description ?? body?.message
+        let retryAfter = response.headers["retry-after"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+        return .server(status: response.status, code: code, message: message, retryAfter: retryAfter)
+    }
+}
+
+private struct SignUpBody: Encodable, Sendable {
+    var email: String
+    var password: String
+    var data: [String: JSONValue]
+}
+
+private struct UpdateUserBody: Encodable, Sendable {
+    var email: String?
+    var password: String?
+    var data: [String: JSONValue]?
+}

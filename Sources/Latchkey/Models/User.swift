@@ -1,0 +1,105 @@
+import Foundation
+
+/// An account as the auth server describes it (GoTrue's user object).
+///
+/// Decoding is tolerant: unknown fields are ignored, every field but `id` is optional, and a
+/// malformed timestamp is read as absent rather than failing the whole session.
+public struct User: Sendable, Hashable, Codable, Identifiable {
+    /// The account's stable identifier (a UUID string on GoTrue).
+    public var id: String
+    public var aud: String?
+    public var role: String?
+    public var email: String?
+    public var phone: String?
+    public var emailConfirmedAt: Date?
+    public var phoneConfirmedAt: Date?
+    public var confirmedAt: Date?
+    public var lastSignInAt: Date?
+    public var createdAt: Date?
+    public var updatedAt: Date?
+    public var bannedUntil: Date?
+    public var isAnonymous: Bool
+    /// Server-controlled metadata (provider, roles…); users cannot change it.
+    public var appMetadata: [String: JSONValue]
+    /// User-editable metadata (display name, avatar…).
+    public var userMetadata: [String: JSONValue]
+
+    /// Whether the email address has been confirmed.
+    public var isEmailConfirmed: Bool { emailConfirmedAt != nil || confirmedAt != nil }
+
+    public init(
+        id: String, email: String? = nil, phone: String? = nil, aud: String? = "authenticated",
+        role: String? = "authenticated", emailConfirmedAt: Date? = nil, createdAt: Date? = nil,
+        appMetadata: [String: JSONValue] = [:], userMetadata: [String: JSONValue] = [:]
+    ) {
+        self.id = id
+        self.aud = aud
+        self.role = role
+        self.email = email
+        self.phone = phone
+        self.emailConfirmedAt = emailConfirmedAt
+        self.createdAt = createdAt
+        self.isAnonymous = false
+        self.appMetadata = appMetadata
+        self.userMetadata = userMetadata
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, aud, role, email, phone
+        case emailConfirmedAt = "email_confirmed_at"
+        case phoneConfirmedAt = "phone_confirmed_at"
+        case confirmedAt = "confirmed_at"
+        case lastSignInAt = "last_sign_in_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case bannedUntil = "banned_until"
+        case isAnonymous = "is_anonymous"
+        case appMetadata = "app_metadata"
+        case userMetadata = "user_metadata"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        aud = try? container.decodeIfPresent(String.self, forKey: .aud)
+        role = try? container.decodeIfPresent(String.self, forKey: .role)
+        email = (try? container.decodeIfPresent(String.self, forKey: .email)).flatMap { $0?.isEmpty == false ? $0 : nil }
+        phone = (try? container.decodeIfPresent(String.self, forKey: .phone)).flatMap { $0?.isEmpty == false ? $0 : nil }
+        func date(_ key: CodingKeys) -> Date? {
+            guard let text = try? container.decodeIfPresent(String.self, forKey: key) else { return nil }
+            return ISO8601.parse(text)
+        }
+        emailConfirmedAt = date(.emailConfirmedAt)
+        phoneConfirmedAt = date(.phoneConfirmedAt)
+        confirmedAt = date(.confirmedAt)
+        lastSignInAt = date(.lastSignInAt)
+        createdAt = date(.createdAt)
+        updatedAt = date(.updatedAt)
+        bannedUntil = date(.bannedUntil)
+        isAnonymous = (try? container.decodeIfPresent(Bool.self, forKey: .isAnonymous)) ?? false
+        appMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata)) ?? [:]
+        userMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata)) ?? [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(aud, forKey: .aud)
+        try container.encodeIfPresent(role, forKey: .role)
+        try container.encodeIfPresent(email, forKey: .email)
+        try container.encodeIfPresent(phone, forKey: .phone)
+        func encodeDate(_ value: Date?, _ key: CodingKeys) throws {
+            if let value { try container.encode(ISO8601.format(value), forKey: key) }
+        }
+        try encodeDate(emailConfirmedAt, .emailConfirmedAt)
+        try encodeDate(phoneConfirmedAt, .phoneConfirmedAt)
+        try encodeDate(confirmedAt, .confirmedAt)
+        try encodeDate(lastSignInAt, .lastSignInAt)
+        try encodeDate(createdAt, .createdAt)
+        try encodeDate(updatedAt, .updatedAt)
+        try encodeDate(bannedUntil, .bannedUntil)
+        try container.encode(isAnonymous, forKey: .isAnonymous)
+        try container.encode(appMetadata, forKey: .appMetadata)
+        try container.encode(userMetadata, forKey: .userMetadata)
+    }
+}

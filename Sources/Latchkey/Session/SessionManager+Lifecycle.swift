@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+
+extension SessionManager {
+    /// Tells the manager the app's lifecycle phase (forward SwiftUI's `scenePhase`).
+    ///
+    /// - `background`: proactive refresh pauses.
+    /// - `active` after more than ``SessionManagerConfiguration/foregroundRefreshThreshold`` in
+    ///   the background: the session is refreshed and the user re-fetched, to notice a revoked
+    ///   session or a deleted account. After a shorter absence nothing is sent; the proactive
+    ///   refresh is re-armed.
+    /// - `active` while the store was locked at launch: launch is decided again.
+    public func setPhase(_ newPhase: AppPhase) async {
+        let previous = phase
+        phase = newPhase
+        switch newPhase {
+        case .background, .inactive:
+            if newPhase == .background, backgroundedAt == nil {
+                backgroundedAt = clock.now()
+                refreshTimer?.cancel()
+                refreshTimer = nil
+            }
+        case .active:
+            guard previous != .active else { return }
+            let away = backgroundedAt.map { clock.now().timeIntervalSince($0) } ?? 0
+            backgroundedAt = nil
+            if case .signedOut(.storageFailure) = state {
+                await restore()
+                return
+            }
+            guard record != nil, state.isSignedIn else { return }
+            if away > configuration.foregroundRefreshThreshold {
+                logger.info("back from a long background; revalidating", metadata: metadata("foreground"))
+                await revalidate()
+            } else {
+                scheduleRefresh()
+            }
+        }
+    }
+
+    /// Re-fetches the user from the server, updating the stored copy. A deleted or banned
+    /// account, or a revoked session, signs out.
+    /// - Throws: ``AuthFailure``.
+    @discardableResult
+    public func refreshUser() async throws -> User {
+        let session = try await self.session(minTTL: 30)
+        let generation = self.generation
+        do {
+            let user = try await backend.user(accessToken: session.accessToken)
+            await updateStoredUser(user, generation: generation)
+            return user
+        } catch {
+            let backendError = error as? BackendError ?? .transport(.other(code: -1))
+            if let reason = backendError.definitiveSignOutReason {
+                await commitLock.lock()
+                defer { commitLock.unlock() }
+                if generation == self.generation { await endSessionLocked(reason) }
+            }
+            throw AuthFailure(backend: backendError)
+        }
+    }
+
+    /// Refresh and re-fetch the user; failures are handled (kept or signed out) and logged.
+    func revalidate() async {
+        do {
+            try await sharedRefresh()
+            try await refreshUser()
+        } catch {
+            logger.info("revalidation did not complete", metadata: metadata("foreground").merging(
+                ["error": "\(error)"], uniquingKeysWith: { $1 }))
+        }
+    }
+
+    func updateStoredUser(_ user: User, generation: UInt64) async {
+        await commitLock.lock()
+        defer { commitLock.unlock() }
+        guard generation == self.generation, var updated = record else { return }
+        updated.session = updated.session.replacingUser(user)
+        updated.lastServerContact = clock.now()
+        await persist(updated)
+        let offline = if case .signedInOffline = state { true } else { false }
+        apply(updated, offline: offline)
+        broadcaster.emit(.userUpdated(user))
+    }
+
+    /// Arms the proactive refresh: a margin before expiry, or after the backoff delay while
+    /// retrying. Only while active, signed in and automatic refresh is on.
+    func scheduleRefresh() {
+        refreshTimer?.cancel()
+        refreshTimer = nil
+        guard configuration.automaticRefresh, phase == .active, let session = record?.session else { return }
+        let due: Date
+        if retryAttempt > 0 {
+            due = clock.now().addingTimeInterval(configuration.retryDelay(attempt: retryAttempt))
+        } else {
+            let margin = min(configuration.refreshMargin, max(session.expiresIn, 0) / 2)
+            due = session.expiresAt.addingTimeInterval(-margin)
+        }
+        let generation = self.generation
+        let clock = self.clock
+        refreshTimer = Task { [weak self] in
+            do {
+                try await clock.sleep(until: due)
+            } catch {
+                return
+            }
+            await self?.refreshTimerFired(generation: generation)
+        }
+    }
+
+    private func refreshTimerFired(generation: UInt64) async {
+        guard generation == self.generation, phase == .active, record != nil else { return }
+        refreshTimer = nil
+        _ = try? await sharedRefresh()
+    }
+
+    /// Arms the maximum-session-age warning and end.
+    func scheduleAgeTimer() {
+        ageTimer?.cancel()
+        ageTimer = nil
+        guard let maximumAge = configuration.maximumSessionAge, let record else { return }
+        let end = record.signedInAt.addingTimeInterval(maximumAge)
+        let warning = end.addingTimeInterval(-configuration.sessionExpiryWarning)
+        let generation = self.generation
+        let clock = self.clock
+        ageTimer = Task { [weak self] in
+            do {
+                if clock.now() < warning {
+                    try await clock.sleep(until: warning)
+                }
+                await self?.warnExpiring(until: end, generation: generation)
+                try await clock.sleep(until: end)
+            } catch {
+                return
+            }
+            await self?.maximumAgeReached(generation: generation)
+        }
+    }
+
+    private func warnExpiring(until end: Date, generation: UInt64) {
+        guard generation == self.generation, record != nil else { return }
+        broadcaster.emit(.sessionExpiring(in: max(0, end.timeIntervalSince(clock.now()))))
+    }
+
+    private func maximumAgeReached(generation: UInt64) async {
+        await commitLock.lock()
+        defer { commitLock.unlock() }
+        guard generation == self.generation, record != nil else { return }
+        logger.notice("maximum session age reached", metadata: metadata("session_age"))
+        await endSessionLocked(.maximumSessionAgeExceeded)
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+
+extension SessionManager {
+    /// A session whose access token stays valid for at least `minTTL` seconds, refreshing it if
+    /// needed.
+    ///
+    /// `minTTL` is capped at half the token's lifetime, so a server issuing very short-lived
+    /// tokens never causes a refresh storm. However many callers ask at once (in this process,
+    /// or in others sharing the store and ``SessionManagerConfiguration/crossProcessLockURL``),
+    /// one refresh reaches the server. If the refresh fails for a transient reason while the
+    /// current token is still valid, the current session is returned.
+    ///
+    /// - Throws: ``AuthFailure`` — ``AuthFailure/Category/notSignedIn`` when there is no session,
+    ///   ``AuthFailure/Category/sessionRevoked`` when the server ended it, or
+    ///   ``AuthFailure/Category/network`` when offline with an expired token (the session is kept).
+    public func session(minTTL: TimeInterval = 60) async throws -> Session {
+        if state == .unknown { await restore() }
+        guard state.isSignedIn, let current = record?.session else {
+            throw AuthFailure(.notSignedIn)
+        }
+        let lifetime = current.expiresIn > 0 ? current.expiresIn : 2 * minTTL
+        let required = min(minTTL, lifetime / 2)
+        if current.remainingLifetime(at: clock.now()) > required {
+            return current
+        }
+        do {
+            return try await sharedRefresh()
+        } catch let failure as AuthFailure where failure.isRetryable {
+            if let latest = record?.session, state.isSignedIn, !latest.isExpired(at: clock.now()) {
+                return latest
+            }
+            throw failure
+        }
+    }
+
+    /// Refreshes now, whatever the token's remaining lifetime; joins a refresh already running.
+    /// - Throws: ``AuthFailure``.
+    @discardableResult
+    public func refresh() async throws -> Session {
+        if state == .unknown { await restore() }
+        guard record != nil else { throw AuthFailure(.notSignedIn) }
+        return try await sharedRefresh()
+    }
+
+    /// The single-flight refresh: every caller awaits the same task.
+    @discardableResult
+    func sharedRefresh() async throws -> Session {
+        if let refreshTask { return try await refreshTask.value }
+        guard let record else { throw AuthFailure(.notSignedIn) }
+        let generation = self.generation
+        let task = Task { try await self.runRefresh(from: record, generation: generation) }
+        refreshTask = task
+        return try await task.value
+    }
+
+    private func runRefresh(from start: StoredSession, generation: UInt64) async throws -> Session {
+        defer { refreshTask = nil }
+        var base = start
+        var lock: FileLock.Handle?
+        if let url = configuration.crossProcessLockURL {
+            do {
+                lock = try await FileLock(url: url).acquire(timeout: configuration.crossProcessLockTimeout)
+            } catch {
+                throw await transientFailure(.transport(.other(code: -2)), generation: generation)
+            }
+            guard lock != nil else {
+                throw await transientFailure(.transport(.timedOut), generation: generation)
+            }
+        }
+        defer { lock?.release() }
+
+        if lock != nil {
+            // Another process may have refreshed (or signed out) while we waited for the lock.
+            switch await rereadUnderLock(base, generation: generation) {
+            case .adopt(let session): return session
+            case .signedOutElsewhere: throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
+            case .use(let newer): base = newer
+            }
+        }
+
+        logger.debug("refreshing session", metadata: metadata("refresh"))
+        let fresh: Session
+        do {
+            fresh = try await backend.refresh(refreshToken: base.session.refreshToken)
+        } catch {
+            let backendError = error as? BackendError ?? .transport(.other(code: -1))
+            if let reason = backendError.definitiveSignOutReason {
+                await commitLock.lock()
+                defer { commitLock.unlock() }
+                if generation == self.generation {
+                    logger.notice("server ended the session", metadata: metadata("refresh").merging(
+                        ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
+                    await endSessionLocked(reason)
+                }
+                throw AuthFailure(backend: backendError)
+            }
+            throw await transientFailure(backendError, generation: generation)
+        }
+
+        let now = clock.now()
+        let updated = StoredSession(session: fresh.anchored(receivedAt: now), signedInAt: base.signedInAt, lastServerContact: now)
+        await commitLock.lock()
+        defer { commitLock.unlock() }
+        guard generation == self.generation else {
+            logger.debug("discarding a refresh that finished after sign-out", metadata: metadata("refresh"))
+            throw AuthFailure(.notSignedIn)
+        }
+        // The rotated session is durable before anyone sees it. If the write fails the session
+        // is still used from memory; the server's parent-reuse rule covers a crash before the
+        // next successful write.
+        await persist(updated)
+        apply(updated)
+        retryAttempt = 0
+        broadcaster.emit(.tokenRefreshed(updated.session))
+        logger.info("session refreshed", metadata: metadata("refresh"))
+        scheduleRefresh()
+        return updated.session
+    }
+
+    private enum Reread {
+        case adopt(Session)
+        case signedOutElsewhere
+        case use(StoredSession)
+    }
+
+    /// Under the cross-process lock: adopt what another process stored, or learn it signed out.
+    private func rereadUnderLock(_ base: StoredSession, generation: UInt64) async -> Reread {
+        let stored: StoredSession?
+        do {
+            stored = try await loadRecord()
+        } catch {
+            logger.warning("cannot re-read the store before refreshing", metadata: metadata("refresh"))
+            return .use(base)
+        }
+        guard let stored else {
+            await commitLock.lock()
+            defer { commitLock.unlock() }
+            if generation == self.generation {
+                await endSessionLocked(.signedOutElsewhere, wipeStore: false)
+            }
+            return .signedOutElsewhere
+        }
+        guard stored.session.refreshToken != base.session.refreshToken else { return .use(base) }
+        let lifetime = stored.session.expiresIn > 0 ? stored.session.expiresIn : 0
+        let margin = min(configuration.refreshMargin, lifetime / 2)
+        guard stored.session.remainingLifetime(at: clock.now()) > margin else { return .use(stored) }
+        await commitLock.lock()
+        defer { commitLock.unlock() }
+        guard generation == self.generation else { return .use(stored) }
+        apply(stored)
+        retryAttempt = 0
+        broadcaster.emit(.tokenRefreshed(stored.session))
+        logger.info("adopted a session refreshed by another process", metadata: metadata("refresh"))
+        scheduleRefresh()
+        return .adopt(stored.session)
+    }
+
+    /// Keeps the session, reports the failure, schedules a retry with backoff.
+    private func transientFailure(_ error: BackendError, generation: UInt64) async -> AuthFailure {
+        let failure = AuthFailure(backend: error)
+        guard generation == self.generation else { return failure }
+        retryAttempt += 1
+        logger.warning("refresh failed; session kept", metadata: metadata("refresh").merging(
+            ["error": "\(error)", "attempt": "\(retryAttempt)"], uniquingKeysWith: { $1 }))
+        broadcaster.emit(.refreshFailed(failure))
+        scheduleRefresh()
+        return failure
+    }
+}

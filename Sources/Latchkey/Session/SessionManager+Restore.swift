@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+
+extension SessionManager {
+    /// Decides at launch whether the user is signed in, signed in offline, or signed out and why.
+    ///
+    /// - A still-valid access token signs in at once, with no network on the launch path (a
+    ///   refresh that is due runs in the background).
+    /// - An expired one costs exactly one refresh, awaited up to
+    ///   ``SessionManagerConfiguration/launchTimeout``; offline or timed out, the stored session
+    ///   is used (``AuthState/signedInOffline(_:)``) within the offline grace period.
+    /// - Missing install marker with credentials present (a reinstall): credentials are wiped,
+    ///   ``SignOutReason/staleInstall``.
+    /// - A store that cannot be read: ``SignOutReason/storageFailure(_:)``, nothing wiped; call
+    ///   again later (for a locked device Latchkey retries when the app becomes active).
+    ///
+    /// Concurrent calls share one restore. Never throws.
+    @discardableResult
+    public func restore() async -> AuthState {
+        if let restoreTask { return await restoreTask.value }
+        let task = Task { await self.performRestore() }
+        restoreTask = task
+        let state = await task.value
+        restoreTask = nil
+        return state
+    }
+
+    private func performRestore() async -> AuthState {
+        let started = clock.now()
+        if let reason = await checkInstallMarker() {
+            return await finishRestore(signedOut: reason)
+        }
+
+        let stored: StoredSession?
+        do {
+            stored = try await loadRecord()
+        } catch {
+            let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
+            logger.error("cannot read stored session", metadata: ["operation": "restore", "error": "\(storageError)"])
+            broadcaster.emit(.storageFailed(storageError))
+            return await finishRestore(signedOut: .storageFailure(storageError))
+        }
+        guard let stored else {
+            return await finishRestore(signedOut: .noSession)
+        }
+
+        if let maximumAge = configuration.maximumSessionAge,
+           clock.now().timeIntervalSince(stored.signedInAt) >= maximumAge {
+            record = stored
+            await endSession(.maximumSessionAgeExceeded)
+            return state
+        }
+
+        // Valid access token: signed in with no network call.
+        if !stored.session.isExpired(at: clock.now()) {
+            apply(stored)
+            finishLaunch(started: started, outcome: "signed_in")
+            return state
+        }
+
+        // Expired: one refresh, bounded by the launch timeout.
+        record = stored
+        let deadline = clock.now().addingTimeInterval(configuration.launchTimeout)
+        let outcome = await race({ try await self.sharedRefresh() }, deadline: deadline, clock: clock)
+        switch outcome {
+        case .value:
+            finishLaunch(started: started, outcome: "refreshed")
+            return state
+        case .failure where !state.isSignedIn && state != .unknown:
+            // The server ended the session (runRefresh already signed out).
+            broadcaster.emit(.initialSession(nil))
+            return state
+        case .failure, .timedOut:
+            return offlineLaunch(stored, started: started)
+        }
+    }
+
+    /// Signed in offline within the grace period; otherwise signed out with the credentials kept.
+    private func offlineLaunch(_ stored: StoredSession, started: Date) -> AuthState {
+        switch state {
+        case .signedIn:
+            // A refresh the launch stopped waiting for has landed meanwhile.
+            finishLaunch(started: started, outcome: "refreshed")
+            return state
+        case .signedOut:
+            return state
+        case .unknown, .signedInOffline:
+            break
+        }
+        let current = record ?? stored
+        if clock.now().timeIntervalSince(current.lastServerContact) <= configuration.offlineGracePeriod {
+            apply(current, offline: true)
+            finishLaunch(started: started, outcome: "signed_in_offline")
+            return state
+        }
+        state = .signedOut(.offlineGracePeriodExceeded)
+        broadcaster.setCurrent(nil)
+        broadcaster.emit(.initialSession(nil))
+        logger.notice("offline beyond the grace period; credentials kept", metadata: metadata("restore"))
+        return state
+    }
+
+    private func finishLaunch(started: Date, outcome: String) {
+        broadcaster.emit(.initialSession(record?.session))
+        scheduleRefresh()
+        scheduleAgeTimer()
+        logger.info("session restored", metadata: metadata("restore").merging(
+            ["outcome": "\(outcome)", "elapsed_ms": "\(Int(clock.now().timeIntervalSince(started) * 1000))"],
+            uniquingKeysWith: { $1 }))
+    }
+
+    private func finishRestore(signedOut reason: SignOutReason) async -> AuthState {
+        record = nil
+        state = .signedOut(reason)
+        broadcaster.setCurrent(nil)
+        broadcaster.emit(.initialSession(nil))
+        logger.info("no session at launch", metadata: ["operation": "restore", "reason": "\(reason)"])
+        return state
+    }
+
+    /// A reinstall erased the install marker but the keychain kept the credentials: wipe them.
+    private func checkInstallMarker() async -> SignOutReason? {
+        guard let installMarker else { return nil }
+        let isSet: Bool
+        do {
+            isSet = try await installMarker.isSet()
+        } catch {
+            logger.warning("cannot read install marker; skipping stale-install check", metadata: ["operation": "restore"])
+            return nil
+        }
+        guard !isSet else { return nil }
+        var hadCredentials = false
+        do {
+            hadCredentials = try await store.load(key: configuration.storageKey) != nil
+        } catch {
+            hadCredentials = true  // unreadable leftovers: wipe them too
+        }
+        if hadCredentials {
+            do {
+                try await store.delete(key: configuration.storageKey)
+            } catch {
+                // Leave the marker unset so the next launch tries again.
+                logger.error("cannot wipe stale credentials", metadata: ["operation": "restore", "error": "\(error)"])
+                return .staleInstall
+            }
+            _ = await runCleanupSteps()
+        }
+        do {
+            try await installMarker.set()
+        } catch {
+            logger.warning("cannot set install marker", metadata: ["operation": "restore"])
+        }
+        if hadCredentials {
+            logger.notice("stale credentials from a previous install wiped", metadata: ["operation": "restore"])
+            return .staleInstall
+        }
+        return nil
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+
+extension SessionManager {
+    /// Signs out.
+    ///
+    /// The local session is wiped first, from memory and from the store, whatever happens next.
+    /// Then the server is told (best effort: offline or an already-ended session is fine), then
+    /// every cleanup step runs, each even if an earlier one failed. The report says what failed.
+    ///
+    /// With ``SignOutScope/others`` only the user's other sessions end: nothing local changes and
+    /// no cleanup runs.
+    @discardableResult
+    public func signOut(scope: SignOutScope = .local) async -> SignOutReport {
+        var report = SignOutReport()
+        if scope == .others {
+            if let session = try? await self.session(minTTL: 30) {
+                report.server = await serverLogout(accessToken: session.accessToken, scope: .others)
+            }
+            return report
+        }
+
+        await commitLock.lock()
+        let accessToken = record?.session.accessToken
+        let userID = record?.session.user.id
+        generation += 1
+        clearMemory(.userInitiated)
+        do {
+            try await store.delete(key: configuration.storageKey)
+        } catch {
+            report.storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
+            logger.error("cannot delete stored session", metadata: ["operation": "sign_out", "error": "\(error)"])
+        }
+        commitLock.unlock()
+
+        if let accessToken {
+            report.server = await serverLogout(accessToken: accessToken, scope: scope)
+        }
+        (report.completedSteps, report.failedSteps) = await runCleanupSteps()
+        broadcaster.emit(.signedOut(.userInitiated))
+        logger.info("signed out", metadata: [
+            "operation": "sign_out", "user_id": "\(userID ?? "-")", "scope": "\(scope.rawValue)",
+            "failed_steps": "\(report.failedSteps.count)",
+        ])
+        return report
+    }
+
+    private func serverLogout(accessToken: String, scope: SignOutScope) async -> SignOutReport.ServerOutcome {
+        do {
+            try await backend.signOut(accessToken: accessToken, scope: scope)
+            return .succeeded
+        } catch let error as BackendError {
+            if let status = error.status, [401, 403, 404].contains(status) { return .alreadyEnded }
+            logger.notice("server logout failed; local session wiped anyway", metadata: [
+                "operation": "sign_out", "error": "\(error)",
+            ])
+            return .failed(AuthFailure(backend: error))
+        } catch {
+            return .failed(AuthFailure(error))
+        }
+    }
+
+    /// Ends the session for `reason` (the commit lock must be held): wipes memory and, unless
+    /// told otherwise, the store; runs the cleanup steps; emits ``SessionEvent/signedOut(_:)``.
+    func endSessionLocked(_ reason: SignOutReason, wipeStore: Bool = true) async {
+        generation += 1
+        clearMemory(reason)
+        if wipeStore {
+            do {
+                try await store.delete(key: configuration.storageKey)
+            } catch {
+                logger.error("cannot delete ended session", metadata: ["operation": "end_session", "error": "\(error)"])
+                broadcaster.emit(.storageFailed(error as? StorageError ?? .unavailable(reason: "unexpected store error")))
+            }
+        }
+        _ = await runCleanupSteps()
+        broadcaster.emit(.signedOut(reason))
+    }
+
+    /// ``endSessionLocked(_:wipeStore:)`` taking the commit lock.
+    func endSession(_ reason: SignOutReason) async {
+        await commitLock.lock()
+        defer { commitLock.unlock() }
+        await endSessionLocked(reason)
+    }
+
+    private func clearMemory(_ reason: SignOutReason) {
+        record = nil
+        state = .signedOut(reason)
+        retryAttempt = 0
+        refreshTimer?.cancel()
+        refreshTimer = nil
+        ageTimer?.cancel()
+        ageTimer = nil
+        broadcaster.setCurrent(nil)
+    }
+
+    /// Runs every cleanup step in order; a failing step does not stop the others.
+    func runCleanupSteps() async -> (completed: [String], failed: [SignOutReport.StepFailure]) {
+        var completed: [String] = []
+        var failed: [SignOutReport.StepFailure] = []
+        for step in cleanupSteps {
+            do {
+                try await step.body()
+                completed.append(step.name)
+            } catch {
+                failed.append(.init(name: step.name, error: String(describing: error)))
+                logger.error("cleanup step failed", metadata: [
+                    "operation": "sign_out_cleanup", "step": "\(step.name)", "error": "\(error)",
+                ])
+            }
+        }
+        return (completed, failed)
+    }
+}

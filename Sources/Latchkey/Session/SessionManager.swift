@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+
+/// Keeps one user signed in: restores the session at launch, hands out fresh access tokens,
+/// refreshes them once however many callers ask, survives offline launches and crashes, and
+/// signs out only when the server says so or the user asks.
+///
+/// ```swift
+/// let manager = SessionManager(
+///     backend: GoTrueBackend(configuration: .init(baseURL: url, apiKey: anonKey)),
+///     store: KeychainCredentialStore(service: "com.example.app"),
+///     installMarker: UserDefaultsInstallMarker())
+/// switch await manager.restore() {
+/// case .signedIn, .signedInOffline: showMain()
+/// case .signedOut(let reason): showLogin(reason)
+/// case .unknown: break
+/// }
+/// let token = try await manager.session(minTTL: 60).accessToken
+/// ```
+///
+/// Everything it depends on is injected: the backend, the credential store, the install marker,
+/// the clock and the logger.
+public actor SessionManager {
+    let backend: any AuthBackend
+    let store: any CredentialStore
+    let installMarker: (any InstallMarker)?
+    let clock: any SessionClock
+    let logger: Logger
+    /// The configuration this manager was created with.
+    public nonisolated let configuration: SessionManagerConfiguration
+
+    let broadcaster = EventBroadcaster()
+    let commitLock = AsyncMutex()
+
+    /// Where the user stands now.
+    public internal(set) var state: AuthState = .unknown
+    /// The session and its dates, while signed in (also kept while offline beyond grace).
+    var record: StoredSession?
+    /// Bumped whenever the session's identity changes (sign-in, sign-out) so that late results
+    /// of work started for an earlier session are discarded.
+    var generation: UInt64 = 0
+
+    var phase: AppPhase
+    var backgroundedAt: Date?
+    var refreshTask: Task<Session, any Error>?
+    var restoreTask: Task<AuthState, Never>?
+    var signInFlight: (fingerprint: String, task: Task<Session, any Error>)?
+    var refreshTimer: Task<Void, Never>?
+    var ageTimer: Task<Void, Never>?
+    var retryAttempt = 0
+    var cleanupSteps: [CleanupStep] = []
+
+    /// Creates a manager.
+    /// - Parameters:
+    ///   - backend: The auth server.
+    ///   - store: Where the session is kept.
+    ///   - configuration: Timeouts, margins and policies.
+    ///   - installMarker: Detects a reinstall that found stale credentials; `nil` disables it.
+    ///   - clock: The time source (inject ``ManualSessionClock`` in tests).
+    ///   - logger: Where to log; tokens and passwords are never logged, emails only hashed.
+    public init(
+        backend: any AuthBackend,
+        store: any CredentialStore,
+        configuration: SessionManagerConfiguration = .init(),
+        installMarker: (any InstallMarker)? = nil,
+        clock: any SessionClock = SystemSessionClock(),
+        logger: Logger = Logger(label: "dev.latchkey.session")
+    ) {
+        self.backend = backend
+        self.store = store
+        self.configuration = configuration
+        self.installMarker = installMarker
+        self.clock = clock
+        self.logger = logger
+        self.phase = configuration.initialPhase
+    }
+
+    deinit {
+        refreshTimer?.cancel()
+        ageTimer?.cancel()
+        broadcaster.finish()
+    }
+
+    /// A stream of everything that happens to the session. Any number of subscribers; one that
+    /// subscribes after launch first receives ``SessionEvent/initialSession(_:)``.
+    public nonisolated func events() -> AsyncStream<SessionEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// The current session without any check or refresh, or `nil` when signed out.
+    public var currentSession: Session? { state.session }
+
+    /// Registers a step to run after every sign-out (user-initiated or not), in registration
+    /// order. Each step runs even if an earlier one threw.
+    public func addCleanupStep(_ name: String, _ body: @escaping @Sendable () async throws -> Void) {
+        cleanupSteps.append(CleanupStep(name: name, body))
+    }
+
+    // MARK: - Internal helpers shared by the extensions
+
+    func metadata(_ operation: String) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["operation": "\(operation)"]
+        if let id = record?.session.user.id { metadata["user_id"] = "\(id)" }
+        return metadata
+    }
+
+    func loadRecord() async throws -> StoredSession? {
+        guard let data = try await store.load(key: configuration.storageKey) else { return nil }
+        return try StoredSession.decode(data)
+    }
+
+    /// Writes `record` to the store; on failure reports it and returns the error (the session
+    /// stays usable in memory).
+    @discardableResult
+    func persist(_ record: StoredSession) async -> StorageError? {
+        do {
+            try await store.save(try record.encoded(), key: configuration.storageKey)
+            return nil
+        } catch {
+            let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
+            logger.error("could not store session", metadata: metadata("persist").merging(
+                ["error": "\(storageError)"], uniquingKeysWith: { $1 }))
+            broadcaster.emit(.storageFailed(storageError))
+            return storageError
+        }
+    }
+
+    /// Publishes a new current session (already persisted) as `state`.
+    func apply(_ record: StoredSession, offline: Bool = false) {
+        self.record = record
+        state = offline ? .signedInOffline(record.session) : .signedIn(record.session)
+        broadcaster.setCurrent(record.session)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Everything ``SessionManager`` lets you tune; every default is what most apps want.
+public struct SessionManagerConfiguration: Sendable {
+    /// The key under which the session is stored. Default `"latchkey.session"`.
+    public var storageKey: String = "latchkey.session"
+
+    /// How long ``SessionManager/restore()`` may wait for the network before deciding from the
+    /// stored session (signed in offline). Default 10 s.
+    public var launchTimeout: TimeInterval = 10
+
+    /// How long after the last successful contact with the server a launch that cannot reach it
+    /// still counts as signed in (offline). Default 7 days.
+    public var offlineGracePeriod: TimeInterval = 7 * 24 * 3600
+
+    /// How long before the access token expires the proactive refresh runs (while active).
+    /// Capped at half the token's lifetime. Default 5 minutes.
+    public var refreshMargin: TimeInterval = 5 * 60
+
+    /// Becoming active after more than this long in the background refreshes the session and
+    /// re-fetches the user, to notice a revoked session or a deleted account. Default 1 hour.
+    public var foregroundRefreshThreshold: TimeInterval = 3600
+
+    /// Sign the user out this long after they signed in with credentials, whatever the refreshes.
+    /// Default `nil` (never).
+    public var maximumSessionAge: TimeInterval?
+
+    /// How long before the maximum session age ends the session the
+    /// ``SessionEvent/sessionExpiring(in:)`` warning is sent. Default 5 minutes.
+    public var sessionExpiryWarning: TimeInterval = 5 * 60
+
+    /// The first retry after a transient refresh failure waits this long, doubling each time up
+    /// to ``maximumRetryDelay``. Default 1 s.
+    public var initialRetryDelay: TimeInterval = 1
+
+    /// The longest wait between refresh retries. Default 5 minutes.
+    public var maximumRetryDelay: TimeInterval = 5 * 60
+
+    /// Whether to refresh proactively before expiry while active. Default `true`.
+    public var automaticRefresh: Bool = true
+
+    /// The phase the app starts in. Default ``AppPhase/active``.
+    public var initialPhase: AppPhase = .active
+
+    /// A lock file shared by every process that uses the same credential store (an app and its
+    /// extensions through an app-group container, or runs of a command-line program). When set,
+    /// a refresh holds this advisory lock and first re-reads the store, so a refresh token is
+    /// never spent twice. Default `nil` (one process).
+    public var crossProcessLockURL: URL?
+
+    /// How long to wait for another process's refresh before giving up (a transient failure).
+    /// Default 30 s.
+    public var crossProcessLockTimeout: TimeInterval = 30
+
+    public init() {}
+
+    /// The retry delay after `attempt` consecutive failures (1-based).
+    func retryDelay(attempt: Int) -> TimeInterval {
+        let exponent = Double(max(0, min(attempt - 1, 30)))
+        return min(initialRetryDelay * pow(2, exponent), maximumRetryDelay)
+    }
+}
