@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+@testable import LatchkeyServer
+
+/// A real Latchkey server in this process on a free port with a temporary data directory,
+/// and an HTTP client to talk to it. No part of the server is mocked.
+struct TestServer: Sendable {
+    let server: EmbeddedServer
+    let client: HTTPClient
+    let clock: ManualServerClock
+    let directory: URL
+    let configuration: ServerConfiguration
+
+    /// Runs `body` against a fresh server, then shuts everything down and removes the data.
+    static func with<T: Sendable>(
+        directory: URL? = nil,
+        clock: ManualServerClock = ManualServerClock(),
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        let ownsDirectory = directory == nil
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-test-\(UUID().uuidString)")
+        var configuration = ServerConfiguration(dataDirectory: directory)
+        configuration.port = 0
+        configuration.autoconfirm = true
+        configuration.bcryptCost = 4
+        configure(&configuration)
+        let server = try await EmbeddedServer.start(configuration: configuration, clock: clock, logger: logger)
+        var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        clientConfiguration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let test = TestServer(server: server, client: client, clock: clock, directory: directory, configuration: configuration)
+        do {
+            let result = try await body(test)
+            try await client.shutdown()
+            try await server.shutdown()
+            if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
+            return result
+        } catch {
+            try? await client.shutdown()
+            try? await server.shutdown()
+            if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
+            throw error
+        }
+    }
+
+    /// Sends a request; `json` is serialised as the body, `rawBody` is sent as is.
+    func request(
+        _ method: HTTPMethod, _ path: String, json: [String: any Sendable]? = nil, rawBody: String? = nil,
+        bearer: String? = nil, headers: [(String, String)] = []
+    ) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: server.baseURL.absoluteString + path)
+        request.method = method
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        } else if let rawBody {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: rawBody))
+        }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+    }
+
+    // MARK: Flows used by many tests
+
+    /// Signs up (autoconfirm) and returns the session.
+    @discardableResult
+    func signUp(_ email: String, _ password: String = "correct horse battery", data: [String: any Sendable]? = nil) async throws -> TestSession {
+        var body: [String: any Sendable] = ["email": email, "password": password]
+        if let data { body["data"] = data }
+        let response = try await request(.POST, "/signup", json: body)
+        guard response.status == 200, let session = TestSession(response) else {
+            throw TestFailure("sign-up failed: \(response.status) \(response.text)")
+        }
+        return session
+    }
+
+    func signIn(_ email: String, _ password: String = "correct horse battery") async throws -> TestResponse {
+        try await request(.POST, "/token?grant_type=password", json: ["email": email, "password": password])
+    }
+
+    func refresh(_ token: String) async throws -> TestResponse {
+        try await request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": token])
+    }
+
+    /// The audit actions recorded so far, newest first.
+    func auditActions() async throws -> [String] {
+        let response = try await request(.GET, "/admin/audit?per_page=1000", bearer: server.serviceRoleKey)
+        return (response.jsonArray ?? []).compactMap { ($0["payload"] as? [String: Any])?["action"] as? String }
+    }
+
+    /// The emails in the outbox, oldest first.
+    func outbox() throws -> [String] {
+        let directory = server.outboxDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return try names.filter { $0.hasSuffix(".eml") }.sorted().map {
+            try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
+        }
+    }
+
+    /// The link token in the newest email to `address`.
+    func linkToken(to address: String, type: String) throws -> String {
+        guard let mail = try outbox().last(where: { $0.contains("To: \(address)") && $0.contains("type=\(type)") }),
+            let range = mail.range(of: "token=")
+        else { throw TestFailure("no \(type) email to \(address)") }
+        return String(mail[range.upperBound...].prefix(while: { $0 != "&" && !$0.isWhitespace }))
+    }
+}
+
+/// A response with helpers to read GoTrue JSON.
+struct TestResponse: Sendable {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: Data
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+    var jsonArray: [[String: Any]]? { (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] }
+    var errorCode: String? { json["error_code"] as? String ?? headers.first(name: "x-sb-error-code") }
+    subscript(key: String) -> Any? { json[key] }
+}
+
+/// The parts of a session tests use.
+struct TestSession: Sendable, Equatable {
+    let accessToken: String
+    let refreshToken: String
+    let userID: String
+    let email: String
+
+    init?(_ response: TestResponse) {
+        let json = response.json
+        guard let access = json["access_token"] as? String, let refresh = json["refresh_token"] as? String,
+            let user = json["user"] as? [String: Any], let id = user["id"] as? String
+        else { return nil }
+        accessToken = access
+        refreshToken = refresh
+        userID = id
+        email = user["email"] as? String ?? ""
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
