@@ -42,6 +42,22 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
         }
     }
 
+    /// ``isAvailable()`` for synchronous callers (test conditions): blocks on the store's queue.
+    func probeSynchronously() -> Bool {
+        guard let library else { return false }
+        let result = queue.sync {
+            Self.call(library, schema, service: service, key: "dev.latchkey.probe") { library, schema, attributes in
+                var error: UnsafeMutableRawPointer?
+                let result = library.lookup(schema, attributes, nil, &error)
+                if let result { library.passwordFree(result) }
+                if let error { return .failure(library.takeError(error)) }
+                return .success(nil)
+            }
+        }
+        if case .success = result { return true }
+        return false
+    }
+
     public func load(key: String) async throws -> Data? {
         let text = try await run(key: key) { library, schema, attributes in
             var error: UnsafeMutableRawPointer?
@@ -90,20 +106,27 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
         let service = self.service
         let result: Result<String?, LibSecret.Failure> = await withCheckedContinuation { continuation in
             queue.async {
-                let serviceName = strdup("service")!, serviceValue = strdup(service)!
-                let accountName = strdup("account")!, accountValue = strdup(key)!
-                defer {
-                    for pointer in [serviceName, serviceValue, accountName, accountValue] { free(pointer) }
-                }
-                let result = library.withAttributes([(serviceName, serviceValue), (accountName, accountValue)]) {
-                    body(library, UnsafeRawPointer(schema.pointer), $0)
-                }
-                continuation.resume(returning: result)
+                continuation.resume(returning: Self.call(library, schema, service: service, key: key, body))
             }
         }
         switch result {
         case .success(let value): return value
         case .failure(let failure): throw Self.storageError(failure)
+        }
+    }
+
+    /// Calls `body` with the schema and a `GHashTable` of the item's attributes (on the queue).
+    private static func call(
+        _ library: LibSecret, _ schema: SecretSchemaBuffer, service: String, key: String,
+        _ body: (LibSecret, UnsafeRawPointer, OpaquePointer?) -> Result<String?, LibSecret.Failure>
+    ) -> Result<String?, LibSecret.Failure> {
+        let serviceName = strdup("service")!, serviceValue = strdup(service)!
+        let accountName = strdup("account")!, accountValue = strdup(key)!
+        defer {
+            for pointer in [serviceName, serviceValue, accountName, accountValue] { free(pointer) }
+        }
+        return library.withAttributes([(serviceName, serviceValue), (accountName, accountValue)]) {
+            body(library, UnsafeRawPointer(schema.pointer), $0)
         }
     }
 

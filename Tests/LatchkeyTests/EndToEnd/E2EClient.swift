@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+@testable import Latchkey
+
+/// One installation of an app talking to a ``TestServer``: a store that survives "relaunches",
+/// an install marker, a client clock the test moves, and a transport that counts requests.
+/// ``launch()`` creates a new ``SessionManager`` as a cold start would.
+final class E2EApp: Sendable {
+    let server: TestServer
+    let store: any CredentialStore
+    let marker: MemoryInstallMarker
+    let clock: ManualSessionClock
+    let transport = SpyTransport()
+    let configure: @Sendable (inout SessionManagerConfiguration) -> Void
+    let logger: Logger
+
+    init(
+        server: TestServer, store: any CredentialStore = MemoryCredentialStore(), clock: ManualSessionClock = ManualSessionClock(Date()),
+        logger: Logger = .quiet, configure: @escaping @Sendable (inout SessionManagerConfiguration) -> Void = { _ in }
+    ) {
+        self.server = server
+        self.store = store
+        self.marker = MemoryInstallMarker(isSet: false)
+        self.clock = clock
+        self.configure = configure
+        self.logger = logger
+    }
+
+    /// A cold start: a fresh manager over the same store, marker and clock.
+    func launch() -> SessionManager {
+        var configuration = SessionManagerConfiguration()
+        configure(&configuration)
+        return SessionManager(
+            backend: server.backend(transport: transport), store: store, configuration: configuration,
+            installMarker: marker, clock: clock, logger: logger)
+    }
+
+    /// First launch and sign-up of a new account (auto-confirmed); returns the manager and session.
+    func signUp(email: String = "user-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: String = "correct horse battery") async throws -> (SessionManager, Session) {
+        let manager = launch()
+        _ = await manager.restore()
+        guard case .signedIn(let session) = try await manager.signUp(email: email, password: password) else {
+            throw AuthFailure(.unknown)
+        }
+        return (manager, session)
+    }
+
+    func storedRefreshToken(key: String = "latchkey.session") async throws -> String? {
+        guard let data = try await store.load(key: key) else { return nil }
+        return try StoredSession.decode(data).session.refreshToken
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import Latchkey
+
+@Suite("Session and User decoding")
+struct SessionDecodingTests {
+    static let goTrueSession = #"""
+    {
+      "access_token": "eyJhbGciOiJIUzI1NiJ9.secret-access.sig",
+      "token_type": "bearer",
+      "expires_in": 3600,
+      "expires_at": 1750003600,
+      "refresh_token": "r3fr3sh-s3cr3t",
+      "weak_password": null,
+      "provider_token": null,
+      "user": {
+        "id": "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11",
+        "aud": "authenticated",
+        "role": "authenticated",
+        "email": "ada@example.com",
+        "phone": "",
+        "email_confirmed_at": "2025-06-15T14:26:40.123456Z",
+        "confirmed_at": "2025-06-15T14:26:40Z",
+        "last_sign_in_at": "2025-06-15T14:26:40.5+02:00",
+        "created_at": "2025-06-15 14:26:40.123456+00",
+        "updated_at": "not a date",
+        "app_metadata": {"provider": "email", "providers": ["email"]},
+        "user_metadata": {"display_name": "Ada", "age": 36, "beta": true, "nested": {"a": null}},
+        "identities": [{"id": "x", "provider": "email"}],
+        "factors": null,
+        "is_anonymous": false,
+        "some_future_field": {"anything": [1, 2, 3]}
+      }
+    }
+    """#
+
+    @Test("GoTrue session JSON decodes, tolerating unknown fields and odd timestamps")
+    func decodesGoTrueSession() throws {
+        let session = try GoTrueBackend.decoder.decode(Session.self, from: Data(Self.goTrueSession.utf8))
+        #expect(session.accessToken == "eyJhbGciOiJIUzI1NiJ9.secret-access.sig")
+        #expect(session.refreshToken == "r3fr3sh-s3cr3t")
+        #expect(session.expiresIn == 3600)
+        #expect(session.expiresAt == Date(timeIntervalSince1970: 1_750_003_600))
+        let user = session.user
+        #expect(user.id == "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11")
+        #expect(user.email == "ada@example.com")
+        #expect(user.phone == nil, "an empty phone is no phone")
+        #expect(user.isEmailConfirmed)
+        let confirmed = try #require(user.emailConfirmedAt)
+        #expect(abs(confirmed.timeIntervalSince1970 - 1_750_000_000.123456) < 0.000_01)
+        #expect(user.confirmedAt == Date(timeIntervalSince1970: 1_750_000_000))
+        #expect(user.lastSignInAt == Date(timeIntervalSince1970: 1_750_000_000 - 7200 + 0.5))
+        #expect(user.createdAt != nil, "space separator and +00 offset accepted")
+        #expect(user.updatedAt == nil, "a malformed date is absent, not a failure")
+        #expect(user.userMetadata["display_name"] == .string("Ada"))
+        #expect(user.userMetadata["age"] == .number(36))
+        #expect(user.appMetadata["providers"] == .array([.string("email")]))
+    }
+
+    @Test("A session without expires_at gets one from expires_in")
+    func missingExpiresAt() throws {
+        let json = #"{"access_token":"a","refresh_token":"r","expires_in":60,"user":{"id":"u"}}"#
+        let before = Date()
+        let session = try GoTrueBackend.decoder.decode(Session.self, from: Data(json.utf8))
+        #expect(session.expiresAt >= before.addingTimeInterval(59))
+        #expect(session.tokenType == "bearer")
+    }
+
+    @Test("Anchoring uses the local receive time, not the server's clock")
+    func anchoring() {
+        let serverSkewed = sampleSession(issuedAt: Date(timeIntervalSince1970: 0), expiresIn: 3600)
+        let received = Date(timeIntervalSince1970: 1_000_000)
+        let anchored = serverSkewed.anchored(receivedAt: received)
+        #expect(anchored.expiresAt == received.addingTimeInterval(3600))
+        #expect(anchored.remainingLifetime(at: received.addingTimeInterval(600)) == 3000)
+        #expect(!anchored.isExpired(at: received.addingTimeInterval(3599)))
+        #expect(anchored.isExpired(at: received.addingTimeInterval(3600)))
+    }
+
+    @Test("description, debugDescription, dump and interpolation never show the tokens")
+    func redaction() throws {
+        let session = try GoTrueBackend.decoder.decode(Session.self, from: Data(Self.goTrueSession.utf8))
+        var dumped = ""
+        dump(session, to: &dumped)
+        let renderings = [
+            session.description, session.debugDescription, "\(session)", String(reflecting: session), dumped,
+            "\(AuthState.signedIn(session))", "\(SessionEvent.tokenRefreshed(session))",
+        ]
+        for text in renderings {
+            #expect(!text.contains("secret-access"), "leaked access token: \(text)")
+            #expect(!text.contains("r3fr3sh"), "leaked refresh token: \(text)")
+        }
+        #expect(session.description.contains("<redacted>"))
+        #expect(dumped.contains("<redacted>"))
+    }
+
+    @Test("The stored record round-trips exactly")
+    func storedRoundTrip() throws {
+        let session = try GoTrueBackend.decoder.decode(Session.self, from: Data(Self.goTrueSession.utf8))
+        let record = StoredSession(
+            session: session, signedInAt: Date(timeIntervalSince1970: 1_700_000_000.25),
+            lastServerContact: Date(timeIntervalSince1970: 1_750_000_000.5))
+        let decoded = try StoredSession.decode(try record.encoded())
+        #expect(decoded.session.accessToken == record.session.accessToken)
+        #expect(decoded.session.refreshToken == record.session.refreshToken)
+        #expect(decoded.session.expiresAt == record.session.expiresAt)
+        #expect(decoded.session.user.id == record.session.user.id)
+        #expect(decoded.session.user.userMetadata == record.session.user.userMetadata)
+        #expect(decoded.signedInAt == record.signedInAt)
+        #expect(decoded.lastServerContact == record.lastServerContact)
+    }
+
+    @Test("Garbage in the store is a corrupted error, not a crash")
+    func corruptedRecord() {
+        #expect(throws: StorageError.self) { try StoredSession.decode(Data("{\"version\":1}".utf8)) }
+        #expect(throws: StorageError.self) { try StoredSession.decode(Data([0xff, 0x00, 0x13])) }
+    }
+}
+
+@Suite("RFC 3339 timestamps")
+struct ISO8601Tests {
+    @Test(arguments: [
+        ("2025-06-15T14:26:40Z", 1_750_000_000.0),
+        ("2025-06-15T14:26:40.250Z", 1_750_000_000.25),
+        ("2025-06-15T14:26:40.123456789Z", 1_750_000_000.123456789),
+        ("2025-06-15T16:26:40+02:00", 1_750_000_000.0),
+        ("2025-06-15T09:26:40-0500", 1_750_000_000.0),
+        ("2025-06-15 14:26:40+00", 1_750_000_000.0),
+        ("2025-06-15T14:26:40", 1_750_000_000.0),
+        ("1970-01-01T00:00:00Z", 0.0),
+        ("2000-02-29T00:00:00Z", 951_782_400.0),
+    ])
+    func parses(text: String, expected: Double) throws {
+        let date = try #require(ISO8601.parse(text))
+        #expect(abs(date.timeIntervalSince1970 - expected) < 0.000_001)
+    }
+
+    @Test(arguments: ["", "2025-06-15", "2025-13-01T00:00:00Z", "2025-06-15T14:26:40.Z", "2025-06-15T14:26:40Zjunk", "yesterday"])
+    func rejects(text: String) {
+        #expect(ISO8601.parse(text) == nil)
+    }
+
+    @Test("format and parse agree")
+    func roundTrip() throws {
+        for seconds in [0.0, 1_750_000_000.125, 951_782_400.999, -86_400.5] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let parsed = try #require(ISO8601.parse(ISO8601.format(date)))
+            #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.001)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+@testable import Latchkey
+import LatchkeyServer
+import Logging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real Latchkey server, in process, on a random port with a temporary database.
+final class TestServer: Sendable {
+    let server: EmbeddedServer
+    let directory: URL
+    let serverClock: ManualServerClock
+
+    static func start(autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, accessTokenTTL: TimeInterval = 3600) async throws -> TestServer {
+        let directory = temporaryDirectory("latchkey-server")
+        var configuration = ServerConfiguration(dataDirectory: directory)
+        configuration.port = 0
+        configuration.autoconfirm = autoconfirm
+        configuration.rateLimits = rateLimits
+        configuration.accessTokenTTL = accessTokenTTL
+        configuration.bcryptCost = 4
+        let clock = ManualServerClock(Date())
+        let server = try await EmbeddedServer.start(
+            configuration: configuration, clock: clock,
+            logger: Logger(label: "latchkey.tests.server", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return TestServer(server: server, directory: directory, serverClock: clock)
+    }
+
+    private init(server: EmbeddedServer, directory: URL, serverClock: ManualServerClock) {
+        self.server = server
+        self.directory = directory
+        self.serverClock = serverClock
+    }
+
+    func stop() async {
+        try? await server.shutdown()
+        removeDirectory(directory)
+    }
+
+    var baseURL: URL { server.baseURL }
+
+    /// A GoTrue backend for this server over `transport`.
+    func backend(transport: any HTTPTransport = URLSessionTransport()) -> GoTrueBackend {
+        GoTrueBackend(configuration: .init(baseURL: server.baseURL, apiKey: server.anonKey), transport: transport)
+    }
+
+    // MARK: Admin API (service role)
+
+    func admin(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: server.baseURL.absoluteString + "/" + path)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(server.serviceRoleKey)", forHTTPHeaderField: "Authorization")
+        request.setValue(server.anonKey, forHTTPHeaderField: "apikey")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// How many refreshes the server granted (`token_refreshed` audit entries).
+    func refreshCount() async throws -> Int {
+        let (status, data) = try await admin("GET", "admin/audit?per_page=1000")
+        precondition(status == 200, "audit failed with \(status)")
+        struct Entry: Decodable {
+            struct Payload: Decodable { var action: String }
+            var payload: Payload
+        }
+        return try JSONDecoder().decode([Entry].self, from: data).filter { $0.payload.action == "token_refreshed" }.count
+    }
+
+    func logoutEverywhere(userID: String) async throws {
+        let (status, _) = try await admin("POST", "admin/users/\(userID)/logout")
+        precondition(status == 204, "admin logout failed with \(status)")
+    }
+
+    func deleteUser(_ userID: String) async throws {
+        let (status, _) = try await admin("DELETE", "admin/users/\(userID)")
+        precondition((200..<300).contains(status), "delete failed with \(status)")
+    }
+
+    func ban(_ userID: String) async throws {
+        let (status, _) = try await admin("PUT", "admin/users/\(userID)", body: ["ban_duration": "24h"])
+        precondition(status == 200, "ban failed with \(status)")
+    }
+}
+
+/// The real URLSession transport plus a tally of requests by path, and switches to act offline
+/// or to lose a response: the network conditions the anchors' failures need.
+final class SpyTransport: HTTPTransport, @unchecked Sendable {
+    struct State {
+        var counts: [String: Int] = [:]
+        var offline = false
+        var cancelNextRefreshes = 0
+    }
+
+    let base = URLSessionTransport()
+    let state = LockedValue(State())
+
+    func count(_ path: String) -> Int { state.withLock { $0.counts[path, default: 0] } }
+    var total: Int { state.withLock { $0.counts.values.reduce(0, +) } }
+    func setOffline(_ offline: Bool) { state.withLock { $0.offline = offline } }
+
+    /// The next `count` refreshes reach the server, which rotates the token, but the response
+    /// is lost as if the request were cancelled mid-flight.
+    func cancelAfterSending(refreshes count: Int) { state.withLock { $0.cancelNextRefreshes = count } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let path = request.url.path
+        let (offline, cancel) = state.withLock { state -> (Bool, Bool) in
+            if state.offline { return (true, false) }
+            state.counts[path, default: 0] += 1
+            let isRefresh = request.url.query?.contains("grant_type=refresh_token") == true
+            if isRefresh, state.cancelNextRefreshes > 0 {
+                state.cancelNextRefreshes -= 1
+                return (false, true)
+            }
+            return (false, false)
+        }
+        if offline { throw BackendError.transport(.offline) }
+        let response = try await base.send(request)
+        if cancel { throw BackendError.transport(.cancelled) }
+        return response
+    }
+}
+
+/// Runs `body` against a fresh server and always shuts it down afterwards.
+func withTestServer<T: Sendable>(
+    autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled,
+    _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(autoconfirm: autoconfirm, rateLimits: rateLimits)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
