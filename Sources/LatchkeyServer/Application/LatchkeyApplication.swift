@@ -42,14 +42,7 @@ public enum LatchkeyApplication {
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
             externalURL: externalURL, siteURL: (configuration.siteURL ?? externalURL).trimmingTrailingSlash())
 
-        let router = Router(context: AuthRequestContext.self)
-        router.add(middleware: GoTrueErrorMiddleware())
-        router.add(middleware: RequestLogMiddleware())
-        ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
-        SessionRoutes(service: service).register(on: router)
-        UserRoutes(service: service).register(on: router)
-        EmailLinkRoutes(service: service).register(on: router)
-        AdminRoutes(service: service).register(on: router)
+        let router = makeRouter(service: service)
 
         return Application(
             router: router,
@@ -62,6 +55,29 @@ public enum LatchkeyApplication {
                 await onServerRunning(port)
             },
             logger: logger)
+    }
+
+    /// Every route the server answers, behind the error and logging middleware.
+    static func makeRouter(service: AuthService) -> Router<AuthRequestContext> {
+        let router = Router(context: AuthRequestContext.self)
+        router.add(middleware: GoTrueErrorMiddleware())
+        router.add(middleware: RequestLogMiddleware())
+        ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        SessionRoutes(service: service).register(on: router)
+        UserRoutes(service: service).register(on: router)
+        EmailLinkRoutes(service: service).register(on: router)
+        AdminRoutes(service: service).register(on: router)
+        return router
+    }
+
+    /// The registered routes as (method, OpenAPI-style path), e.g. `("GET", "/admin/users/{id}")`.
+    static func routeDescriptions(service: AuthService) -> [(method: String, path: String)] {
+        makeRouter(service: service).routes.map { route in
+            let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map { part in
+                part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
+            }.joined(separator: "/")
+            return (route.method.rawValue, path.hasPrefix("/") ? path : "/" + path)
+        }
     }
 
     /// Builds and runs the server until SIGTERM or SIGINT, then shuts down gracefully:

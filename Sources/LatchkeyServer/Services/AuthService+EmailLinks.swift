@@ -104,18 +104,8 @@ extension AuthService {
         return try await startSession(for: updated, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
     }
 
-    /// `redirect_to` if it points at the site URL or an allowed URL, otherwise the site URL:
-    /// links must never deliver a session to a site the operator did not allow.
+    /// `redirect_to` if the operator allows it, otherwise the site URL (see ``RedirectPolicy``).
     func allowedRedirect(_ candidate: String?) -> String {
-        guard let candidate, let url = URL(string: candidate), let scheme = url.scheme?.lowercased() else { return siteURL }
-        let allowed = [siteURL] + configuration.additionalRedirectURLs
-        for prefix in allowed {
-            guard let base = URL(string: prefix), base.scheme?.lowercased() == scheme,
-                base.host?.lowercased() == url.host?.lowercased(), base.port == url.port
-            else { continue }
-            let basePath = base.path.trimmingTrailingSlash()
-            if basePath.isEmpty || url.path == basePath || url.path.hasPrefix(basePath + "/") { return candidate }
-        }
-        return siteURL
+        RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs).resolve(candidate)
     }
 }

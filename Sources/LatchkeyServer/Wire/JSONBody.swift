@@ -7,7 +7,12 @@ enum JSONBody {
     /// Decodes the request body as `T`: malformed JSON is 400 `bad_json`, a body of the wrong
     /// shape is 400 `validation_failed` naming the field, an empty body decodes from `{}`.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw AuthError.requestTooLarge
+        }
         let data = Data(buffer.readableBytesView)
         let bytes = data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? Data("{}".utf8) : data
         guard let parsed = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]) else {

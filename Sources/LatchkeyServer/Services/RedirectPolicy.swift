@@ -1,0 +1,24 @@
+import Foundation
+
+/// Where email links may send a user (with a session in the URL fragment).
+///
+/// `redirect_to` is honoured only when it has the scheme, host and port of the site URL or of an
+/// additional allowed URL, and its path is at or below that URL's path. Anything else falls back
+/// to the site URL, so a crafted link can never deliver a session to another site.
+struct RedirectPolicy: Sendable {
+    var siteURL: String
+    var additionalURLs: [String]
+
+    func resolve(_ candidate: String?) -> String {
+        guard let candidate, let url = URL(string: candidate), let scheme = url.scheme?.lowercased() else { return siteURL }
+        for prefix in [siteURL] + additionalURLs {
+            guard let base = URL(string: prefix), base.scheme?.lowercased() == scheme,
+                base.host?.lowercased() == url.host?.lowercased(), base.port == url.port,
+                base.user == nil, url.user == nil
+            else { continue }
+            let basePath = base.path.trimmingTrailingSlash()
+            if basePath.isEmpty || url.path == basePath || url.path.hasPrefix(basePath + "/") { return candidate }
+        }
+        return siteURL
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Logging
+@testable import LatchkeyServer
+
+/// An ``AuthService`` over a temporary SQLite store, for tests that need the service without HTTP.
+enum ServiceFixture {
+    static func withService<T>(_ body: (AuthService) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ServerConfiguration(dataDirectory: directory)
+        let store = try SQLiteAuthStore(path: directory.appendingPathComponent("db.sqlite").path)
+        let hasher = PasswordHasher(cost: 4, threads: 1)
+        let clock = ManualServerClock()
+        let secret = String(repeating: "f", count: 40)
+        let service = AuthService(
+            configuration: configuration, store: store, clock: clock, hasher: hasher,
+            signer: await TokenSigner(secret: secret, issuer: "http://test/auth/v1"), tokens: OpaqueTokens(jwtSecret: secret),
+            mailer: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")),
+            limiter: RateLimiter(clock: clock, enabled: true), logger: Logger(label: "fixture"),
+            externalURL: "http://test", siteURL: "http://test")
+        let result = try await body(service)
+        try await store.close()
+        try await hasher.shutdown()
+        return result
+    }
+}
