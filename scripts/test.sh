@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The test command (README): runs every test of the package.
+#
+# When PostgreSQL's server binaries are installed it starts a throwaway cluster so that the
+# PostgreSQL tests run against a real server; when gnome-keyring and dbus are installed it runs
+# the tests inside a private D-Bus session with an unlocked keyring so the Linux desktop keyring
+# tests run for real. Without them those tests are skipped, and the output says so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cleanup_steps=()
+cleanup() { for step in "${cleanup_steps[@]}"; do eval "$step" || true; done; }
+trap cleanup EXIT
+
+# --- PostgreSQL (optional) ---------------------------------------------------------------
+if [ -z "${LATCHKEY_TEST_POSTGRES_URL:-}" ] && [ -f scripts/postgres-test-cluster.sh ]; then
+    # shellcheck source=/dev/null
+    source scripts/postgres-test-cluster.sh
+fi
+if [ -n "${LATCHKEY_TEST_POSTGRES_URL:-}" ]; then
+    echo "test.sh: PostgreSQL tests run against ${LATCHKEY_TEST_POSTGRES_URL%%@*}@…"
+else
+    echo "test.sh: PostgreSQL not available: the PostgreSQL tests are SKIPPED (apt-get install postgresql to run them)"
+fi
+
+# --- Linux desktop keyring (optional) -----------------------------------------------------
+run_tests() { swift test "$@"; }
+if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
+    echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"
+    export -f run_tests
+    exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test "$@"' bash)
+    "${exec_wrapper[@]}" "$@"
+else
+    echo "test.sh: no dbus-run-session/gnome-keyring-daemon: the desktop keyring tests are SKIPPED"
+    run_tests "$@"
+fi
