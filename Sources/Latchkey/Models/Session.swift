@@ -46,12 +46,14 @@ public struct Session: Sendable, Hashable {
         remainingLifetime(at: date) <= 0
     }
 
-    /// The same session with its expiry anchored on `date` (the local receive time).
+    /// The same session with its expiry anchored on `date` (the local receive time), rounded
+    /// down to a whole second like GoTrue's `expires_at` (so it also survives storage exactly).
     func anchored(receivedAt date: Date) -> Session {
         guard expiresIn > 0 else { return self }
+        let expiry = (date.timeIntervalSince1970 + expiresIn).rounded(.down)
         return Session(
             accessToken: accessToken, refreshToken: refreshToken, tokenType: tokenType,
-            expiresIn: expiresIn, expiresAt: date.addingTimeInterval(expiresIn), user: user)
+            expiresIn: expiresIn, expiresAt: Date(timeIntervalSince1970: expiry), user: user)
     }
 
     /// The same session with a newer copy of the user.

@@ -65,9 +65,13 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         role = try? container.decodeIfPresent(String.self, forKey: .role)
         email = (try? container.decodeIfPresent(String.self, forKey: .email)).flatMap { $0?.isEmpty == false ? $0 : nil }
         phone = (try? container.decodeIfPresent(String.self, forKey: .phone)).flatMap { $0?.isEmpty == false ? $0 : nil }
+        // Wire: RFC 3339 strings. Latchkey's own store: seconds since 1970 (exact round trip).
         func date(_ key: CodingKeys) -> Date? {
-            guard let text = try? container.decodeIfPresent(String.self, forKey: key) else { return nil }
-            return ISO8601.parse(text)
+            if let text = try? container.decodeIfPresent(String.self, forKey: key) { return ISO8601.parse(text) }
+            if let seconds = try? container.decodeIfPresent(Double.self, forKey: key) {
+                return Date(timeIntervalSince1970: seconds)
+            }
+            return nil
         }
         emailConfirmedAt = date(.emailConfirmedAt)
         phoneConfirmedAt = date(.phoneConfirmedAt)
@@ -88,8 +92,10 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         try container.encodeIfPresent(role, forKey: .role)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encodeIfPresent(phone, forKey: .phone)
+        // Seconds since 1970, so a stored user reads back exactly (GoTrue strings carry
+        // microseconds, which a millisecond string would lose).
         func encodeDate(_ value: Date?, _ key: CodingKeys) throws {
-            if let value { try container.encode(ISO8601.format(value), forKey: key) }
+            if let value { try container.encode(value.timeIntervalSince1970, forKey: key) }
         }
         try encodeDate(emailConfirmedAt, .emailConfirmedAt)
         try encodeDate(phoneConfirmedAt, .phoneConfirmedAt)

@@ -58,7 +58,7 @@ public actor EncryptedFileCredentialStore: CredentialStore {
 
     public func load(key: String) async throws -> Data? {
         guard let sealed = try AtomicFile.read(fileURL(for: key)) else { return nil }
-        guard sealed.count > Self.magic.count + 28, sealed.prefix(Self.magic.count).elementsEqual(Self.magic)
+        guard sealed.count >= Self.magic.count + 28, sealed.prefix(Self.magic.count).elementsEqual(Self.magic)
         else { throw StorageError.corrupted(reason: "not a sealed credential file") }
         let encryptionKey = try await self.encryptionKey()
         do {

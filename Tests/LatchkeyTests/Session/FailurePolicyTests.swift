@@ -91,7 +91,7 @@ struct FailurePolicyTests {
 
     @Test("Sign-out while a refresh is in flight leaves no ghost session behind")
     func signOutDuringRefresh() async throws {
-        let harness = Harness()
+        let harness = Harness { $0.automaticRefresh = false }
         _ = try await harness.seed(age: 3570)
         await harness.manager.restore()
         harness.backend.holdRefreshes()

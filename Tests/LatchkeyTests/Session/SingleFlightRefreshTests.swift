@@ -6,7 +6,7 @@ import Testing
 struct SingleFlightRefreshTests {
     @Test("1,000 concurrent callers with an expiring token cause exactly one refresh")
     func thousandCallers() async throws {
-        let harness = Harness()
+        let harness = Harness { $0.automaticRefresh = false }
         _ = try await harness.seed(age: 3590)  // 10 s left, minTTL 60 → refresh needed
         #expect(await harness.manager.restore().isSignedIn)
         harness.backend.holdRefreshes()
