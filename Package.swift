@@ -70,6 +70,11 @@ let package = Package(
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
+            name: "LatchkeyCommandTests",
+            dependencies: ["latchkey", "LatchkeyServer"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer",

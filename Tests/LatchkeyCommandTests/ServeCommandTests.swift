@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `latchkey serve` and `latchkey keys`, run as real processes.
+@Suite("latchkey serve and keys", .serialized)
+struct ServeCommandTests {
+    func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-cli-\(UUID().uuidString)")
+    }
+
+    func get(_ url: String, bearer: String? = nil) async throws -> (Int, String) {
+        var request = URLRequest(url: URL(string: url)!)
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    func waitForHealth(_ base: String) async throws {
+        for _ in 0..<200 {
+            if let (status, _) = try? await get(base + "/health"), status == 200 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CancellationError()
+    }
+
+    @Test("serve answers, keys' service_role key opens /admin, SIGTERM exits 0")
+    func serveKeysAndGracefulShutdown() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = CommandRunner.freePort()
+        let server = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", data.path, "--log-level", "warning"])
+        let base = "http://127.0.0.1:\(port)"
+        try await waitForHealth(base)
+
+        let keys = try CommandRunner.run(["keys", "--data-dir", data.path])
+        #expect(keys.status == 0)
+        let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
+        let anon = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("anon key:") }?.split(separator: " ").last.map(String.init))
+        #expect(try await get(base + "/admin/users", bearer: serviceRole).0 == 200)
+        #expect(try await get(base + "/admin/users", bearer: anon).0 == 403)
+
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(await server.wait(upTo: 20), "the server stops on SIGTERM")
+        #expect(server.process.terminationStatus == 0)
+        #expect(!server.stderr.contains("Fatal error"))
+    }
+
+    @Test("bad configuration is a clear error and a non-zero exit, never a crash")
+    func badConfiguration() throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let shortSecret = try CommandRunner.run(["serve", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": "short"])
+        #expect(shortSecret.status != 0)
+        #expect(shortSecret.stderr.contains("LATCHKEY_JWT_SECRET must be at least 32 bytes"))
+        let badPort = try CommandRunner.run(["serve", "--port", "70000", "--data-dir", data.path])
+        #expect(badPort.status != 0)
+        #expect(badPort.stderr.contains("--port"))
+        let postgres = try CommandRunner.run(["serve", "--database", "mysql://nope", "--data-dir", data.path])
+        #expect(postgres.status != 0)
+        #expect(!postgres.stderr.contains("Fatal error"))
+        let badLevel = try CommandRunner.run(["serve", "--log-level", "loud"])
+        #expect(badLevel.status != 0)
+    }
+}
