@@ -45,7 +45,7 @@ public enum LatchkeyApplication {
         let router = makeRouter(service: service)
 
         return Application(
-            router: router,
+            responder: GatewayPrefixResponder(inner: router.buildResponder()),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [ResourceCloser(store: store, hasher: hasher, logger: logger)],
             onServerRunning: { channel in

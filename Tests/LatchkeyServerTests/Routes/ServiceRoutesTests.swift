@@ -51,3 +51,21 @@ struct ServiceRoutesTests {
         }
     }
 }
+
+/// Supabase clients add `/auth/v1` to the project URL; the server answers there too.
+@Suite("Supabase gateway prefix")
+struct GatewayPrefixTests {
+    @Test("routes answer under /auth/v1 exactly as at the root")
+    func prefixed() async throws {
+        try await TestServer.with { server in
+            #expect(try await server.request(.GET, "/auth/v1/health").status == 200)
+            try await server.signUp("prefix@example.com")
+            let signIn = try await server.request(.POST, "/auth/v1/token?grant_type=password", json: ["email": "prefix@example.com", "password": "correct horse battery"])
+            #expect(signIn.status == 200)
+            let session = try #require(TestSession(signIn))
+            #expect(try await server.request(.GET, "/auth/v1/user", bearer: session.accessToken).status == 200)
+            #expect(try await server.request(.GET, "/auth/v1x/user", bearer: session.accessToken).status == 404)
+            #expect(try await server.request(.GET, "/auth/v1", bearer: session.accessToken).status == 404)
+        }
+    }
+}
