@@ -22,6 +22,11 @@ final class LibSecret: @unchecked Sendable {
     typealias ClearFunction = @convention(c) (
         UnsafeRawPointer?, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     ) -> Int32
+    typealias SearchFunction = @convention(c) (
+        OpaquePointer?, UnsafeRawPointer?, OpaquePointer?, Int32, OpaquePointer?,
+        UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> UnsafeMutableRawPointer?
+    typealias ListFreeFull = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
     typealias FreeFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
     typealias QuarkFunction = @convention(c) () -> UInt32
     typealias HashTableNew = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> OpaquePointer?
@@ -38,6 +43,9 @@ final class LibSecret: @unchecked Sendable {
     let lookup: LookupFunction
     let store: StoreFunction
     let clear: ClearFunction
+    let search: SearchFunction
+    let listFreeFull: ListFreeFull
+    let objectUnref: UnsafeMutableRawPointer
     let passwordFree: FreeFunction
     let errorFree: FreeFunction
     let secretErrorQuark: QuarkFunction
@@ -50,7 +58,8 @@ final class LibSecret: @unchecked Sendable {
     /// Loads libsecret, or returns `nil` when it is not installed.
     init?() {
         guard let secret = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL),
-              let glib = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_LOCAL)
+              let glib = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_LOCAL),
+              let gobject = dlopen("libgobject-2.0.so.0", RTLD_NOW | RTLD_LOCAL)
         else { return nil }
         func symbol<T>(_ handle: UnsafeMutableRawPointer, _ name: String, as type: T.Type) -> T? {
             guard let pointer = dlsym(handle, name) else { return nil }
@@ -59,6 +68,9 @@ final class LibSecret: @unchecked Sendable {
         guard let lookup = symbol(secret, "secret_password_lookupv_sync", as: LookupFunction.self),
               let store = symbol(secret, "secret_password_storev_sync", as: StoreFunction.self),
               let clear = symbol(secret, "secret_password_clearv_sync", as: ClearFunction.self),
+              let search = symbol(secret, "secret_service_search_sync", as: SearchFunction.self),
+              let listFreeFull = symbol(glib, "g_list_free_full", as: ListFreeFull.self),
+              let objectUnref = dlsym(gobject, "g_object_unref"),
               let passwordFree = symbol(secret, "secret_password_free", as: FreeFunction.self),
               let quark = symbol(secret, "secret_error_get_quark", as: QuarkFunction.self),
               let errorFree = symbol(glib, "g_error_free", as: FreeFunction.self),
@@ -71,6 +83,9 @@ final class LibSecret: @unchecked Sendable {
         self.lookup = lookup
         self.store = store
         self.clear = clear
+        self.search = search
+        self.listFreeFull = listFreeFull
+        self.objectUnref = objectUnref
         self.passwordFree = passwordFree
         self.errorFree = errorFree
         self.secretErrorQuark = quark
@@ -79,6 +94,19 @@ final class LibSecret: @unchecked Sendable {
         self.hashTableUnref = hashTableUnref
         self.stringHash = stringHash
         self.stringEqual = stringEqual
+    }
+
+    /// Whether an item matching `attributes` exists, locked ones included, without unlocking
+    /// anything. `secret_password_lookupv_sync` returns `NULL` *without an error* for an item in a
+    /// locked collection; this tells that apart from "not found".
+    func itemExists(_ schema: UnsafeRawPointer, _ attributes: OpaquePointer?) -> Result<Bool, Failure> {
+        var error: UnsafeMutableRawPointer?
+        let searchAll: Int32 = 1 << 1  // SECRET_SEARCH_ALL, without SECRET_SEARCH_UNLOCK
+        let list = search(nil, schema, attributes, searchAll, nil, &error)
+        if let error { return .failure(takeError(error)) }
+        guard let list else { return .success(false) }
+        listFreeFull(list, objectUnref)
+        return .success(true)
     }
 
     /// Copies a `GError` into a ``Failure`` and frees it.

@@ -63,7 +63,14 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
             var error: UnsafeMutableRawPointer?
             let result = library.lookup(schema, attributes, nil, &error)
             if let error { return .failure(library.takeError(error)) }
-            guard let result else { return .success(nil) }
+            guard let result else {
+                // NULL without an error is also what a locked item looks like.
+                switch library.itemExists(schema, attributes) {
+                case .success(false): return .success(nil)
+                case .success(true): return .failure(.init(isSecretDomain: true, code: 2, message: "item is locked"))
+                case .failure(let failure): return .failure(failure)
+                }
+            }
             defer { library.passwordFree(result) }
             return .success(String(cString: result))
         }

@@ -2,9 +2,18 @@ import Foundation
 import Testing
 @testable import Latchkey
 
-/// Runs only where a Secret Service keyring answers, e.g. under
-/// `dbus-run-session -- sh -c 'echo pw | gnome-keyring-daemon --unlock --components=secrets; swift test'`.
-@Suite("Secret Service keyring (libsecret via dlopen)")
+/// Runs only where a Secret Service keyring answers. On Debian/Ubuntu:
+///
+/// ```sh
+/// apt-get install -y libsecret-1-0 gnome-keyring dbus dbus-x11
+/// dbus-run-session -- sh -c 'eval "$(printf test-password | gnome-keyring-daemon --unlock --components=secrets)";
+///   export LATCHKEY_KEYRING_PASSWORD=test-password; swift test --filter SecretService'
+/// ```
+///
+/// With `LATCHKEY_KEYRING_PASSWORD` set, the locked-keyring test also runs: it locks the login
+/// collection over D-Bus and unlocks it again with that password. Serialized, since it locks the
+/// keyring the other tests use.
+@Suite("Secret Service keyring (libsecret via dlopen)", .serialized)
 struct SecretServiceCredentialStoreTests {
     static let keyringAnswers = SecretServiceCredentialStore(service: "dev.latchkey.tests").probeSynchronously()
 
@@ -42,5 +51,39 @@ struct SecretServiceCredentialStoreTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(".key").path))
         #expect(try await SecretServiceCredentialStore(service: service).load(key: "file-encryption-key")?.count == 32)
         try await SecretServiceCredentialStore(service: service).delete(key: "file-encryption-key")
+    }
+
+    static let keyringPassword = ProcessInfo.processInfo.environment["LATCHKEY_KEYRING_PASSWORD"]
+
+    @Test(
+        "An item in a locked keyring loads as .locked, never as 'not found'",
+        .enabled(if: keyringAnswers && keyringPassword != nil, "needs a keyring and LATCHKEY_KEYRING_PASSWORD"))
+    func lockedItem() async throws {
+        let service = "dev.latchkey.tests.\(UUID().uuidString)"
+        let store = SecretServiceCredentialStore(service: service)
+        try await store.save(Data("session".utf8), key: "session")
+        try run("/usr/bin/dbus-send", [
+            "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+            "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login",
+        ])
+        await #expect(throws: StorageError.locked) { try await store.load(key: "session") }
+        await #expect(throws: StorageError.locked) { try await store.save(Data("x".utf8), key: "other") }
+        try run("/usr/bin/gnome-keyring-daemon", ["--unlock", "--components=secrets"], input: Self.keyringPassword)
+        #expect(try await store.load(key: "session") == Data("session".utf8))
+        try await store.delete(key: "session")
+    }
+
+    private func run(_ executable: String, _ arguments: [String], input: String? = nil) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardInput = pipe
+        try process.run()
+        if let input { pipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try pipe.fileHandleForWriting.close()
+        process.waitUntilExit()
     }
 }
