@@ -34,8 +34,14 @@ struct ServeCommand: AsyncParsableCommand {
     var refreshReuseInterval: Int = Int(ServerConfiguration.defaultRefreshReuseInterval)
     @Option(name: .customLong("session-timebox"), help: "Maximum session age in seconds (default: unlimited).")
     var sessionTimebox: Int?
-    @Option(name: .customLong("database"), help: "Database URL (default sqlite://<data-dir>/latchkey.sqlite).")
+    @Option(
+        name: .customLong("database"),
+        help: "Database URL: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require] to share one database between several instances.")
     var database: String?
+    @Option(name: .customLong("database-pool-size"), help: "PostgreSQL: most connections this instance opens.")
+    var databasePoolSize: Int = ServerConfiguration.defaultDatabasePoolSize
+    @Option(name: .customLong("database-timeout"), help: "PostgreSQL: seconds a request waits for a connection before it is answered 503.")
+    var databaseTimeout: Double = ServerConfiguration.defaultDatabaseTimeout
     @Option(name: .customLong("password-min-length"), help: "Minimum password length.")
     var passwordMinLength: Int = ServerConfiguration.defaultMinimumPasswordLength
     @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for new password hashes.")
@@ -73,6 +79,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.refreshReuseInterval = TimeInterval(refreshReuseInterval)
         configuration.sessionTimebox = sessionTimebox.map(TimeInterval.init)
         configuration.databaseURL = database
+        configuration.databasePoolSize = databasePoolSize
+        configuration.databaseTimeout = databaseTimeout
         configuration.jwtSecret = data.environmentSecret
         configuration.minimumPasswordLength = passwordMinLength
         configuration.bcryptCost = bcryptCost
@@ -97,6 +105,10 @@ struct ServeCommand: AsyncParsableCommand {
             try await LatchkeyApplication.run(configuration: configuration, logger: logger)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
+        } catch StoreError.unavailable(let reason) {
+            // The database could not be reached (or migrated) at start: say why, without a usage text.
+            logger.critical("cannot start: \(reason)")
+            throw ExitCode.failure
         }
     }
 }

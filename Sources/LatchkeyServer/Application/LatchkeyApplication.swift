@@ -28,7 +28,7 @@ public enum LatchkeyApplication {
         try configuration.validate()
         try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)
         let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
-        let store = try store ?? openStore(configuration)
+        let store: any AuthStore = if let store { store } else { try await openStore(configuration, logger: logger) }
         let hasher = PasswordHasher(
             cost: configuration.bcryptCost,
             threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -47,7 +47,9 @@ public enum LatchkeyApplication {
         return Application(
             responder: GatewayPrefixResponder(inner: router.buildResponder()),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            services: [ResourceCloser(store: store, hasher: hasher, logger: logger)],
+            // A store that runs in the background (PostgreSQL's connection pool) starts first and
+            // stops last: graceful shutdown goes in reverse order, after the server and the closer.
+            services: [store as? any Service].compactMap { $0 } + [ResourceCloser(store: store, hasher: hasher, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 boundPort.set(port)
@@ -87,8 +89,9 @@ public enum LatchkeyApplication {
         try await app.runService()
     }
 
-    /// Opens the store a database URL names: `sqlite://PATH` (the default, in the data directory).
-    static func openStore(_ configuration: ServerConfiguration) throws -> any AuthStore {
+    /// Opens the store a database URL names: `sqlite://PATH` (the default, in the data directory)
+    /// or `postgres://…` / `postgresql://…` (migrated, pooled; see ``PostgresAuthStore``).
+    static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any AuthStore {
         let url = configuration.databaseURL ?? "sqlite://" + configuration.dataDirectory.appendingPathComponent("latchkey.sqlite").path
         if url.hasPrefix("sqlite://") || url.hasPrefix("sqlite:") {
             let path = url.hasPrefix("sqlite://") ? String(url.dropFirst("sqlite://".count)) : String(url.dropFirst("sqlite:".count))
@@ -100,9 +103,12 @@ public enum LatchkeyApplication {
             return store
         }
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-            throw ConfigurationError("PostgreSQL is not supported yet; use the default SQLite store (sqlite://PATH)")
+            let store = try await PostgresAuthStore.connect(
+                url: url, poolSize: configuration.databasePoolSize, timeout: configuration.databaseTimeout, logger: logger)
+            logger.notice("using PostgreSQL", metadata: ["database": "\(store.redactedURL)", "pool_size": "\(configuration.databasePoolSize)"])
+            return store
         }
-        throw ConfigurationError("--database must be a sqlite:// URL")
+        throw ConfigurationError("--database must be a sqlite:// or postgres:// URL")
     }
 }
 

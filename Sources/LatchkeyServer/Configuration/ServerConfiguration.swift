@@ -25,6 +25,11 @@ public struct ServerConfiguration: Sendable {
     public static let defaultMinimumPasswordLength = 8
     /// Default bcrypt cost.
     public static let defaultBcryptCost = 10
+    /// Default most connections one server instance keeps to PostgreSQL. With several
+    /// instances, keep instances × pool size below the database's `max_connections`.
+    public static let defaultDatabasePoolSize = 10
+    /// Default longest wait for a PostgreSQL connection before a request is answered 503.
+    public static let defaultDatabaseTimeout: TimeInterval = 5
     /// Largest request body accepted.
     public static let maximumRequestBodySize = 1 << 20
 
@@ -35,8 +40,15 @@ public struct ServerConfiguration: Sendable {
     /// Folder for the SQLite database, the generated JWT secret and the mail outbox.
     /// Created with mode 0700; files inside are 0600.
     public var dataDirectory: URL
-    /// Where user and session data live. `nil` means `sqlite://<dataDirectory>/latchkey.sqlite`.
+    /// Where user and session data live. `nil` means `sqlite://<dataDirectory>/latchkey.sqlite`;
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require]` selects PostgreSQL
+    /// (see ``PostgresAuthStore``), which several instances can share.
     public var databaseURL: String?
+    /// PostgreSQL only: the most connections this instance opens (its pool size).
+    public var databasePoolSize: Int = defaultDatabasePoolSize
+    /// PostgreSQL only: seconds a request waits for a database connection (while the database is
+    /// unreachable, or every pooled connection is busy) before it is answered 503.
+    public var databaseTimeout: TimeInterval = defaultDatabaseTimeout
     /// Confirm new sign-ups without an email round trip.
     public var autoconfirm: Bool = false
     /// Refuse new sign-ups (`/settings` reports it; admins can still create users).
@@ -91,6 +103,8 @@ public struct ServerConfiguration: Sendable {
         guard refreshReuseInterval >= 0 else { throw ConfigurationError("--refresh-reuse-interval cannot be negative") }
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31") }
         guard minimumPasswordLength >= 6 else { throw ConfigurationError("minimum password length must be at least 6") }
+        guard (1...1000).contains(databasePoolSize) else { throw ConfigurationError("--database-pool-size must be between 1 and 1000") }
+        guard databaseTimeout > 0 else { throw ConfigurationError("--database-timeout must be more than 0 seconds") }
         guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
         if let siteURL, URL(string: siteURL)?.scheme == nil {
             throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")

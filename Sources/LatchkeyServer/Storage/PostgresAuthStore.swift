@@ -1,0 +1,215 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The store for running several `latchkey serve` instances on one PostgreSQL database.
+///
+/// Every method is one transaction on a pooled connection (``PostgresClient``, at most
+/// `poolSize` connections per instance). Refresh-token rotation locks the session row and the
+/// token rows it reads (`SELECT … FOR UPDATE`), so concurrent refreshes of one token on any
+/// number of instances produce exactly one successor; sessions are read from the database on
+/// every request, so a logout on one instance is seen by all of them at once.
+///
+/// The pool must run: the store is a `Service`, and ``LatchkeyApplication`` runs it alongside the
+/// HTTP server. While the database is unreachable, calls throw ``StoreError/unavailable(_:)``
+/// (503 for clients) after waiting at most `timeout` for a connection; the pool reconnects by
+/// itself when the database returns.
+///
+/// ```swift
+/// let store = try await PostgresAuthStore.connect(url: "postgres://latchkey@127.0.0.1:5432/latchkey")
+/// let server = try await EmbeddedServer.start(configuration: configuration, store: store)
+/// ```
+public final class PostgresAuthStore: AuthStore, Service {
+    let client: PostgresClient
+    /// The longest a call waits for a pooled connection before answering ``StoreError/unavailable(_:)``.
+    let timeout: Duration
+    /// Logs from the driver; never below `.info`, because driver traces carry row data.
+    let logger: Logger
+    /// The database URL without its password.
+    public let redactedURL: String
+    /// Whether ``run()`` has started the pool (it runs once).
+    private let running = LeaseFlag()
+
+    private init(client: PostgresClient, timeout: Duration, logger: Logger, redactedURL: String) {
+        self.client = client
+        self.timeout = timeout
+        self.logger = logger
+        self.redactedURL = redactedURL
+    }
+
+    /// Connects to the database at `url`, applies pending migrations (safely, while other
+    /// instances may be doing the same), and returns the store. Run it (``run()``) before use.
+    ///
+    /// - Parameters:
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require…]`.
+    ///   - poolSize: the most connections this store opens.
+    ///   - timeout: the longest a call waits for a connection while the database is unreachable
+    ///     or every connection is busy.
+    public static func connect(
+        url: String, poolSize: Int = ServerConfiguration.defaultDatabasePoolSize,
+        timeout: TimeInterval = ServerConfiguration.defaultDatabaseTimeout, logger: Logger = Logger(label: "latchkey.postgres")
+    ) async throws -> PostgresAuthStore {
+        let parsed = try PostgresDatabaseURL(url)
+        var driverLogger = logger
+        if driverLogger.logLevel < .info { driverLogger.logLevel = .info }
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: try parsed.connectionConfiguration(), id: 0, logger: driverLogger)
+            do {
+                let applied = try await PostgresMigrations.migrate(connection, logger: driverLogger)
+                if !applied.isEmpty { logger.notice("applied PostgreSQL migrations", metadata: ["versions": "\(applied)"]) }
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw StoreError.unavailable("cannot prepare PostgreSQL at \(parsed.redacted): \(PostgresFailure.describe(error))")
+        }
+        let client = PostgresClient(
+            configuration: try parsed.clientConfiguration(maximumConnections: poolSize), backgroundLogger: driverLogger)
+        return PostgresAuthStore(
+            client: client, timeout: .milliseconds(Int64(timeout * 1000)), logger: driverLogger, redactedURL: parsed.redacted)
+    }
+
+    /// Runs the connection pool until graceful shutdown or cancellation.
+    ///
+    /// The pool runs once: when the store is already running (say a test runs it and also hands
+    /// it to ``EmbeddedServer``), a second call only waits for shutdown.
+    public func run() async throws {
+        guard running.setIfUnset() else {
+            try? await gracefulShutdown()
+            return
+        }
+        await client.run()
+    }
+
+    /// Nothing to release here: the pool closes when ``run()`` ends.
+    public func close() async throws {}
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+        try await transaction { connection in
+            try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+        }
+    }
+
+    public func user(id: UUID) async throws -> UserRecord? {
+        try await autocommit { connection in
+            try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(id)", logger: self.logger)
+                .firstRow { try PostgresRows.user($0) }
+        }
+    }
+
+    public func user(email: String) async throws -> UserRecord? {
+        try await autocommit { connection in
+            try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE email = \(email)", logger: self.logger)
+                .firstRow { try PostgresRows.user($0) }
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+        try await transaction { connection in
+            try await connection.query(PostgresRows.updateUser(user), logger: self.logger)
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+        }
+    }
+
+    public func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
+        try await transaction { connection in
+            // Sessions first (their rows are what rotation locks), then the user; tokens and
+            // links go with the user (ON DELETE CASCADE).
+            try await connection.query("DELETE FROM sessions WHERE user_id = \(id)", logger: self.logger)
+            let deleted = try await connection.query("DELETE FROM users WHERE id = \(id) RETURNING id", logger: self.logger)
+                .rowCount() > 0
+            if deleted, let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+            return deleted
+        }
+    }
+
+    public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
+        // One snapshot for the count and the page.
+        let result = try await transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+            let total = try await connection.query("SELECT COUNT(*) FROM users", logger: self.logger).firstRow { try $0.decode(Int.self) } ?? 0
+            let users = try await connection.query(
+                """
+                SELECT \(unescaped: PostgresRows.userColumns) FROM users ORDER BY created_at, id
+                LIMIT \(Int64(max(limit, 0))) OFFSET \(Int64(max(offset, 0)))
+                """, logger: self.logger
+            ).allRows { try PostgresRows.user($0) }
+            return UserPage(users: users, total: total)
+        }
+        return (result.users, result.total)
+    }
+
+    // MARK: Email-link tokens
+
+    public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                INSERT INTO one_time_tokens (user_id, kind, token_hash, relates_to, created_at)
+                VALUES (\(token.userID), \(token.kind.rawValue), \(token.tokenHash), \(token.relatesTo), \(token.createdAt))
+                ON CONFLICT (user_id, kind) DO UPDATE SET
+                    token_hash = EXCLUDED.token_hash, relates_to = EXCLUDED.relates_to, created_at = EXCLUDED.created_at
+                """, logger: self.logger)
+            if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+        }
+    }
+
+    public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        let consumed = try await transaction { connection -> ConsumedToken? in
+            // Deleting with RETURNING spends the token exactly once, however many instances race.
+            guard let token = try await connection.query(
+                """
+                DELETE FROM one_time_tokens WHERE token_hash = \(hash) AND kind = ANY(\(kinds.map(\.rawValue)))
+                RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
+                """, logger: self.logger
+            ).firstRow({ try PostgresRows.oneTimeToken($0) }) ?? nil,
+                let user = try await connection.query(
+                    "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(token.userID)", logger: self.logger
+                ).firstRow({ try PostgresRows.user($0) })
+            else { return nil }
+            return ConsumedToken(token: token, user: user)
+        }
+        return consumed.map { ($0.token, $0.user) }
+    }
+
+    // MARK: Audit
+
+    public func appendAudit(_ entry: AuditEntry) async throws {
+        try await autocommit { connection in
+            try await connection.query(PostgresRows.insertAudit(entry), logger: self.logger)
+        }
+    }
+
+    public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
+        try await autocommit { connection in
+            try await connection.query(
+                """
+                SELECT \(unescaped: PostgresRows.auditColumns) FROM audit_log ORDER BY seq DESC
+                LIMIT \(Int64(max(limit, 0))) OFFSET \(Int64(max(offset, 0)))
+                """, logger: self.logger
+            ).allRows { try PostgresRows.audit($0) }
+        }
+    }
+}
+
+/// A page of users, as one `Sendable` value leaving a transaction.
+struct UserPage: Sendable {
+    var users: [UserRecord]
+    var total: Int
+}
+
+/// A consumed email-link token and its user.
+struct ConsumedToken: Sendable {
+    var token: OneTimeToken
+    var user: UserRecord
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema: the same tables, columns and rules as ``SQLiteMigrations``, in
+/// PostgreSQL's native types (UUID, TIMESTAMPTZ, JSONB).
+///
+/// Migrations run in one transaction that first takes a transaction-scoped advisory lock, so
+/// several `latchkey serve` instances starting at once apply each migration exactly once: the
+/// first applies them, the others wait for its commit and then find nothing left to do. DDL is
+/// transactional in PostgreSQL, so a failed migration leaves no half-made schema behind.
+enum PostgresMigrations {
+    /// One schema change: its name (recorded in `latchkey_schema_migrations`) and its statements.
+    struct Migration: Sendable {
+        var version: String
+        var statements: [String]
+    }
+
+    /// The advisory-lock key that serialises migrations ("Latchkey" in ASCII). Advisory locks
+    /// are per database, so instances on different databases never wait for each other.
+    static let lockKey: Int64 = 0x4C61_7463_686B_6579
+
+    /// Every migration, oldest first. Never edit one that has shipped: add a new one.
+    static let all: [Migration] = [
+        Migration(version: "v1: users, sessions, refresh tokens, links, audit", statements: [
+            """
+            CREATE TABLE users (
+                id UUID PRIMARY KEY,
+                aud TEXT NOT NULL,
+                role TEXT NOT NULL,
+                email TEXT NOT NULL CONSTRAINT users_email_key UNIQUE,
+                password_hash TEXT,
+                email_confirmed_at TIMESTAMPTZ,
+                confirmation_sent_at TIMESTAMPTZ,
+                recovery_sent_at TIMESTAMPTZ,
+                new_email TEXT,
+                email_change_sent_at TIMESTAMPTZ,
+                last_sign_in_at TIMESTAMPTZ,
+                banned_until TIMESTAMPTZ,
+                app_metadata JSONB NOT NULL,
+                user_metadata JSONB NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "CREATE INDEX users_created_at ON users (created_at, id)",
+            """
+            CREATE TABLE sessions (
+                id UUID PRIMARY KEY,
+                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                refreshed_at TIMESTAMPTZ NOT NULL,
+                not_after TIMESTAMPTZ,
+                auth_method TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX sessions_user_id ON sessions (user_id)",
+            // Tokens outlive their session (no cascade from sessions), so that a token of an ended
+            // session answers session_not_found rather than refresh_token_not_found.
+            """
+            CREATE TABLE refresh_tokens (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                token_hash TEXT NOT NULL UNIQUE,
+                session_id UUID NOT NULL,
+                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                parent_hash TEXT,
+                revoked_at TIMESTAMPTZ,
+                created_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id, revoked_at)",
+            "CREATE INDEX refresh_tokens_user ON refresh_tokens (user_id)",
+            """
+            CREATE TABLE one_time_tokens (
+                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                token_hash TEXT NOT NULL UNIQUE,
+                relates_to TEXT NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (user_id, kind)
+            )
+            """,
+            """
+            CREATE TABLE audit_log (
+                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id UUID NOT NULL UNIQUE,
+                action TEXT NOT NULL,
+                actor_id UUID,
+                actor_username TEXT,
+                log_type TEXT NOT NULL,
+                traits JSONB NOT NULL,
+                ip_address TEXT NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+        ])
+    ]
+
+    /// Applies the migrations `connection`'s database lacks; returns the versions it applied.
+    @discardableResult
+    static func migrate(_ connection: PostgresConnection, migrations: [Migration] = all, logger: Logger) async throws -> [String] {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS latchkey_schema_migrations (
+                    version TEXT PRIMARY KEY,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """, logger: logger)
+            var applied = Set<String>()
+            for try await version in try await connection.query("SELECT version FROM latchkey_schema_migrations", logger: logger)
+                .decode(String.self)
+            {
+                applied.insert(version)
+            }
+            var newlyApplied: [String] = []
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO latchkey_schema_migrations (version) VALUES (\(migration.version))", logger: logger)
+                newlyApplied.append(migration.version)
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return newlyApplied
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import PostgresNIO
+
+/// Mapping between records and PostgreSQL rows, and the statements that write them.
+///
+/// Dates are TIMESTAMPTZ (microsecond precision); metadata and audit traits are JSONB, written
+/// from and read back as the same compact JSON text that SQLite stores.
+enum PostgresRows {
+    // MARK: Users
+
+    /// The columns ``user(_:)`` decodes, in order.
+    static let userColumns = """
+        id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at, \
+        new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata::text, user_metadata::text, \
+        created_at, updated_at
+        """
+
+    /// ``userColumns`` of the table aliased `u`.
+    static let userColumnsOfU = userColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }
+        .joined(separator: ", ")
+
+    /// Decodes ``userColumns`` starting at column `offset` (after a session's columns in a join).
+    static func user(_ row: PostgresRow, offset: Int = 0) throws -> UserRecord {
+        let cells = row.makeRandomAccess()
+        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[offset + index].decode(T.self) }
+        return UserRecord(
+            id: try cell(0), aud: try cell(1), role: try cell(2), email: try cell(3), passwordHash: try cell(4),
+            emailConfirmedAt: try cell(5), confirmationSentAt: try cell(6), recoverySentAt: try cell(7), newEmail: try cell(8),
+            emailChangeSentAt: try cell(9), lastSignInAt: try cell(10), bannedUntil: try cell(11),
+            appMetadata: .fromJSONString(try cell(12, String.self)), userMetadata: .fromJSONString(try cell(13, String.self)),
+            createdAt: try cell(14), updatedAt: try cell(15))
+    }
+
+    static func insertUser(_ user: UserRecord) -> PostgresQuery {
+        """
+        INSERT INTO users (id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at,
+            new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at)
+        VALUES (\(user.id), \(user.aud), \(user.role), \(user.email), \(user.passwordHash), \(user.emailConfirmedAt),
+            \(user.confirmationSentAt), \(user.recoverySentAt), \(user.newEmail), \(user.emailChangeSentAt), \(user.lastSignInAt),
+            \(user.bannedUntil), \(user.appMetadata.jsonString())::jsonb, \(user.userMetadata.jsonString())::jsonb,
+            \(user.createdAt), \(user.updatedAt))
+        """
+    }
+
+    static func updateUser(_ user: UserRecord) -> PostgresQuery {
+        """
+        UPDATE users SET aud = \(user.aud), role = \(user.role), email = \(user.email), password_hash = \(user.passwordHash),
+            email_confirmed_at = \(user.emailConfirmedAt), confirmation_sent_at = \(user.confirmationSentAt),
+            recovery_sent_at = \(user.recoverySentAt), new_email = \(user.newEmail), email_change_sent_at = \(user.emailChangeSentAt),
+            last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil),
+            app_metadata = \(user.appMetadata.jsonString())::jsonb, user_metadata = \(user.userMetadata.jsonString())::jsonb,
+            created_at = \(user.createdAt), updated_at = \(user.updatedAt)
+        WHERE id = \(user.id)
+        """
+    }
+
+    // MARK: Sessions and refresh tokens
+
+    static let sessionColumns = "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method"
+    static let sessionColumnsOfS = "s.id, s.user_id, s.created_at, s.updated_at, s.refreshed_at, s.not_after, s.auth_method"
+
+    /// Decodes ``sessionColumns``, the first seven columns of the row.
+    static func session(_ row: PostgresRow) throws -> SessionRecord {
+        let cells = row.makeRandomAccess()
+        return SessionRecord(
+            id: try cells[0].decode(UUID.self), userID: try cells[1].decode(UUID.self),
+            createdAt: try cells[2].decode(Date.self), updatedAt: try cells[3].decode(Date.self),
+            refreshedAt: try cells[4].decode(Date.self), notAfter: try cells[5].decode(Date?.self),
+            authMethod: try cells[6].decode(String.self))
+    }
+
+    static func insertSession(_ session: SessionRecord) -> PostgresQuery {
+        """
+        INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method)
+        VALUES (\(session.id), \(session.userID), \(session.createdAt), \(session.updatedAt), \(session.refreshedAt),
+            \(session.notAfter), \(session.authMethod))
+        """
+    }
+
+    static let refreshTokenColumns = "id, token_hash, session_id, user_id, parent_hash, revoked_at, created_at"
+
+    static func refreshToken(_ row: PostgresRow) throws -> RefreshTokenRecord {
+        let (id, hash, sessionID, userID, parentHash, revokedAt, createdAt) =
+            try row.decode((Int64, String, UUID, UUID, String?, Date?, Date).self)
+        return RefreshTokenRecord(
+            id: id, tokenHash: hash, sessionID: sessionID, userID: userID, parentHash: parentHash, revokedAt: revokedAt, createdAt: createdAt)
+    }
+
+    static func insertRefreshToken(hash: String, parentHash: String?, session: SessionRecord, now: Date) -> PostgresQuery {
+        """
+        INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at)
+        VALUES (\(hash), \(session.id), \(session.userID), \(parentHash), NULL, \(now))
+        """
+    }
+
+    // MARK: Email-link tokens
+
+    static let oneTimeTokenColumns = "user_id, kind, token_hash, relates_to, created_at"
+
+    static func oneTimeToken(_ row: PostgresRow) throws -> OneTimeToken? {
+        let (userID, kind, hash, relatesTo, createdAt) = try row.decode((UUID, String, String, String, Date).self)
+        guard let kind = OneTimeToken.Kind(rawValue: kind) else { return nil }
+        return OneTimeToken(userID: userID, kind: kind, tokenHash: hash, relatesTo: relatesTo, createdAt: createdAt)
+    }
+
+    // MARK: Audit
+
+    static let auditColumns = "id, action, actor_id, actor_username, log_type, traits::text, ip_address, created_at"
+
+    static func audit(_ row: PostgresRow) throws -> AuditEntry {
+        let (id, action, actorID, actorUsername, logType, traits, ipAddress, createdAt) =
+            try row.decode((UUID, String, UUID?, String?, String, String, String, Date).self)
+        var entry = AuditEntry(
+            id: id, action: AuditEntry.Action(rawValue: action) ?? .userModified, actorID: actorID, actorUsername: actorUsername,
+            traits: .fromJSONString(traits), ipAddress: ipAddress, createdAt: createdAt)
+        entry.logType = logType
+        return entry
+    }
+
+    static func insertAudit(_ entry: AuditEntry) -> PostgresQuery {
+        """
+        INSERT INTO audit_log (id, action, actor_id, actor_username, log_type, traits, ip_address, created_at)
+        VALUES (\(entry.id), \(entry.action.rawValue), \(entry.actorID), \(entry.actorUsername), \(entry.logType),
+            \(entry.traits.jsonString())::jsonb, \(entry.ipAddress), \(entry.createdAt))
+        """
+    }
+}
