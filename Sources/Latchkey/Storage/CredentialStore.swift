@@ -6,7 +6,7 @@ import Foundation
 /// stored under `key`. Every other failure (locked, corrupted, unreachable, an OS status) throws a
 /// ``StorageError``, so a storage problem is reported and never mistaken for "signed out".
 ///
-/// Implementations: ``KeychainCredentialStore`` (Apple), ``SecretServiceCredentialStore`` (the
+/// Implementations: `KeychainCredentialStore` (Apple), ``SecretServiceCredentialStore`` (the
 /// Linux desktop keyring), ``EncryptedFileCredentialStore`` and ``MemoryCredentialStore``.
 public protocol CredentialStore: Sendable {
     /// The bytes stored under `key`, or `nil` when there are none.

@@ -38,15 +38,21 @@ public struct KeychainCredentialStore: CredentialStore {
     public let accessibility: Accessibility
     /// Whether items are bound to the current biometric enrolment.
     public let requiresBiometry: Bool
+    /// Whether to use the data-protection keychain on macOS (`kSecUseDataProtectionKeychain`),
+    /// which honours the accessibility classes like iOS does. It needs a keychain access group
+    /// entitlement, which an unsigned command-line tool lacks: pass `false` there. Default `true`.
+    public let usesDataProtectionKeychain: Bool
 
     public init(
         service: String, accessGroup: String? = nil,
-        accessibility: Accessibility = .whenUnlockedThisDeviceOnly, requiresBiometry: Bool = false
+        accessibility: Accessibility = .whenUnlockedThisDeviceOnly, requiresBiometry: Bool = false,
+        usesDataProtectionKeychain: Bool = true
     ) {
         self.service = service
         self.accessGroup = accessGroup
         self.accessibility = accessibility
         self.requiresBiometry = requiresBiometry
+        self.usesDataProtectionKeychain = usesDataProtectionKeychain
     }
 
     private func baseQuery(key: String) -> [String: Any] {
@@ -55,8 +61,8 @@ public struct KeychainCredentialStore: CredentialStore {
             kSecAttrService as String: service,
             kSecAttrAccount as String: key,
             kSecAttrSynchronizable as String: kCFBooleanFalse as Any,
-            kSecUseDataProtectionKeychain as String: true,
         ]
+        if usesDataProtectionKeychain { query[kSecUseDataProtectionKeychain as String] = true }
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query
     }
