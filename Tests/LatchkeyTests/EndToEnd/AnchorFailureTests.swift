@@ -60,6 +60,33 @@ struct AnchorFailureTests {
         }
     }
 
+    @Test("Signing out in one process signs the other out at its next refresh (no token resurrected)")
+    func signedOutElsewhere() async throws {
+        try await withTestServer { server in
+            let directory = temporaryDirectory("shared-signout")
+            defer { removeDirectory(directory) }
+            let lock = directory.appendingPathComponent("refresh.lock")
+            let keyFile = directory.appendingPathComponent(".key")
+            func process() -> E2EApp {
+                E2EApp(server: server, store: EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(keyFile))) {
+                    $0.crossProcessLockURL = lock
+                    $0.automaticRefresh = false
+                }
+            }
+            let appProcess = process()
+            let (app, _) = try await appProcess.signUp()
+            let extensionProcess = process()
+            try await extensionProcess.marker.set()
+            let widget = extensionProcess.launch()
+            #expect(await widget.restore().isSignedIn)
+            await app.signOut()
+            extensionProcess.clock.advance(by: 2 * 3600)
+            await #expect(throws: AuthFailure.self) { try await widget.session() }
+            #expect(await widget.state == .signedOut(.signedOutElsewhere))
+            #expect(extensionProcess.transport.count("/token") == 0, "it never spent the revoked token")
+        }
+    }
+
     @Test("A refresh cancelled mid-flight keeps the session; the next one succeeds (parent reuse)")
     func cancelledMidFlight() async throws {
         try await withTestServer { server in
