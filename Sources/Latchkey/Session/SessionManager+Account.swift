@@ -108,11 +108,12 @@ extension SessionManager {
     private func commitSignIn(_ received: Session) async throws -> Session {
         let now = clock.now()
         let record = StoredSession(session: received.anchored(receivedAt: now), signedInAt: now, lastServerContact: now)
+        if let previous = self.record, previous.session.user.id != received.user.id {
+            _ = await runCleanupTracked()
+        }
+        await awaitPendingCleanup()
         await commitLock.lock()
         defer { commitLock.unlock() }
-        if let previous = self.record, previous.session.user.id != received.user.id {
-            _ = await runCleanupSteps()
-        }
         generation += 1
         retryAttempt = 0
         await persist(record)

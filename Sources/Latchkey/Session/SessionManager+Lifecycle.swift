@@ -52,9 +52,7 @@ extension SessionManager {
         } catch {
             let backendError = error as? BackendError ?? .transport(.other(code: -1))
             if let reason = backendError.definitiveSignOutReason {
-                await commitLock.lock()
-                defer { commitLock.unlock() }
-                if generation == self.generation { await endSessionLocked(reason) }
+                await endSession(reason, ifGeneration: generation)
             }
             throw AuthFailure(backend: backendError)
         }
@@ -143,10 +141,8 @@ extension SessionManager {
     }
 
     private func maximumAgeReached(generation: UInt64) async {
-        await commitLock.lock()
-        defer { commitLock.unlock() }
         guard generation == self.generation, record != nil else { return }
         logger.notice("maximum session age reached", metadata: metadata("session_age"))
-        await endSessionLocked(.maximumSessionAgeExceeded)
+        await endSession(.maximumSessionAgeExceeded, ifGeneration: generation)
     }
 }

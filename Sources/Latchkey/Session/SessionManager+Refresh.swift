@@ -86,13 +86,9 @@ extension SessionManager {
         } catch {
             let backendError = error as? BackendError ?? .transport(.other(code: -1))
             if let reason = backendError.definitiveSignOutReason {
-                await commitLock.lock()
-                defer { commitLock.unlock() }
-                if generation == self.generation {
-                    logger.notice("server ended the session", metadata: metadata("refresh").merging(
-                        ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
-                    await endSessionLocked(reason)
-                }
+                logger.notice("server refused the refresh", metadata: metadata("refresh").merging(
+                    ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
+                await endSession(reason, ifGeneration: generation)
                 throw AuthFailure(backend: backendError)
             }
             throw await transientFailure(backendError, generation: generation)
@@ -134,11 +130,7 @@ extension SessionManager {
             return .use(base)
         }
         guard let stored else {
-            await commitLock.lock()
-            defer { commitLock.unlock() }
-            if generation == self.generation {
-                await endSessionLocked(.signedOutElsewhere, wipeStore: false)
-            }
+            await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
             return .signedOutElsewhere
         }
         guard stored.session.refreshToken != base.session.refreshToken else { return .use(base) }

@@ -143,7 +143,7 @@ extension SessionManager {
                 logger.error("cannot wipe stale credentials", metadata: ["operation": "restore", "error": "\(error)"])
                 return .staleInstall
             }
-            _ = await runCleanupSteps()
+            _ = await runCleanupTracked()
         }
         do {
             try await installMarker.set()

@@ -36,7 +36,7 @@ extension SessionManager {
         if let accessToken {
             report.server = await serverLogout(accessToken: accessToken, scope: scope)
         }
-        (report.completedSteps, report.failedSteps) = await runCleanupSteps()
+        (report.completedSteps, report.failedSteps) = await runCleanupTracked()
         broadcaster.emit(.signedOut(.userInitiated))
         logger.info("signed out", metadata: [
             "operation": "sign_out", "user_id": "\(userID ?? "-")", "scope": "\(scope.rawValue)",
@@ -60,9 +60,21 @@ extension SessionManager {
         }
     }
 
-    /// Ends the session for `reason` (the commit lock must be held): wipes memory and, unless
-    /// told otherwise, the store; runs the cleanup steps; emits ``SessionEvent/signedOut(_:)``.
-    func endSessionLocked(_ reason: SignOutReason, wipeStore: Bool = true) async {
+    /// Ends the session for `reason` unless another sign-in or sign-out happened since
+    /// `expectedGeneration` (pass `nil` to end whatever is current): wipes memory and, unless told
+    /// otherwise, the store under the commit lock; then, outside the lock, runs the cleanup steps
+    /// and emits ``SessionEvent/signedOut(_:)``. Returns whether it ended the session.
+    ///
+    /// Cleanup runs outside the lock so a step may use the manager (read state, even sign out)
+    /// without deadlocking; a sign-in waits for it (``awaitPendingCleanup()``), so the cleanup of
+    /// one account can never wipe the next account's fresh data.
+    @discardableResult
+    func endSession(_ reason: SignOutReason, ifGeneration expectedGeneration: UInt64? = nil, wipeStore: Bool = true) async -> Bool {
+        await commitLock.lock()
+        guard expectedGeneration == nil || expectedGeneration == generation else {
+            commitLock.unlock()
+            return false
+        }
         generation += 1
         clearMemory(reason)
         if wipeStore {
@@ -73,15 +85,27 @@ extension SessionManager {
                 broadcaster.emit(.storageFailed(error as? StorageError ?? .unavailable(reason: "unexpected store error")))
             }
         }
-        _ = await runCleanupSteps()
+        commitLock.unlock()
+        logger.notice("session ended", metadata: ["operation": "end_session", "reason": "\(reason)"])
+        _ = await runCleanupTracked()
         broadcaster.emit(.signedOut(reason))
+        return true
     }
 
-    /// ``endSessionLocked(_:wipeStore:)`` taking the commit lock.
-    func endSession(_ reason: SignOutReason) async {
-        await commitLock.lock()
-        defer { commitLock.unlock() }
-        await endSessionLocked(reason)
+    /// Runs the cleanup steps as the pending cleanup that sign-ins wait for.
+    func runCleanupTracked() async -> (completed: [String], failed: [SignOutReport.StepFailure]) {
+        let task = Task { () -> (completed: [String], failed: [SignOutReport.StepFailure]) in
+            await self.runCleanupSteps()
+        }
+        let marker = Task<Void, Never> { _ = await task.value }
+        pendingCleanup = marker
+        let result = await task.value
+        return result
+    }
+
+    /// Waits for cleanup steps still running after a sign-out.
+    func awaitPendingCleanup() async {
+        await pendingCleanup?.value
     }
 
     private func clearMemory(_ reason: SignOutReason) {

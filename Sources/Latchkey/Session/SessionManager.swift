@@ -49,6 +49,8 @@ public actor SessionManager {
     var ageTimer: Task<Void, Never>?
     var retryAttempt = 0
     var cleanupSteps: [CleanupStep] = []
+    /// The cleanup of the last ended session, while it runs; sign-ins wait for it.
+    var pendingCleanup: Task<Void, Never>?
 
     /// Creates a manager.
     /// - Parameters:
@@ -91,7 +93,8 @@ public actor SessionManager {
     public var currentSession: Session? { state.session }
 
     /// Registers a step to run after every sign-out (user-initiated or not), in registration
-    /// order. Each step runs even if an earlier one threw.
+    /// order. Each step runs even if an earlier one threw. A step may read the manager's state but
+    /// should not sign in or out itself: a sign-in waits for the running cleanup to finish.
     public func addCleanupStep(_ name: String, _ body: @escaping @Sendable () async throws -> Void) {
         cleanupSteps.append(CleanupStep(name: name, body))
     }

@@ -81,6 +81,28 @@ struct AccountAndEventsTests {
         #expect(await harness.manager.state == .signedOut(.userInitiated))
     }
 
+    @Test("A sign-in during a slow cleanup waits for it; a step may use the manager without deadlock")
+    func signInWaitsForCleanup() async throws {
+        let harness = Harness()
+        await harness.manager.restore()
+        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        let order = LockedValue<[String]>([])
+        let manager = harness.manager
+        await manager.addCleanupStep("slow database wipe") {
+            _ = await manager.state  // reading the manager from a step is fine
+            try await Task.sleep(nanoseconds: 100_000_000)
+            order.withLock { $0.append("cleanup done") }
+        }
+        let signOut = Task { await manager.signOut() }
+        #expect(await eventually { await manager.currentSession == nil })
+        try await manager.signIn(email: "ada@example.com", password: "correct horse")
+        order.withLock { $0.append("signed in") }
+        _ = await signOut.value
+        #expect(order.withLock { $0 } == ["cleanup done", "signed in"])
+        #expect(await manager.state.isSignedIn)
+        #expect(try await harness.stored() != nil)
+    }
+
     @Test("Sign-out when the store cannot delete: memory is still wiped and the report says so")
     func signOutStoreFailure() async throws {
         let harness = Harness()
