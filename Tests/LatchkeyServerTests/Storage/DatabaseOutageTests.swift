@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import LatchkeyServer
+
+/// A PostgreSQL outage: requests get 503 JSON errors, never a hang or a crash, and the instance
+/// recovers by itself when the database returns.
+///
+/// The outage is played by a ``TCPProxy`` between the server and the shared test database:
+/// cutting it drops every pooled connection and refuses new ones, exactly what a stopped or
+/// unreachable database looks like from the server, without stopping the database that other
+/// tests use in parallel.
+@Suite("PostgreSQL outage and recovery", .enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipReason))
+struct DatabaseOutageTests {
+    @Test("an outage answers 503 JSON promptly; the same instance serves again once the database is back")
+    func outageAndRecovery() async throws {
+        try await PostgresTestDatabase.with { url in
+            let target = try PostgresDatabaseURL(url)
+            let proxy = try await TCPProxy.start(upstreamHost: target.host, upstreamPort: target.port)
+            defer { Task { await proxy.stop() } }
+            var viaProxy = URLComponents(string: url)!
+            viaProxy.port = proxy.port
+            try await TestServer.with(configure: {
+                $0.databaseURL = viaProxy.string
+                $0.databasePoolSize = 2
+                $0.databaseTimeout = 1
+            }) { server in
+                let session = try await server.signUp("outage@example.com")
+                #expect(try await server.request(.GET, "/user", bearer: session.accessToken).status == 200)
+
+                await proxy.cut()
+                let started = ContinuousClock.now
+                for request in [
+                    { try await server.request(.GET, "/user", bearer: session.accessToken) },
+                    { try await server.refresh(session.refreshToken) },
+                    { try await server.signIn("outage@example.com") },
+                ] {
+                    let response = try await request()
+                    #expect(response.status == 503)
+                    #expect(response.errorCode == "service_unavailable")
+                    #expect(response.json["msg"] is String, "GoTrue's JSON error shape")
+                    #expect(!response.text.contains(url), "no connection details leak to clients")
+                }
+                #expect(ContinuousClock.now - started < .seconds(15), "each request waits at most about --database-timeout")
+
+                try await proxy.restore()
+                var recovered: TestResponse?
+                for _ in 0..<40 {
+                    let response = try await server.request(.GET, "/user", bearer: session.accessToken)
+                    if response.status == 200 { recovered = response; break }
+                    #expect(response.status == 503)
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+                #expect(recovered != nil, "the pool reconnected by itself")
+                #expect(try await server.refresh(session.refreshToken).status == 200, "and the session survived the outage")
+            }
+        }
+    }
+
+    @Test("a server whose database cannot be reached at start fails to start with a clear error")
+    func unreachableAtStart() async throws {
+        let error = await #expect(throws: StoreError.self) {
+            try await TestServer.with(configure: { $0.databaseURL = "postgres://latchkey@127.0.0.1:1/nowhere" }) { _ in }
+        }
+        guard case .unavailable(let reason) = error else { return }
+        #expect(reason.contains("127.0.0.1:1/nowhere"))
+    }
+}
