@@ -51,7 +51,9 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/json", errorCodeHeader: error.code]
         if newShape { headers[apiVersionHeader] = apiVersion20240101 }
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
-        let data = (try? JSONEncoder().encode(object)) ?? Data("{}".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]  // identical errors are identical bytes
+        let data = (try? encoder.encode(object)) ?? Data("{}".utf8)
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -38,3 +38,23 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     /// Whether the token was issued to the server's administrator key.
     var isServiceRole: Bool { role == "service_role" }
 }
+
+/// The claims a bearer check needs, and nothing else: verifying a token decodes only these,
+/// not the metadata the token also carries.
+struct VerifiedClaims: JWTPayload, Equatable {
+    var sub: SubjectClaim
+    var exp: ExpirationClaim
+    var role: String
+    var sessionID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case sub, exp, role
+        case sessionID = "session_id"
+    }
+
+    /// Signature checks only: expiry is checked by ``TokenSigner`` against the server's clock.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    /// Whether the token was issued to the server's administrator key.
+    var isServiceRole: Bool { role == "service_role" }
+}

@@ -1,19 +1,34 @@
 import Foundation
 import JWTKit
+import Synchronization
 
 /// Signs and verifies HS256 access tokens with the server secret.
 ///
 /// Verification accepts HS256 only: `alg: none`, other algorithms and tokens signed with
 /// another key are refused.
-struct TokenSigner: Sendable {
-    private let keys: JWTKeyCollection
+///
+/// JWTKit's key collection is an actor, so every signature it makes or checks runs on that one
+/// actor. The signer keeps a few identical collections and spreads requests over them, so that
+/// token checks use every core instead of queueing behind each other.
+final class TokenSigner: Sendable {
+    private let collections: [JWTKeyCollection]
+    private let next = Atomic<Int>(0)
     let issuer: String
 
-    init(secret: String, issuer: String) async {
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        self.keys = keys
+    init(secret: String, issuer: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
+        var collections: [JWTKeyCollection] = []
+        for _ in 0..<max(1, lanes) {
+            let keys = JWTKeyCollection()
+            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+            collections.append(keys)
+        }
+        self.collections = collections
         self.issuer = issuer
+    }
+
+    private var keys: JWTKeyCollection {
+        let lane = next.add(1, ordering: .relaxed).newValue
+        return collections[lane % collections.count]
     }
 
     func sign(_ claims: AccessTokenClaims) async throws -> String {
@@ -21,10 +36,10 @@ struct TokenSigner: Sendable {
     }
 
     /// The claims of a valid token, or ``AuthError/badJWT`` / ``AuthError/expiredJWT``.
-    func verify(_ token: String, now: Date) async throws(AuthError) -> AccessTokenClaims {
-        let claims: AccessTokenClaims
+    func verify(_ token: String, now: Date) async throws(AuthError) -> VerifiedClaims {
+        let claims: VerifiedClaims
         do {
-            claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            claims = try await keys.verify(token, as: VerifiedClaims.self)
         } catch {
             throw .badJWT
         }

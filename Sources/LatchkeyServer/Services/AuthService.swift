@@ -83,7 +83,7 @@ struct AuthService: Sendable {
 
     /// A request authenticated by a user's access token.
     struct Authenticated: Sendable {
-        var claims: AccessTokenClaims
+        var claims: VerifiedClaims
         var session: SessionRecord
         var user: UserRecord
     }
@@ -91,11 +91,14 @@ struct AuthService: Sendable {
     /// The bearer token of a request: 401 `no_authorization` when absent.
     func bearerToken(_ request: Request) throws(AuthError) -> String {
         guard let header = request.headers[.authorization], !header.isEmpty else { throw .noAuthorization }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .badJWT }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty else { throw .noAuthorization }
-        return token
+        let utf8 = header.utf8
+        guard utf8.count > 7, let space = utf8.firstIndex(of: UInt8(ascii: " ")),
+            header[..<space].caseInsensitiveEquals("bearer")
+        else { throw .badJWT }
+        let token = header[header.index(after: space)...].drop(while: { $0 == " " })
+        let trimmed = token.reversed().drop(while: { $0 == " " })
+        guard !trimmed.isEmpty else { throw .noAuthorization }
+        return String(token.prefix(trimmed.count))
     }
 
     /// Checks a user's access token and that its session still exists: a token of a session
@@ -114,7 +117,7 @@ struct AuthService: Sendable {
     }
 
     /// Checks that the request carries a `service_role` token signed with the server secret.
-    func authenticateAdmin(_ request: Request) async throws -> AccessTokenClaims {
+    func authenticateAdmin(_ request: Request) async throws -> VerifiedClaims {
         let claims = try await signer.verify(try bearerToken(request), now: clock.now())
         // API keys carry no session; a token of a user session is never an admin token.
         guard claims.isServiceRole, claims.sessionID == nil else { throw AuthError.notAdmin }
@@ -131,5 +134,13 @@ struct AuthService: Sendable {
         if let retryAfter = limiter.consume("email:\(address)", limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval) {
             throw AuthError.emailRateLimited(retryAfter: retryAfter)
         }
+    }
+}
+
+extension Substring {
+    /// ASCII case-insensitive comparison, without allocating lower-cased copies.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A) }
     }
 }

@@ -38,14 +38,14 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func user(id: UUID) async throws -> UserRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
+            try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
                 .map { SQLiteRows.user($0) }
         }
     }
 
     public func user(email: String) async throws -> UserRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { SQLiteRows.user($0) }
+            try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { SQLiteRows.user($0) }
         }
     }
 
@@ -59,8 +59,8 @@ public final class SQLiteAuthStore: AuthStore {
     public func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
         try await write { db in
             let key = id.uuidString.lowercased()
-            try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [key])
-            try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [key])
+            try db.run(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [key])
+            try db.run(sql: "DELETE FROM users WHERE id = ?", arguments: [key])
             let deleted = db.changesCount > 0
             if deleted, let audit { try SQLiteRows.insertAudit(audit, db) }
             return deleted
@@ -69,9 +69,8 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
         try await pool.read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0
-            let users = try Row.fetchAll(
-                db, sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
+            let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
+            let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
             ).map { SQLiteRows.user($0) }
             return (users, total)
         }
@@ -81,8 +80,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.execute(
-                sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [
                     session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
                     session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
@@ -96,8 +94,8 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
         try await pool.read { db in
-            guard let sessionRow = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
-                let userRow = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
+            guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
+                let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
             else { return nil }
             return (SQLiteRows.session(sessionRow), SQLiteRows.user(userRow))
         }
@@ -115,7 +113,7 @@ public final class SQLiteAuthStore: AuthStore {
                 sql += " AND id = ?"
                 arguments += [only.uuidString.lowercased()]
             }
-            try db.execute(sql: sql, arguments: arguments)
+            try db.run(sql: sql, arguments: arguments)
             let ended = db.changesCount
             if let audit { try SQLiteRows.insertAudit(audit, db) }
             return ended
@@ -125,19 +123,18 @@ public final class SQLiteAuthStore: AuthStore {
     public func rotateRefreshToken(_ request: RefreshRotation.Request) async throws -> RefreshRotation.Outcome {
         try await write { db in
             let presentedHash = OpaqueTokens.hash(request.presentedToken)
-            let token = try Row.fetchOne(db, sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [presentedHash])
+            let token = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [presentedHash])
                 .map(SQLiteRows.refreshToken)
             var session: SessionRecord?
             var user: UserRecord?
             var active: RefreshTokenRecord?
             if let token {
                 let sessionKey = token.sessionID.uuidString.lowercased()
-                session = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
-                user = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.uuidString.lowercased()])
+                session = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
+                user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.uuidString.lowercased()])
                     .map { SQLiteRows.user($0) }
                 if token.revokedAt != nil {
-                    active = try Row.fetchOne(
-                        db, sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
+                    active = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
                         arguments: [sessionKey]
                     ).map(SQLiteRows.refreshToken)
                 }
@@ -149,12 +146,11 @@ public final class SQLiteAuthStore: AuthStore {
                 return .refused(error)
             case .rotate(let successor, let successorHash):
                 guard let token, var session, let user else { return .refused(.refreshTokenNotFound) }
-                try db.execute(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE id = ?", arguments: [request.now.timeIntervalSince1970, token.id])
+                try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE id = ?", arguments: [request.now.timeIntervalSince1970, token.id])
                 try Self.insertRefreshToken(hash: successorHash, parentHash: token.tokenHash, session: session, now: request.now, db)
                 session.refreshedAt = request.now
                 session.updatedAt = request.now
-                try db.execute(
-                    sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
+                try db.run(sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
                     arguments: [request.now.timeIntervalSince1970, request.now.timeIntervalSince1970, session.id.uuidString.lowercased()])
                 try SQLiteRows.insertAudit(
                     AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: request.now), db)
@@ -164,9 +160,8 @@ public final class SQLiteAuthStore: AuthStore {
                 return .issued(session: session, user: user, refreshToken: activeToken)
             case .revokeSession:
                 guard let token, let user else { return .refused(.refreshTokenAlreadyUsed) }
-                try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [token.sessionID.uuidString.lowercased()])
-                try db.execute(
-                    sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
+                try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [token.sessionID.uuidString.lowercased()])
+                try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
                     arguments: [request.now.timeIntervalSince1970, token.sessionID.uuidString.lowercased()])
                 try SQLiteRows.insertAudit(
                     AuditEntry(
@@ -182,8 +177,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?)",
+            try db.run(sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.relatesTo, token.createdAt.timeIntervalSince1970])
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
@@ -192,11 +186,11 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM one_time_tokens WHERE token_hash = ?", arguments: [hash]),
+            guard let row = try db.fetchRow(sql: "SELECT * FROM one_time_tokens WHERE token_hash = ?", arguments: [hash]),
                 let kind = OneTimeToken.Kind(rawValue: row["kind"]), kinds.contains(kind),
-                let userRow = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
+                let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
             else { return nil }
-            try db.execute(sql: "DELETE FROM one_time_tokens WHERE token_hash = ?", arguments: [hash])
+            try db.run(sql: "DELETE FROM one_time_tokens WHERE token_hash = ?", arguments: [hash])
             let token = OneTimeToken(
                 userID: SQLiteRows.uuid(row["user_id"]), kind: kind, tokenHash: row["token_hash"], relatesTo: row["relates_to"],
                 createdAt: Date(timeIntervalSince1970: row["created_at"]))
@@ -212,7 +206,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
+            try db.fetchRows(sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
                 .map(SQLiteRows.audit)
         }
     }
@@ -228,16 +222,14 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     private static func insert(_ user: UserRecord, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        try db.run(sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: SQLiteRows.userArguments(user))
     }
 
     private static func update(_ user: UserRecord, _ db: Database) throws {
         var arguments = SQLiteRows.userArguments(user)
         arguments += [user.id.uuidString.lowercased()]
-        try db.execute(
-            sql: """
+        try db.run(sql: """
                 UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
                 confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,
                 banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ? WHERE id = ?
@@ -246,8 +238,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     private static func insertRefreshToken(hash: String, parentHash: String?, session: SessionRecord, now: Date, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)",
+        try db.run(sql: "INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)",
             arguments: [hash, session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(), parentHash, now.timeIntervalSince1970])
     }
 }

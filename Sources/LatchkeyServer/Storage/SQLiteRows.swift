@@ -66,7 +66,7 @@ enum SQLiteRows {
     }
 
     static func insertAudit(_ entry: AuditEntry, _ db: Database) throws {
-        try db.execute(
+        try db.run(
             sql: """
                 INSERT INTO audit_log (id, action, actor_id, actor_username, log_type, traits, ip_address, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -76,5 +76,25 @@ enum SQLiteRows {
                 entry.actorUsername, entry.logType, entry.traits.jsonString(), entry.ipAddress,
                 entry.createdAt.timeIntervalSince1970,
             ])
+    }
+}
+
+extension Database {
+    /// Statements are compiled once per connection and reused: the hot paths (bearer checks,
+    /// refresh rotation) run the same few statements over and over.
+    func fetchRow(sql: String, arguments: StatementArguments = []) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    func fetchRows(sql: String, arguments: StatementArguments = []) throws -> [Row] {
+        try Row.fetchAll(cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    func fetchInt(sql: String, arguments: StatementArguments = []) throws -> Int? {
+        try Int.fetchOne(cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    func run(sql: String, arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

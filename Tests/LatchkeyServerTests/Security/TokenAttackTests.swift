@@ -81,12 +81,25 @@ struct TokenAttackTests {
         }
     }
 
+    @Test("the Bearer scheme is case-insensitive and surrounding spaces are ignored")
+    func bearerScheme() async throws {
+        try await TestServer.with { server in
+            let session = try await server.signUp("scheme@example.com")
+            for header in ["bearer \(session.accessToken)", "BEARER  \(session.accessToken)  ", "Bearer \(session.accessToken)"] {
+                #expect(try await server.request(.GET, "/user", headers: [("Authorization", header)]).status == 200, "\(header.prefix(12))")
+            }
+            #expect(try await server.request(.GET, "/user", headers: [("Authorization", "Bearerx \(session.accessToken)")]).status == 401)
+        }
+    }
+
     @Test("a service_role key is not a user session")
     func apiKeysAreNotSessions() async throws {
         try await TestServer.with { server in
             let response = try await server.request(.GET, "/user", bearer: server.server.serviceRoleKey)
             #expect(response.status == 403)
             #expect(try await server.request(.GET, "/user", headers: [("Authorization", "Basic abc")]).status == 401)
+            #expect(try await server.request(.GET, "/user", headers: [("Authorization", "Bearer")]).status == 401)
+            #expect(try await server.request(.GET, "/user", headers: [("Authorization", "Bearer    ")]).status == 401)
         }
     }
 
