@@ -27,6 +27,7 @@ extension SessionManager {
 
     private func performRestore() async -> AuthState {
         let started = clock.now()
+        state = .unknown  // deciding again (a later call re-reads the store)
         if let reason = await checkInstallMarker() {
             return await finishRestore(signedOut: reason)
         }
