@@ -216,6 +216,27 @@ struct AnchorFailureTests {
         }
     }
 
+    @Test("Sign-out is best effort on the server: already ended → fine; offline → reported; local wipe always")
+    func signOutBestEffort() async throws {
+        try await withTestServer { server in
+            let app = E2EApp(server: server)
+            let (manager, session) = try await app.signUp()
+            try await server.logoutEverywhere(userID: session.user.id)
+            let ended = await manager.signOut()
+            #expect(ended.server == .alreadyEnded, "\(ended.server)")
+            #expect(try await app.storedRefreshToken() == nil)
+
+            let again = try await manager.signIn(email: try #require(session.user.email), password: "correct horse battery")
+            app.transport.setOffline(true)
+            let offline = await manager.signOut()
+            #expect(offline.server == .failed(AuthFailure(.network, code: "offline")))
+            #expect(try await app.storedRefreshToken() == nil, "the local wipe happens offline too")
+            #expect(await manager.currentSession == nil)
+            app.transport.setOffline(false)
+            _ = again
+        }
+    }
+
     @Test("Banned account → refresh signs out with userBanned; sign-in says 'Account disabled'")
     func banned() async throws {
         try await withTestServer { server in
