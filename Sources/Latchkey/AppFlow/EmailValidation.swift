@@ -1,0 +1,47 @@
+import Foundation
+
+/// The as-you-type verdict on an email field, made on the trimmed text.
+///
+/// Deliberately about shape only (`name@domain.tld`, no spaces or forbidden characters), like
+/// the server's own check, so the form never blocks an address the server would accept.
+public enum EmailValidation: Sendable, Hashable {
+    /// Nothing typed yet: no verdict is shown.
+    case empty
+    /// The address looks deliverable.
+    case valid
+    /// The address is malformed.
+    case invalid
+
+    /// Validates `text` after trimming whitespace and newlines.
+    public init(_ text: String) {
+        let email = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if email.isEmpty {
+            self = .empty
+        } else {
+            self = Self.isWellFormed(email) ? .valid : .invalid
+        }
+    }
+
+    /// What to show under the field, or `nil`.
+    public var message: String? {
+        self == .invalid ? "Enter a valid email address." : nil
+    }
+
+    /// `local@domain.tld`: one `@`, a local part of 1–64 bytes, a dotted domain without empty
+    /// labels whose last label has at least two characters, no whitespace, control characters
+    /// or `<>()[],;:\"`; at most 254 bytes.
+    static func isWellFormed(_ email: String) -> Bool {
+        guard email.utf8.count <= 254 else { return false }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        let local = parts[0], domain = parts[1]
+        guard !local.isEmpty, local.utf8.count <= 64 else { return false }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }), (labels.last?.count ?? 0) >= 2 else {
+            return false
+        }
+        let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters)
+            .union(CharacterSet(charactersIn: "<>()[],;:\\\""))
+        return email.unicodeScalars.allSatisfy { !forbidden.contains($0) }
+    }
+}

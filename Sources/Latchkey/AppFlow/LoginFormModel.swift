@@ -1,0 +1,134 @@
+import Foundation
+import Observation
+
+/// The login form: what the seed apps' login views did by hand, once and correctly.
+///
+/// - The email is trimmed and validated as you type; the password is never trimmed.
+/// - ``canSubmit`` is false while the email is invalid, the password empty or a request is in
+///   flight, and ``submit()`` checks it again, so a double tap sends one request.
+/// - ``status`` drives the status text ("Signing in…") and, on failure, the error taxonomy's
+///   presentation: title, message and action (Reset Password, Retry, Resend Email).
+/// - Every outcome produces a ``feedback`` event for haptics and every failure an
+///   ``announcement`` for VoiceOver.
+///
+/// The session itself is the ``SessionManager``'s; a successful sign-in moves the
+/// ``LaunchRouter`` to `main` through the manager's events.
+@MainActor
+@Observable
+public final class LoginFormModel {
+    /// The email as typed. Editing clears a shown failure.
+    public var email = "" {
+        didSet { if email != oldValue { clearFailure() } }
+    }
+    /// The password as typed, sent exactly as typed (leading and trailing spaces included).
+    public var password = "" {
+        didSet { if password != oldValue { clearFailure() } }
+    }
+    /// Whether the password field shows its text ("eye" toggle).
+    public var isPasswordVisible = false
+    /// Where the form stands.
+    public private(set) var status: FormStatus = .idle
+    private var signals = FormSignals()
+
+    @ObservationIgnored let manager: SessionManager
+    @ObservationIgnored let onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)?
+
+    /// Creates a form signing in through `manager`.
+    /// - Parameter onEmailNotConfirmed: Called when the account exists but its email is not
+    ///   confirmed yet; ``LaunchRouter/makeLoginForm()`` wires it to the verify-email route.
+    public init(
+        manager: SessionManager,
+        onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)? = nil
+    ) {
+        self.manager = manager
+        self.onEmailNotConfirmed = onEmailNotConfirmed
+    }
+
+    /// The email without surrounding whitespace: what is sent.
+    public var trimmedEmail: String { email.trimmingCharacters(in: .whitespacesAndNewlines) }
+    /// The as-you-type verdict on the email.
+    public var emailValidation: EmailValidation { EmailValidation(email) }
+    /// Whether a request is in flight.
+    public var isSubmitting: Bool { status.isInProgress }
+    /// Whether the Sign In button is enabled.
+    public var canSubmit: Bool { emailValidation == .valid && !password.isEmpty && !isSubmitting }
+    /// The Sign In button's title: "Signing in…" while in flight.
+    public var submitTitle: String { status == .inProgress(.signIn) ? FormOperation.signIn.progressText : "Sign In" }
+    /// The status line under the form.
+    public var statusText: String? { status.text }
+    /// The last failure's title, message and suggested action.
+    public var failure: AuthFailure.Presentation? { status.failure?.presentation }
+    /// The latest haptic event.
+    public var feedback: FormFeedback? { signals.feedback }
+    /// The latest VoiceOver announcement.
+    public var announcement: AccessibilityAnnouncement? { signals.announcement }
+
+    /// Signs in. Does nothing unless ``canSubmit``.
+    public func submit() async {
+        guard canSubmit else { return }
+        let email = trimmedEmail, password = password
+        status = .inProgress(.signIn)
+        do {
+            try await manager.signIn(email: email, password: password)
+            self.password = ""
+            status = .succeeded(.signIn)
+            signals.succeeded(FormOperation.signIn.successText)
+        } catch {
+            let failure = AuthFailure(error)
+            status = .failed(.signIn, failure)
+            signals.failed(failure)
+            if failure.category == .emailNotConfirmed { onEmailNotConfirmed?(email, password) }
+        }
+    }
+
+    /// "Forgot Password?": sends a reset link to the typed email.
+    public func sendPasswordReset() async {
+        guard emailValidation == .valid, !isSubmitting else { return }
+        status = .inProgress(.passwordReset)
+        await run(.passwordReset) { [manager, trimmedEmail] in try await manager.recoverPassword(email: trimmedEmail) }
+    }
+
+    /// Sends the confirmation email again (the action of "Email Not Verified").
+    public func resendConfirmation() async {
+        guard emailValidation == .valid, !isSubmitting else { return }
+        status = .inProgress(.resendConfirmation)
+        await run(.resendConfirmation) { [manager, trimmedEmail] in try await manager.resendConfirmation(email: trimmedEmail) }
+    }
+
+    private func run(_ operation: FormOperation, _ body: @Sendable () async throws -> Void) async {
+        do {
+            try await body()
+            status = .succeeded(operation)
+            signals.succeeded(operation.successText)
+        } catch {
+            let failure = AuthFailure(error)
+            status = .failed(operation, failure)
+            signals.failed(failure)
+        }
+    }
+
+    /// Performs the failure's suggested action: Reset Password, Retry, Resend Email; any other
+    /// action just dismisses the failure (the view handles "Contact Support", "Sign In").
+    public func performSuggestedAction() async {
+        guard let action = failure?.action else { return }
+        switch action {
+        case .resetPassword: await sendPasswordReset()
+        case .retry: await submit()
+        case .resendVerification: await resendConfirmation()
+        default: dismissFailure()
+        }
+    }
+
+    /// Hides the failure (the alert was dismissed).
+    public func dismissFailure() { clearFailure() }
+    /// The email field's clear button.
+    public func clearEmail() { email = "" }
+    /// The password field's clear button.
+    public func clearPassword() { password = "" }
+    /// The password field's "eye" button.
+    public func togglePasswordVisibility() { isPasswordVisible.toggle() }
+
+    private func clearFailure() {
+        if status.failure != nil { status = .idle }
+    }
+}
