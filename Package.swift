@@ -61,6 +61,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
+                "Latchkey",
                 "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -73,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyCommandTests",
-            dependencies: ["latchkey", "LatchkeyServer"],
+            dependencies: ["latchkey", "Latchkey", "LatchkeyServer"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+/// `latchkey status`: who is signed in, where, for how long, and whether the server answers.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show who is signed in, on which server, and how long the session has left.",
+        discussion: """
+            Exit code 0 when signed in, also when the server cannot be reached (shown as offline: \
+            a server that is down never costs you your session); 1 when not signed in.
+            """)
+
+    @Flag(name: .customLong("json"), help: "Print the status as JSON.") var json = false
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        try await client.run { context in
+            let report: StatusReport
+            do {
+                report = try await StatusReport.gather(context)
+            } catch let failure as ClientFailure where json && failure.status == .notSignedIn {
+                context.terminal.output(try JSONOutput.render(StatusReport.SignedOut(profile: context.profile, message: failure.message)))
+                throw failure.status.exitCode
+            }
+            if json {
+                context.terminal.output(try JSONOutput.render(report))
+            } else {
+                for line in report.lines { context.terminal.output(line) }
+            }
+        }
+    }
+}
+
+/// What `status` found out.
+struct StatusReport: Encodable {
+    /// Whether (and why not) the server answered.
+    enum Server: Encodable {
+        case online
+        case offline
+        case failing(String)
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .online: try container.encode("online")
+            case .offline: try container.encode("offline")
+            case .failing: try container.encode("error")
+            }
+        }
+    }
+
+    let profile: String
+    let serverURL: String
+    let email: String?
+    let userID: String
+    let signedInAt: Date?
+    let expiresAt: Date
+    let now: Date
+    let store: String
+    let server: Server
+
+    /// Restores the profile's session and asks the server who it belongs to.
+    static func gather(_ context: ClientContext) async throws -> StatusReport {
+        let (profile, state) = try await ProfileSession.restore(context)
+        var user = state.session?.user
+        var server = Server.offline
+        if case .signedIn = state {
+            do {
+                user = try await context.terminal.progress("Asking the server…") { try await profile.fetchUser() }
+                server = .online
+            } catch let failure as ClientFailure where failure.status == .network {
+                server = .offline
+            } catch let failure as ClientFailure where failure.status == .other {
+                server = .failing(failure.message)
+            }
+        }
+        guard let session = await profile.manager.currentSession, let user = user ?? state.session?.user else {
+            throw ClientFailure.notSignedIn(profile: context.profile)
+        }
+        return StatusReport(
+            profile: context.profile, serverURL: profile.settings.server, email: user.email ?? user.phone, userID: user.id,
+            signedInAt: profile.settings.signedInAt, expiresAt: session.expiresAt, now: context.clock.now(),
+            store: profile.credentials.location, server: server)
+    }
+
+    /// The report for people.
+    var lines: [String] {
+        let age = signedInAt.map { "\(Durations.spoken(now.timeIntervalSince($0))) (signed in \(Durations.timestamp($0)))" } ?? "unknown"
+        let token = expiresAt > now
+            ? "valid, expires \(Durations.relative(expiresAt, now: now))"
+            : "expired \(Durations.relative(expiresAt, now: now)); renewed when the server is reachable"
+        let serverLine = switch server {
+        case .online: "online"
+        case .offline: "offline (cannot reach \(serverURL)); signed in from the saved session"
+        case .failing(let message): "error (\(message))"
+        }
+        return [
+            "Signed in to \(serverURL) as \(email ?? userID)\(server == .offline ? " (offline)" : "")",
+            "  profile:       \(profile)",
+            "  user id:       \(userID)",
+            "  session age:   \(age)",
+            "  access token:  \(token)",
+            "  credentials:   \(store)",
+            "  server:        \(serverLine)",
+        ]
+    }
+
+    /// `status --json` when not signed in.
+    struct SignedOut: Encodable {
+        let signedIn = false
+        let profile: String
+        let message: String
+
+        enum CodingKeys: String, CodingKey {
+            case signedIn = "signed_in", profile, message
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case signedIn = "signed_in", offline, profile, server = "server_url", serverStatus = "server", email
+        case userID = "user_id", signedInAt = "signed_in_at", expiresAt = "access_token_expires_at"
+        case expiresIn = "access_token_expires_in", store = "credential_store"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(true, forKey: .signedIn)
+        try container.encode(server == .offline, forKey: .offline)
+        try container.encode(profile, forKey: .profile)
+        try container.encode(serverURL, forKey: .server)
+        try container.encode(server, forKey: .serverStatus)
+        try container.encodeIfPresent(email, forKey: .email)
+        try container.encode(userID, forKey: .userID)
+        try container.encodeIfPresent(signedInAt.map(Durations.timestamp), forKey: .signedInAt)
+        try container.encode(Durations.timestamp(expiresAt), forKey: .expiresAt)
+        try container.encode(Int(expiresAt.timeIntervalSince(now).rounded(.down)), forKey: .expiresIn)
+        try container.encode(store, forKey: .store)
+    }
+}
+
+extension StatusReport.Server: Equatable {}

@@ -1,0 +1,44 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A password prompt that does not echo what is typed (termios `ECHO` off), and puts the
+/// terminal back even when the user presses Ctrl-C.
+enum SecretPrompt {
+    /// Shows `prompt` on stderr and reads one line from the terminal on stdin without echo.
+    /// `nil` at end of input.
+    static func read(prompt: String) -> String? {
+        Terminal.writeError(prompt)
+        var original = termios()
+        guard tcgetattr(STDIN_FILENO, &original) == 0 else {
+            return readLine(strippingNewline: true)
+        }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+
+        // Ctrl-C while echo is off: restore the terminal, then exit as SIGINT would (130).
+        let saved = original
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler {
+            var restore = saved
+            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &restore)
+            Terminal.writeError("\n")
+            exit(130)
+        }
+        interrupt.resume()
+        _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        defer {
+            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            interrupt.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        return readLine(strippingNewline: true)
+    }
+}
