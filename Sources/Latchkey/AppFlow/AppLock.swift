@@ -67,6 +67,8 @@ public final class AppLock {
     @ObservationIgnored private var backgroundedAt: Date?
     /// The availability check started by the last return to `active` (tests await it).
     @ObservationIgnored private(set) var availabilityCheck: Task<Void, Never>?
+    /// The check behind the enable hint started by the last sign-in (tests await it).
+    @ObservationIgnored private(set) var hintCheck: Task<Void, Never>?
     /// Told whenever ``isLocked`` changes (the launch router re-derives its route).
     @ObservationIgnored var lockDidChange: (@MainActor () -> Void)?
 
@@ -124,16 +126,20 @@ public final class AppLock {
     }
 
     /// Records that someone signed in during this launch: that proves who they are, so the
-    /// lock disengages; and, once per installation, offers the "Enable Face ID?" hint when
-    /// biometrics are available and the lock is off.
-    public func noteSignedIn() async {
+    /// lock disengages at once; and, once per installation, the "Enable Face ID?" hint is offered
+    /// when biometrics are available and the lock is off (checked in the background).
+    public func noteSignedIn() {
         message = nil
         offersPasscode = false
         setLocked(false)
         guard !isEnabled, !preferences.bool(forKey: configuration.hintShownKey) else { return }
+        hintCheck = Task { await self.offerEnableHint() }
+    }
+
+    private func offerEnableHint() async {
         let availability = await authenticator.availability()
         self.availability = availability
-        guard availability.isAvailable, !isEnabled else { return }
+        guard availability.isAvailable, !isEnabled, !preferences.bool(forKey: configuration.hintShownKey) else { return }
         preferences.set(true, forKey: configuration.hintShownKey)
         showsEnableHint = true
     }

@@ -22,10 +22,10 @@ extension LaunchRouter {
                 let user = try await manager.refreshUser()
                 await synchronize()
                 guard user.isEmailConfirmed else { throw AuthFailure(.emailNotConfirmed) }
+                endVerification()
             } else if let email = pendingVerificationEmail, let password = pendingVerificationPassword {
                 try await manager.signIn(email: email, password: password)
-                noteAuthenticated()
-                await synchronize()
+                apply(await manager.state, authenticated: true)
             } else {
                 // Nothing to sign in with (the password was never known): use the login form.
                 endVerification()
@@ -45,8 +45,7 @@ extension LaunchRouter {
         verificationStatus = .inProgress(.emailVerification)
         do {
             try await manager.verify(type: .signup, email: email, token: code.trimmingCharacters(in: .whitespacesAndNewlines))
-            noteAuthenticated()
-            await synchronize()
+            apply(await manager.state, authenticated: true)
             verificationStatus = .succeeded(.emailVerification)
         } catch {
             verificationStatus = .failed(.emailVerification, AuthFailure(error))

@@ -81,6 +81,7 @@ public final class LaunchRouter {
     @ObservationIgnored private var eventTask: Task<Void, Never>?
     @ObservationIgnored private var phaseForwarding: Task<Void, Never>?
     @ObservationIgnored private var discardingUntrusted = false
+    @ObservationIgnored private var applying = false
     /// Every route taken this launch, oldest first (the last 100), for tests and diagnostics.
     @ObservationIgnored private(set) var history: [LaunchRoute] = [.splash]
 
@@ -201,21 +202,14 @@ public final class LaunchRouter {
     func handle(_ event: SessionEvent) async {
         switch event {
         case .signedIn:
-            noteAuthenticated()
+            apply(await manager.state, authenticated: true)
         case .signedOut:
             inputs.authScreen = .login
             appLock?.noteSignedOut()
+            await synchronize()
         default:
-            break
+            await synchronize()
         }
-        await synchronize()
-    }
-
-    /// A sign-in succeeded during this launch: the session is trusted, the lock disengages.
-    func noteAuthenticated() {
-        inputs.authenticatedThisLaunch = true
-        endVerification()
-        if let appLock { Task { await appLock.noteSignedIn() } }
     }
 
     /// Reads the manager's current state (never stale, whatever order events arrive in).
@@ -223,9 +217,25 @@ public final class LaunchRouter {
         apply(await manager.state)
     }
 
-    func apply(_ state: AuthState) {
-        if state != .unknown { inputs.checkTimedOut = false }
-        inputs.authState = state
+    /// Publishes `state` in one route update. `authenticated`: a sign-in succeeded during this
+    /// launch, so the session is trusted, a pending verification is over and the lock disengages.
+    func apply(_ state: AuthState, authenticated: Bool = false) {
+        var next = inputs
+        if state != .unknown { next.checkTimedOut = false }
+        next.authState = state
+        if authenticated {
+            next.authenticatedThisLaunch = true
+            if state.isSignedIn { next.awaitingVerification = false }
+        }
+        if authenticated, state.isSignedIn {
+            pendingVerificationEmail = nil
+            pendingVerificationPassword = nil
+            applying = true
+            appLock?.noteSignedIn()
+            applying = false
+            next.isLocked = appLock?.isLocked ?? false
+        }
+        inputs = next
         discardUntrustedSessionIfNeeded()
     }
 
@@ -242,6 +252,7 @@ public final class LaunchRouter {
     }
 
     private func lockChanged() {
+        guard !applying else { return }
         inputs.isLocked = appLock?.isLocked ?? false
     }
 

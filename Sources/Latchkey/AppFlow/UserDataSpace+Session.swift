@@ -14,9 +14,9 @@ extension UserDataSpace {
             try await self?.endSession()
         }
         let events = manager.events()
-        Task { [weak self] in
+        Task { [weak self, weak manager] in
             for await _ in events {
-                guard let self else { return }
+                guard let self, let manager else { return }
                 await self.synchronize(with: manager)
             }
         }

@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+@testable import Latchkey
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One installation of an app built on the flow models, against a ``TestServer``: a keychain
+/// that survives reinstalls, preferences, an install marker and an app container that do not,
+/// a client clock the test moves, a counting transport and a scripted authenticator.
+@MainActor
+final class FlowApp {
+    let server: TestServer
+    let keychain = MemoryCredentialStore()
+    private(set) var preferences = MemoryPreferences()
+    private(set) var marker = MemoryInstallMarker(isSet: false)
+    private(set) var container: URL
+    let clock: ManualSessionClock
+    let transport = SpyTransport()
+    let authenticator = ScriptedAuthenticator()
+    var useInstallMarker = true
+    var signOutPolicy: UserDataSpace.SignOutPolicy = .keep
+    var configureManager: @Sendable (inout SessionManagerConfiguration) -> Void = { _ in }
+    var configureRouter: (inout LaunchRouter.Configuration) -> Void = { _ in }
+    var lockConfiguration = AppLock.Configuration()
+
+    init(server: TestServer, clock: ManualSessionClock = ManualSessionClock(Date())) {
+        self.server = server
+        self.clock = clock
+        container = temporaryDirectory("latchkey-app")
+    }
+
+    /// A cold start: new manager, router, data space, lock and overlay over the same stores.
+    func launch(onboarding: Bool = true) async -> FlowLaunch {
+        var configuration = SessionManagerConfiguration()
+        configureManager(&configuration)
+        let manager = SessionManager(
+            backend: server.backend(transport: transport), store: keychain, configuration: configuration,
+            installMarker: useInstallMarker ? marker : nil, clock: clock, logger: .quiet)
+        let dataSpace = UserDataSpace(configuration: .init(
+            root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy))
+        await dataSpace.attach(to: manager)
+        let lock = AppLock(authenticator: authenticator, preferences: preferences, configuration: lockConfiguration, clock: clock, logger: .quiet)
+        var routerConfiguration = LaunchRouter.Configuration()
+        configureRouter(&routerConfiguration)
+        let router = LaunchRouter(
+            manager: manager, onboarding: onboarding ? OnboardingFlag(preferences: preferences) : nil,
+            appLock: lock, privacyOverlay: PrivacyOverlay(), configuration: routerConfiguration, logger: .quiet)
+        return FlowLaunch(manager: manager, router: router, dataSpace: dataSpace, lock: lock)
+    }
+
+    /// Deleting the app and installing it again: preferences, install marker and app container
+    /// are gone; the keychain is not.
+    func reinstall() {
+        preferences = MemoryPreferences()
+        marker = MemoryInstallMarker(isSet: false)
+        removeDirectory(container)
+        container = temporaryDirectory("latchkey-app")
+    }
+
+    var legacyDirectory: URL { container.appendingPathComponent("LegacyStore", isDirectory: true) }
+
+    func remove() { removeDirectory(container) }
+}
+
+/// What one launch of the app holds.
+@MainActor
+final class FlowLaunch {
+    let manager: SessionManager
+    let router: LaunchRouter
+    let dataSpace: UserDataSpace
+    let lock: AppLock
+
+    init(manager: SessionManager, router: LaunchRouter, dataSpace: UserDataSpace, lock: AppLock) {
+        self.manager = manager
+        self.router = router
+        self.dataSpace = dataSpace
+        self.lock = lock
+    }
+
+    /// Waits (real time) until the router shows `route`.
+    func waitForRoute(_ route: LaunchRoute, timeout: TimeInterval = 5) async -> Bool {
+        await waitUntil(timeout: timeout) { self.router.route == route }
+    }
+
+    /// Waits until the data space follows the manager (opened for `userID`, or closed).
+    func waitForDataSpace(user userID: String?, timeout: TimeInterval = 5) async -> Bool {
+        await waitUntil(timeout: timeout) { self.dataSpace.currentUserID == userID }
+    }
+
+    /// The app going to the background before it is killed: its timers stop.
+    func terminate() async {
+        await router.setPhase(.background).value
+    }
+}
+
+/// Polls `condition` on the main actor (real time) until it holds or `timeout` passes.
+@MainActor
+func waitUntil(timeout: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 2_000_000)
+    }
+    return condition()
+}
+
+extension TestServer {
+    /// Creates an account through the API (as another device would), confirmed or not.
+    func createAccount(email: String, password: String = "correct horse battery") async throws -> String {
+        let result = try await backend().signUp(email: email, password: password, data: [:])
+        switch result {
+        case .signedIn(let session): return session.user.id
+        case .confirmationRequired(let user): return user.id
+        }
+    }
+
+    /// Clicks the newest confirmation link sent to `email`: reads the token from the outbox and
+    /// verifies it, as the browser opening the link does.
+    func clickConfirmationLink(for email: String) async throws {
+        let directory = server.outboxDirectory
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        let mails = try files.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
+        guard let mail = mails.last(where: { $0.contains("To: \(email)") && $0.contains("type=signup") }),
+              let range = mail.range(of: "token=") else {
+            throw AuthFailure(.unknown, code: "no_confirmation_mail")
+        }
+        let token = mail[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        var request = URLRequest(url: baseURL.appendingPathComponent("verify"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(server.anonKey, forHTTPHeaderField: "apikey")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["type": "signup", "token": String(token)])
+        let (_, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw AuthFailure(.unknown, code: "verify_failed") }
+    }
+
+    /// Confirms or un-confirms a user's email through the admin API.
+    func setEmailConfirmed(_ userID: String, _ confirmed: Bool) async throws {
+        let (status, _) = try await admin("PUT", "admin/users/\(userID)", body: ["email_confirm": confirmed])
+        precondition(status == 200, "admin update failed with \(status)")
+    }
+}
+
+/// Writes a small file into `directory` (creating it), as the app's database would.
+func writeFile(_ name: String, in directory: URL, contents: String = "data") throws {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try Data(contents.utf8).write(to: directory.appendingPathComponent(name))
+}
+
+func fileNames(in directory: URL?) -> [String] {
+    guard let directory else { return [] }
+    return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+}
+
+func uniqueEmail(_ prefix: String = "user") -> String {
+    "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+}
