@@ -157,3 +157,16 @@ func fileNames(in directory: URL?) -> [String] {
 func uniqueEmail(_ prefix: String = "user") -> String {
     "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
 }
+
+/// Runs `body` on the main actor against a fresh server, and always stops it.
+@MainActor
+func withFlowServer(autoconfirm: Bool = true, _ body: @MainActor (TestServer) async throws -> Void) async throws {
+    let server = try await TestServer.start(autoconfirm: autoconfirm)
+    do {
+        try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}
