@@ -13,6 +13,7 @@ import Synchronization
 final class TokenSigner: Sendable {
     private let collections: [JWTKeyCollection]
     private let next = Atomic<Int>(0)
+    private let verified = VerifiedTokenCache()
     let issuer: String
 
     init(secret: String, issuer: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
@@ -38,10 +39,15 @@ final class TokenSigner: Sendable {
     /// The claims of a valid token, or ``AuthError/badJWT`` / ``AuthError/expiredJWT``.
     func verify(_ token: String, now: Date) async throws(AuthError) -> VerifiedClaims {
         let claims: VerifiedClaims
-        do {
-            claims = try await keys.verify(token, as: VerifiedClaims.self)
-        } catch {
-            throw .badJWT
+        if let cached = verified.claims(for: token) {
+            claims = cached
+        } else {
+            do {
+                claims = try await keys.verify(token, as: VerifiedClaims.self)
+            } catch {
+                throw .badJWT
+            }
+            verified.insert(claims, for: token)
         }
         // The JWT library checks expiry against the wall clock; the server's clock decides.
         guard claims.exp.value > now else { throw .expiredJWT }
