@@ -25,13 +25,16 @@ struct CommandRunner {
         return process.result()
     }
 
-    /// Starts `latchkey arguments…` and returns without waiting.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+    /// Starts `latchkey arguments…` and returns without waiting. `input`, when given, is the
+    /// process's standard input (otherwise /dev/null); `removing` names environment variables
+    /// the child must not inherit.
+    static func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, removing: [String] = []) throws -> Running {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "LATCHKEY_JWT_SECRET")
+        for key in removing { env.removeValue(forKey: key) }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-out-\(UUID().uuidString)")
@@ -40,7 +43,14 @@ struct CommandRunner {
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-in-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: inputFile.path, contents: Data(input.utf8), attributes: [.posixPermissions: 0o600])
+            process.standardInput = try FileHandle(forReadingFrom: inputFile)
+            try? FileManager.default.removeItem(at: inputFile)  // the open handle keeps it readable
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         return Running(process: process, stdoutFile: out, stderrFile: err)
     }

@@ -33,8 +33,9 @@ struct ClientFailure: Error, Sendable, Equatable {
 }
 
 extension ClientFailure {
-    /// Maps the library's error taxonomy onto words and an exit code.
-    init(_ failure: AuthFailure, profile: String, server: String?) {
+    /// Maps the library's error taxonomy onto words and an exit code. `signingIn` when the
+    /// failure ended a `login` or `signup` (there is no session to keep then).
+    init(_ failure: AuthFailure, profile: String, server: String?, signingIn: Bool = false) {
         let presentation = failure.presentation
         let login = "latchkey login\(ProfileName.flag(profile))"
         switch failure.category {
@@ -54,7 +55,8 @@ extension ClientFailure {
         case .network:
             let target = server.map { " (\($0))" } ?? ""
             self.init(.network, "Could not reach the server\(target). \(presentation.message).",
-                      hint: "Your session is kept; run the command again when the server is reachable.")
+                      hint: signingIn ? "Check that the server is running and that the URL is right."
+                          : "Your session is kept; run the command again when the server is reachable.")
         case .server:
             self.init(.other, presentation.message)
         case .permission:

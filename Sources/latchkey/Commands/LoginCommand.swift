@@ -25,7 +25,7 @@ struct LoginCommand: AsyncParsableCommand {
                     try await prepared.manager.signIn(email: prepared.email, password: prepared.password)
                 }
             } catch let failure as AuthFailure {
-                throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server)
+                throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server, signingIn: true)
             }
             let settings = try await flow.commit(prepared)
             context.terminal.output("Signed in to \(settings.server) as \(session.user.email ?? session.user.id)\(ProfileName.suffix(context.profile)).")

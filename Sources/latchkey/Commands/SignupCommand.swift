@@ -21,7 +21,7 @@ struct SignupCommand: AsyncParsableCommand {
                     try await prepared.manager.signUp(email: prepared.email, password: prepared.password)
                 }
             } catch let failure as AuthFailure {
-                throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server)
+                throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server, signingIn: true)
             }
             switch result {
             case .signedIn(let session):

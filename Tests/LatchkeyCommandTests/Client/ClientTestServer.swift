@@ -1,0 +1,138 @@
+import Foundation
+import LatchkeyServer
+import Logging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real Latchkey server in the test process, for the `latchkey` client commands (run as
+/// separate processes) to talk to. A fixed port and data directory let a test stop it and start
+/// it again as the same server.
+final class ClientTestServer: Sendable {
+    let server: EmbeddedServer
+    let dataDirectory: URL
+    let configuration: ServerConfiguration
+
+    /// Starts a server: a free port unless `port` is given, a new data directory unless
+    /// `dataDirectory` is given, auto-confirmed sign-ups and no rate limits unless told.
+    static func start(
+        port: Int = 0, dataDirectory: URL? = nil, accessTokenTTL: TimeInterval = 3600,
+        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled
+    ) async throws -> ClientTestServer {
+        var configuration = ServerConfiguration(dataDirectory: dataDirectory ?? TemporaryDirectory.make("latchkey-cli-server"))
+        configuration.port = port
+        configuration.autoconfirm = autoconfirm
+        configuration.accessTokenTTL = accessTokenTTL
+        configuration.rateLimits = rateLimits
+        configuration.bcryptCost = 4
+        return try await start(configuration)
+    }
+
+    /// Starts a server with `configuration`.
+    static func start(_ configuration: ServerConfiguration) async throws -> ClientTestServer {
+        let server = try await EmbeddedServer.start(
+            configuration: configuration,
+            logger: Logger(label: "latchkey.cli-tests.server", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return ClientTestServer(server: server, dataDirectory: configuration.dataDirectory, configuration: configuration)
+    }
+
+    private init(server: EmbeddedServer, dataDirectory: URL, configuration: ServerConfiguration) {
+        self.server = server
+        self.dataDirectory = dataDirectory
+        self.configuration = configuration
+    }
+
+    /// The same server again (same port, same database, same secret), after ``stop()``.
+    func restarted() async throws -> ClientTestServer {
+        var configuration = configuration
+        configuration.port = server.port
+        return try await Self.start(configuration)
+    }
+
+    /// Stops the server, keeping its data.
+    func stop() async {
+        try? await server.shutdown()
+    }
+
+    /// Stops the server and deletes its data.
+    func discard() async {
+        await stop()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// The URL to pass to `--server`.
+    var url: String { server.baseURL.absoluteString }
+
+    // MARK: - Admin API (service role)
+
+    func request(_ method: String, _ path: String, bearer: String? = nil, body: [String: Any]? = nil) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: url + "/" + path)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(bearer ?? server.serviceRoleKey)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// Creates a confirmed account.
+    func createUser(email: String, password: String) async throws {
+        let (status, _) = try await request("POST", "admin/users", body: ["email": email, "password": password, "email_confirm": true])
+        precondition(status == 200 || status == 201, "admin create user failed with \(status)")
+    }
+
+    /// The id of the account with `email`.
+    func userID(email: String) async throws -> String {
+        let (_, data) = try await request("GET", "admin/users?per_page=1000")
+        struct Page: Decodable {
+            struct User: Decodable { var id: String; var email: String? }
+            var users: [User]
+        }
+        let page = try JSONDecoder().decode(Page.self, from: data)
+        guard let user = page.users.first(where: { $0.email == email }) else { throw CancellationError() }
+        return user.id
+    }
+
+    /// Ends every session of the user, as an admin revoking access would.
+    func revokeSessions(email: String) async throws {
+        let (status, _) = try await request("POST", "admin/users/\(try await userID(email: email))/logout")
+        precondition(status == 204, "admin logout failed with \(status)")
+    }
+
+    /// Deletes the account.
+    func deleteUser(email: String) async throws {
+        let (status, _) = try await request("DELETE", "admin/users/\(try await userID(email: email))")
+        precondition(status == 200 || status == 204, "admin delete failed with \(status)")
+    }
+
+    /// The audit log's actions, oldest first.
+    func auditActions() async throws -> [String] {
+        let (status, data) = try await request("GET", "admin/audit?per_page=1000")
+        precondition(status == 200, "audit failed with \(status)")
+        struct Entry: Decodable {
+            struct Payload: Decodable { var action: String }
+            var payload: Payload
+        }
+        return try JSONDecoder().decode([Entry].self, from: data).map(\.payload.action)
+    }
+
+    /// How many refreshes reached the server and were granted.
+    func refreshCount() async throws -> Int {
+        try await auditActions().filter { $0 == "token_refreshed" }.count
+    }
+
+    /// The status of `GET /user` with `accessToken`.
+    func userStatus(accessToken: String) async throws -> Int {
+        try await request("GET", "user", bearer: accessToken).0
+    }
+}
+
+/// Temporary directories for tests.
+enum TemporaryDirectory {
+    static func make(_ prefix: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    }
+}
