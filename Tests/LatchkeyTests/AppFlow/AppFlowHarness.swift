@@ -18,6 +18,8 @@ final class FlowApp {
     private(set) var container: URL
     let clock: ManualSessionClock
     let transport = SpyTransport()
+    /// In front of ``transport``: holds requests when a test asks.
+    let gate: GatedTransport
     let authenticator = ScriptedAuthenticator()
     var useInstallMarker = true
     var signOutPolicy: UserDataSpace.SignOutPolicy = .keep
@@ -28,6 +30,7 @@ final class FlowApp {
     init(server: TestServer, clock: ManualSessionClock = ManualSessionClock(Date())) {
         self.server = server
         self.clock = clock
+        gate = GatedTransport(base: transport)
         container = temporaryDirectory("latchkey-app")
     }
 
@@ -36,7 +39,7 @@ final class FlowApp {
         var configuration = SessionManagerConfiguration()
         configureManager(&configuration)
         let manager = SessionManager(
-            backend: server.backend(transport: transport), store: keychain, configuration: configuration,
+            backend: server.backend(transport: gate), store: keychain, configuration: configuration,
             installMarker: useInstallMarker ? marker : nil, clock: clock, logger: .quiet)
         let dataSpace = UserDataSpace(configuration: .init(
             root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy))
