@@ -10,6 +10,8 @@ import Synchronization
 extension PostgresAuthStore {
     /// How often a transaction aborted by a serialization failure or a deadlock is tried again.
     static let conflictRetries = 3
+    /// How long a leased connection may take over one call before it is closed as stalled.
+    static let stallTimeout: Duration = .seconds(30)
 
     /// Runs `body` in one transaction (`BEGIN … COMMIT`, `ROLLBACK` when it throws).
     func transaction<T: Sendable>(
@@ -48,72 +50,33 @@ extension PostgresAuthStore {
         }
     }
 
-    /// Leases a connection for `body`, waiting at most ``timeout`` for one.
-    ///
-    /// The pool queues a lease while it cannot connect (and keeps retrying in the background),
-    /// so this timeout is what turns an outage into a prompt 503 rather than a hung request.
-    /// Only the wait for a connection is bounded: once leased, the work runs to completion.
+    /// Runs `body` on a pooled connection, within the store's bounds (see ``PostgresLeaseGuard``).
     private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let leased = LeaseFlag()
-        return try await withThrowingTaskGroup(of: LeaseRace<T>.self) { group in
-            group.addTask {
-                try await self.client.withConnection { connection in
-                    leased.set()
-                    return .finished(try await body(connection))
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: self.timeout)
-                return .timerFired
-            }
-            var timedOut = false
-            do {
-                while let next = try await group.next() {
-                    switch next {
-                    case .finished(let value):
-                        group.cancelAll()
-                        return value
-                    case .timerFired:
-                        // Still waiting for a connection: withdraw the lease request.
-                        if !leased.isSet && !Task.isCancelled {
-                            timedOut = true
-                            group.cancelAll()
-                        }
-                    }
-                }
-            } catch {
-                // The withdrawn lease fails with "cancelled": report the timeout instead.
-                throw timedOut ? LeaseTimeout() : error
-            }
-            throw timedOut ? LeaseTimeout() : CancellationError()
-        }
+        try await PostgresLeaseGuard(client: client, leaseTimeout: timeout, stallTimeout: Self.stallTimeout).run(body)
     }
 
     /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email,
     /// ``StoreError/unavailable(_:)`` for anything that means "the database cannot be used now".
     private func translate(_ error: any Error) -> any Error {
-        if error is LeaseTimeout {
+        switch error {
+        case is LeaseTimeout:
             return StoreError.unavailable("no database connection within \(timeout) (is PostgreSQL at \(redactedURL) reachable?)")
+        case is StalledConnection:
+            return StoreError.unavailable("a database connection stopped answering for \(Self.stallTimeout); it was closed")
+        case is ClosedBeforeUse:
+            return StoreError.unavailable("the database closed the connection")
+        default:
+            break
         }
         return PostgresFailure.translate(error)
     }
 }
 
-/// Which of the two racing tasks in ``PostgresAuthStore/withConnection(_:)`` finished.
-enum LeaseRace<T: Sendable>: Sendable {
-    case finished(T)
-    case timerFired
-}
-
-struct LeaseTimeout: Error {}
-
-/// A flag that is set once and stays set (a lease obtained, a pool started).
-final class LeaseFlag: Sendable {
+/// A flag that is set once and stays set (a pool started).
+final class OnceFlag: Sendable {
     private let value = Atomic<Bool>(false)
-    func set() { value.store(true, ordering: .relaxed) }
     /// Sets the flag; `true` when this call was the one that set it.
     func setIfUnset() -> Bool { value.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
-    var isSet: Bool { value.load(ordering: .relaxed) }
 }
 
 /// Classifies PostgreSQL errors.

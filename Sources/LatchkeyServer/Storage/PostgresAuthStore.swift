@@ -30,7 +30,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     /// The database URL without its password.
     public let redactedURL: String
     /// Whether ``run()`` has started the pool (it runs once).
-    private let running = LeaseFlag()
+    private let running = OnceFlag()
 
     private init(client: PostgresClient, timeout: Duration, logger: Logger, redactedURL: String) {
         self.client = client
@@ -186,7 +186,7 @@ public final class PostgresAuthStore: AuthStore, Service {
 
     public func appendAudit(_ entry: AuditEntry) async throws {
         try await autocommit { connection in
-            try await connection.query(PostgresRows.insertAudit(entry), logger: self.logger)
+            _ = try await connection.query(PostgresRows.insertAudit(entry), logger: self.logger)
         }
     }
 
