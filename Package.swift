@@ -65,6 +65,7 @@ let package = Package(
                 "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            exclude: ["README-section.md"],  // README text to merge; remove this line with the file
             swiftSettings: swiftSettings
         ),
         .testTarget(
