@@ -20,6 +20,7 @@ out=$(mktemp -d)
 cleanup_steps=("rm -rf '$out'")
 cleanup() { for ((i=${#cleanup_steps[@]}-1; i>=0; i--)); do eval "${cleanup_steps[$i]}" || true; done; }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 unset LATCHKEY_TEST_POSTGRES_URL
@@ -77,12 +78,15 @@ wrk -t8 -c8 -d"${duration}s" --latency -s "$bench/lua/refresh.lua" "$url_pg1" --
 wrk -t2 -c16 -d"${duration}s" --latency -s "$bench/lua/user.lua" "$url_pg1/user" -- "$access_pg1" > "$out/user-pg"
 tokens "$url_pg1" "$out/t-pg1" 4
 tokens "$url_pg2" "$out/t-pg2" 4
+# (wait for the first wrk by its pid: a bare `wait` would also wait for the servers.)
 wrk -t4 -c4 -d"${duration}s" --latency -s "$bench/lua/refresh.lua" "$url_pg1" -- "$out/t-pg1" > "$out/refresh-2pg-a" &
+first=$!
 wrk -t4 -c4 -d"${duration}s" --latency -s "$bench/lua/refresh.lua" "$url_pg2" -- "$out/t-pg2" > "$out/refresh-2pg-b"
-wait
+wait "$first"
 wrk -t1 -c8 -d"${duration}s" --latency -s "$bench/lua/user.lua" "$url_pg1/user" -- "$access_pg1" > "$out/user-2pg-a" &
+first=$!
 wrk -t1 -c8 -d"${duration}s" --latency -s "$bench/lua/user.lua" "$url_pg2/user" -- "$access_pg2" > "$out/user-2pg-b"
-wait
+wait "$first"
 
 refresh_2pg=$(sum "$(rps "$out/refresh-2pg-a")" "$(rps "$out/refresh-2pg-b")")
 user_2pg=$(sum "$(rps "$out/user-2pg-a")" "$(rps "$out/user-2pg-b")")

@@ -38,7 +38,8 @@ latchkey_pg_start() {
     fi
 
     local dir
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/latchkey-pg.XXXXXX") || return 0
+    # /tmp, not $TMPDIR: the cluster user must be able to reach the directory.
+    dir=$(mktemp -d /tmp/latchkey-pg.XXXXXX) || return 0
     chmod 0700 "$dir"
     [ "${#as_owner[@]}" -gt 0 ] && chown postgres: "$dir"
 
