@@ -24,13 +24,16 @@ else
 fi
 
 # --- Linux desktop keyring (optional) -----------------------------------------------------
-run_tests() { swift test "$@"; }
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
     echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"
-    export -f run_tests
-    exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test "$@"' bash)
+    # The daemon keeps its keyrings in a fresh folder, so a keyring left on this machine with
+    # another password (or locked) cannot change what the tests see.
+    keyring_home=$(mktemp -d)
+    cleanup_steps+=("rm -rf '$keyring_home'")
+    export LATCHKEY_TEST_KEYRING_HOME="$keyring_home"
+    exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test "$@"' bash)
     "${exec_wrapper[@]}" "$@"
 else
     echo "test.sh: no dbus-run-session/gnome-keyring-daemon: the desktop keyring tests are SKIPPED"
-    run_tests "$@"
+    swift test "$@"
 fi
