@@ -33,9 +33,11 @@ public final class LoginFormModel {
     @ObservationIgnored let manager: SessionManager
     @ObservationIgnored let onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)?
 
-    /// Creates a form signing in through `manager`.
-    /// - Parameter onEmailNotConfirmed: Called when the account exists but its email is not
-    ///   confirmed yet; ``LaunchRouter/makeLoginForm()`` wires it to the verify-email route.
+    /// Creates a form.
+    /// - Parameters:
+    ///   - manager: The session manager that signs in.
+    ///   - onEmailNotConfirmed: Called when the account exists but its email is not confirmed
+    ///     yet; ``LaunchRouter/makeLoginForm()`` wires it to the verify-email route.
     public init(
         manager: SessionManager,
         onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)? = nil

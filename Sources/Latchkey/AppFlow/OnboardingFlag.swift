@@ -2,8 +2,8 @@ import Foundation
 
 /// Whether the user has completed onboarding, kept in the app's ordinary preferences.
 ///
-/// The launch router reads it once at launch and remembers that value
-/// (``wasCompletedAtLaunch``): onboarding completed *during* a launch must not let a session
+/// ``LaunchRouter`` reads it when it is created and remembers whether onboarding had been
+/// completed before this launch: onboarding completed *during* a launch must not let a session
 /// restored from the keychain skip the login screen (the reinstall bug of seed 001).
 public struct OnboardingFlag: Sendable {
     /// The preference key. Default `"hasCompletedOnboarding"`, as the seed apps used.

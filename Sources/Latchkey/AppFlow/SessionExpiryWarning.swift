@@ -35,7 +35,9 @@ public final class SessionExpiryWarning {
     @ObservationIgnored private var eventTask: Task<Void, Never>?
 
     /// Starts following `manager`'s events.
-    /// - Parameter clock: The time source; default the manager's clock.
+    /// - Parameters:
+    ///   - manager: The session manager whose ``SessionEvent/sessionExpiring(in:)`` it shows.
+    ///   - clock: The time source; default the manager's clock.
     public init(manager: SessionManager, clock: (any SessionClock)? = nil) {
         self.manager = manager
         self.clock = clock ?? manager.clock

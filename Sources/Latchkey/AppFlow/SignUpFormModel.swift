@@ -43,14 +43,15 @@ public final class SignUpFormModel {
     @ObservationIgnored let metadata: [String: JSONValue]
     @ObservationIgnored let onConfirmationRequired: (@MainActor (_ email: String, _ password: String) -> Void)?
 
-    /// Creates a form creating accounts through `manager`.
+    /// Creates a form.
     /// - Parameters:
+    ///   - manager: The session manager that creates the account.
     ///   - rules: The password rules until the server's are applied.
     ///   - requiresPasswordConfirmation: Whether to ask for the password twice. Default `false`
     ///     (the visibility toggle makes typos visible instead).
     ///   - metadata: User metadata sent with the sign-up (display name…).
     ///   - onConfirmationRequired: Called when the account needs its email confirmed;
-    ///     ``LaunchRouter/makeSignUpForm()`` wires it to the verify-email route.
+    ///     ``LaunchRouter/makeSignUpForm(rules:requiresPasswordConfirmation:metadata:)`` wires it to the verify-email route.
     public init(
         manager: SessionManager, rules: PasswordRules = .init(), requiresPasswordConfirmation: Bool = false,
         metadata: [String: JSONValue] = [:],
