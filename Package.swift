@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["AppFlow/README-section.md"],  // README text to merge; remove this line with the file
             swiftSettings: swiftSettings
         ),
         .target(
