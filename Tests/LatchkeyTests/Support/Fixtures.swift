@@ -50,7 +50,7 @@ final class EventRecorder: Sendable {
     var all: [SessionEvent] { events.withLock { $0 } }
 
     /// Waits (real time, up to `timeout`) until `predicate` holds for the recorded events.
-    func wait(timeout: TimeInterval = 5, until predicate: ([SessionEvent]) -> Bool) async -> Bool {
+    func wait(timeout: TimeInterval = 30, until predicate: ([SessionEvent]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if predicate(all) { return true }
@@ -63,7 +63,7 @@ final class EventRecorder: Sendable {
 }
 
 /// Polls `condition` (real time) until it holds or `timeout` passes.
-func eventually(timeout: TimeInterval = 5, _ condition: () async -> Bool) async -> Bool {
+func eventually(timeout: TimeInterval = 30, _ condition: () async -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if await condition() { return true }
