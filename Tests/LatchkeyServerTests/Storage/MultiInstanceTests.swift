@@ -15,6 +15,9 @@ struct MultiInstanceTests {
         { configuration in
             configuration.databaseURL = url
             configuration.databasePoolSize = 4
+            // Generous: on a loaded 2-core CI machine, 50 racing refreshes can queue for the four
+            // connections longer than the 5 s production default (the outage tests cover 503s).
+            configuration.databaseTimeout = 60
             configuration.jwtSecret = sharedSecret
         }
     }
