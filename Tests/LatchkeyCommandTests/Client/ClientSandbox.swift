@@ -12,6 +12,9 @@ struct ClientSandbox: Sendable {
     /// Environment a developer's shell may carry that would change what the commands do.
     static let ambient = ["LATCHKEY_PROFILE", "LATCHKEY_SERVER", "LATCHKEY_HOME", "XDG_CONFIG_HOME"]
 
+    /// The commands that talk to a server and take `--timeout`.
+    static let clientCommands: Set<String> = ["signup", "login", "status", "token", "whoami", "logout"]
+
     init(environment: [String: String] = [:]) {
         home = TemporaryDirectory.make("latchkey-cli-home")
         self.environment = environment
@@ -30,6 +33,12 @@ struct ClientSandbox: Sendable {
 
     /// Starts `latchkey arguments…` without waiting.
     func start(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> CommandRunner.Running {
+        var arguments = arguments
+        // A loaded CI machine (parallel tests, bcrypt) can take longer than the 10 s default to
+        // answer; tests about timeouts pass their own --timeout.
+        if let command = arguments.first, Self.clientCommands.contains(command), !arguments.contains("--timeout") {
+            arguments += ["--timeout", "60"]
+        }
         var variables = ["LATCHKEY_HOME": home.path]
         for (key, value) in environment { variables[key] = value }
         for (key, value) in extra { variables[key] = value }
