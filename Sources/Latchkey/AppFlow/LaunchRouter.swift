@@ -176,6 +176,10 @@ public final class LaunchRouter {
     @discardableResult
     public func signOut(scope: SignOutScope = .local) async -> SignOutReport {
         let report = await manager.signOut(scope: scope)
+        if scope != .others {
+            inputs.authScreen = .login
+            appLock?.noteSignedOut()
+        }
         await synchronize()
         return report
     }

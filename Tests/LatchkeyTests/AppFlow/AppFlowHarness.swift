@@ -42,7 +42,7 @@ final class FlowApp {
             backend: server.backend(transport: gate), store: keychain, configuration: configuration,
             installMarker: useInstallMarker ? marker : nil, clock: clock, logger: .quiet)
         let dataSpace = UserDataSpace(configuration: .init(
-            root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy))
+            root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy), logger: .quiet)
         await dataSpace.attach(to: manager)
         let lock = AppLock(authenticator: authenticator, preferences: preferences, configuration: lockConfiguration, clock: clock, logger: .quiet)
         var routerConfiguration = LaunchRouter.Configuration()
@@ -83,12 +83,12 @@ final class FlowLaunch {
     }
 
     /// Waits (real time) until the router shows `route`.
-    func waitForRoute(_ route: LaunchRoute, timeout: TimeInterval = 5) async -> Bool {
+    func waitForRoute(_ route: LaunchRoute, timeout: TimeInterval = 30) async -> Bool {
         await waitUntil(timeout: timeout) { self.router.route == route }
     }
 
     /// Waits until the data space follows the manager (opened for `userID`, or closed).
-    func waitForDataSpace(user userID: String?, timeout: TimeInterval = 5) async -> Bool {
+    func waitForDataSpace(user userID: String?, timeout: TimeInterval = 30) async -> Bool {
         await waitUntil(timeout: timeout) { self.dataSpace.currentUserID == userID }
     }
 
@@ -98,9 +98,10 @@ final class FlowLaunch {
     }
 }
 
-/// Polls `condition` on the main actor (real time) until it holds or `timeout` passes.
+/// Polls `condition` on the main actor (real time) until it holds or `timeout` passes (30 s by
+/// default: under CI load 5 s is not enough; a passing test returns as soon as it holds).
 @MainActor
-func waitUntil(timeout: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

@@ -4,7 +4,7 @@ import Testing
 
 /// Seed 002 #21 and #24: availability re-checked on becoming active (no polling timer), the
 /// notice when biometrics disappear, and the one-time "Enable Face ID?" hint.
-@Suite("App flow: biometric availability and hint", .timeLimit(.minutes(1)))
+@Suite("App flow: biometric availability and hint", .timeLimit(.minutes(5)))
 @MainActor
 struct AppLockAvailabilityTests {
     let clock = ManualSessionClock()

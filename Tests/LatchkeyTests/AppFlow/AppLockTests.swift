@@ -4,7 +4,7 @@ import Testing
 
 /// Seed 002 #20–#24 and seed 000's privacy overlay: the lock and overlay as the scene phase
 /// moves, unlock and its fallback, availability, the one-time hint.
-@Suite("App flow: app lock and privacy overlay", .timeLimit(.minutes(1)))
+@Suite("App flow: app lock and privacy overlay", .timeLimit(.minutes(5)))
 @MainActor
 struct AppLockTests {
     let clock = ManualSessionClock()

@@ -4,7 +4,7 @@ import Testing
 
 /// The router beyond the seeds' matrices: the check timeout, the lock route, verification by
 /// code, resend and cancel, onboarding persistence, the first-sign-in hint.
-@Suite("App flow: launch router", .timeLimit(.minutes(1)))
+@Suite("App flow: launch router", .timeLimit(.minutes(5)))
 @MainActor
 struct LaunchRouterTests {
     let password = "correct horse battery"

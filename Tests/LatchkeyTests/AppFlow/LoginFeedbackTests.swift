@@ -4,7 +4,7 @@ import Testing
 
 /// Seed 003's login feedback cases: wrong password, offline, account disabled, logout then a
 /// fresh login — each with the taxonomy's words, an announcement and a haptic.
-@Suite("App flow: login feedback", .timeLimit(.minutes(1)))
+@Suite("App flow: login feedback", .timeLimit(.minutes(5)))
 @MainActor
 struct LoginFeedbackTests {
     let password = "correct horse battery"

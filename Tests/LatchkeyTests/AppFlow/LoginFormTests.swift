@@ -3,7 +3,7 @@ import Testing
 @testable import Latchkey
 
 /// Seed 002 #11–#18, #27–#28 and seed 003's login feedback cases, against the real server.
-@Suite("App flow: login form", .timeLimit(.minutes(1)))
+@Suite("App flow: login form", .timeLimit(.minutes(5)))
 @MainActor
 struct LoginFormTests {
     let password = "correct horse battery"

@@ -3,7 +3,7 @@ import Testing
 @testable import Latchkey
 
 /// Seed 001's matrix, rows 5–8: reinstall, unverified email, the persisted-keychain bug, legacy data.
-@Suite("App flow: seed 001 edge-case matrix (reinstall, verification, legacy)", .timeLimit(.minutes(1)))
+@Suite("App flow: seed 001 edge-case matrix (reinstall, verification, legacy)", .timeLimit(.minutes(5)))
 @MainActor
 struct SeedEdgeCaseMatrixReinstallTests {
     let password = "correct horse battery"

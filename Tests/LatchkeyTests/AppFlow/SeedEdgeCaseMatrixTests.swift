@@ -4,7 +4,7 @@ import Testing
 
 /// Seed 001's edge-case matrix, row by row, against the real server: the route sequence and the
 /// local data each user can see.
-@Suite("App flow: seed 001 edge-case matrix", .timeLimit(.minutes(1)))
+@Suite("App flow: seed 001 edge-case matrix", .timeLimit(.minutes(5)))
 @MainActor
 struct SeedEdgeCaseMatrixTests {
     let password = "correct horse battery"

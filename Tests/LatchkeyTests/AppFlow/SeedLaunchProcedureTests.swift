@@ -4,7 +4,7 @@ import Testing
 
 /// Seed 000's test procedures 1–6 and seed 004's scenarios 1–4, at the model level: the route a
 /// root view would show, against the real server.
-@Suite("App flow: seed 000 procedures and seed 004 scenarios", .timeLimit(.minutes(1)))
+@Suite("App flow: seed 000 procedures and seed 004 scenarios", .timeLimit(.minutes(5)))
 @MainActor
 struct SeedLaunchProcedureTests {
     let password = "correct horse battery"

@@ -3,7 +3,7 @@ import Testing
 @testable import Latchkey
 
 /// The sign-up form: the server's password rules, confirmation, and its failures.
-@Suite("App flow: sign-up form", .timeLimit(.minutes(1)))
+@Suite("App flow: sign-up form", .timeLimit(.minutes(5)))
 @MainActor
 struct SignUpFormTests {
     @Test("Password rules come from the server's settings (the Latchkey server: 8 characters)")

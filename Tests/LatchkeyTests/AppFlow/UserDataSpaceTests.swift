@@ -4,7 +4,7 @@ import Testing
 
 /// The per-user data space on its own: isolation by construction, close handlers, wipe,
 /// claiming legacy data, and the sign-out cleanup step.
-@Suite("App flow: user data space", .timeLimit(.minutes(1)))
+@Suite("App flow: user data space", .timeLimit(.minutes(5)))
 @MainActor
 struct UserDataSpaceTests {
     let root = temporaryDirectory("latchkey-space")
@@ -102,5 +102,32 @@ struct UserDataSpaceTests {
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.sqlite").path) == (policy == .keep))
         try await Task.sleep(nanoseconds: 50_000_000)
         #expect(space.currentUserID == nil, "a late event does not reopen the signed-out user's data")
+    }
+
+    @Test("Signing in as another account without signing out closes the first account's space first")
+    func accountSwitch() async throws {
+        try await withFlowServer { server in
+            let first = uniqueEmail("first"), second = uniqueEmail("second")
+            let firstID = try await server.createAccount(email: first)
+            let secondID = try await server.createAccount(email: second)
+            let app = FlowApp(server: server)
+            app.signOutPolicy = .keep
+            defer { app.remove() }
+            let launch = await app.launch(onboarding: false)
+            var closed: [String?] = []
+            launch.dataSpace.addCloseHandler("database") { closed.append(launch.dataSpace.currentUserID) }
+            await launch.router.start()
+            try await launch.manager.signIn(email: first, password: "correct horse battery")
+            #expect(await launch.waitForDataSpace(user: firstID))
+            try writeFile("first.sqlite", in: try #require(launch.dataSpace.area.directory))
+
+            try await launch.manager.signIn(email: second, password: "correct horse battery")
+            #expect(await launch.waitForDataSpace(user: secondID))
+            #expect(closed == [firstID], "the first account's files were closed before the second opened")
+            #expect(fileNames(in: launch.dataSpace.area.directory).isEmpty)
+            try await Task.sleep(nanoseconds: 50_000_000)
+            #expect(launch.dataSpace.currentUserID == secondID, "no late reopening of the first account")
+            #expect(launch.router.route == .main)
+        }
     }
 }
