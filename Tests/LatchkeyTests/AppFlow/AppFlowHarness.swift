@@ -26,12 +26,15 @@ final class FlowApp {
     var configureManager: @Sendable (inout SessionManagerConfiguration) -> Void = { _ in }
     var configureRouter: (inout LaunchRouter.Configuration) -> Void = { _ in }
     var lockConfiguration = AppLock.Configuration()
+    /// Every launch, kept until ``finish()`` settles them.
+    private var launches: [FlowLaunch] = []
 
     init(server: TestServer, clock: ManualSessionClock = ManualSessionClock(Date())) {
         self.server = server
         self.clock = clock
         gate = GatedTransport(base: transport)
         container = temporaryDirectory("latchkey-app")
+        flowApps[ObjectIdentifier(server), default: []].append(self)
     }
 
     /// A cold start: new manager, router, data space, lock and overlay over the same stores.
@@ -50,7 +53,9 @@ final class FlowApp {
         let router = LaunchRouter(
             manager: manager, onboarding: onboarding ? OnboardingFlag(preferences: preferences) : nil,
             appLock: lock, privacyOverlay: PrivacyOverlay(), configuration: routerConfiguration, logger: .quiet)
-        return FlowLaunch(manager: manager, router: router, dataSpace: dataSpace, lock: lock)
+        let launch = FlowLaunch(manager: manager, router: router, dataSpace: dataSpace, lock: lock)
+        launches.append(launch)
+        return launch
     }
 
     /// Deleting the app and installing it again: preferences, install marker and app container
@@ -65,7 +70,22 @@ final class FlowApp {
     var legacyDirectory: URL { container.appendingPathComponent("LegacyStore", isDirectory: true) }
 
     func remove() { removeDirectory(container) }
+
+    /// Brings every launch's data space up to date with its manager (so no event still in
+    /// flight opens a directory afterwards), stops the launches, and removes the container.
+    func finish() async {
+        for launch in launches {
+            await launch.dataSpace.synchronize(with: launch.manager)
+            await launch.terminate()
+        }
+        launches = []
+        remove()
+    }
 }
+
+/// The apps created against each running server, finished when ``withFlowServer(autoconfirm:_:)`` ends.
+@MainActor
+private var flowApps: [ObjectIdentifier: [FlowApp]] = [:]
 
 /// What one launch of the app holds.
 @MainActor
@@ -166,11 +186,15 @@ func uniqueEmail(_ prefix: String = "user") -> String {
 @MainActor
 func withFlowServer(autoconfirm: Bool = true, _ body: @MainActor (TestServer) async throws -> Void) async throws {
     let server = try await TestServer.start(autoconfirm: autoconfirm)
+    func finish() async {
+        for app in flowApps.removeValue(forKey: ObjectIdentifier(server)) ?? [] { await app.finish() }
+        await server.stop()
+    }
     do {
         try await body(server)
     } catch {
-        await server.stop()
+        await finish()
         throw error
     }
-    await server.stop()
+    await finish()
 }

@@ -106,6 +106,7 @@ struct UserDataSpaceTests {
 
     @Test("Signing in as another account without signing out closes the first account's space first")
     func accountSwitch() async throws {
+        removeDirectory(root)  // this test's data lives in the app's container
         try await withFlowServer { server in
             let first = uniqueEmail("first"), second = uniqueEmail("second")
             let firstID = try await server.createAccount(email: first)
