@@ -39,7 +39,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["AppFlow/README-section.md"],  // README text to merge; remove this line with the file
             swiftSettings: swiftSettings
         ),
         .target(
@@ -66,7 +65,6 @@ let package = Package(
                 "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            exclude: ["README-section.md"],  // README text to merge; remove this line with the file
             swiftSettings: swiftSettings
         ),
         .testTarget(
