@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 
 /// Builds the Latchkey server: opens the store, loads the secret, wires the routes.
 ///
@@ -32,7 +31,6 @@ public enum LatchkeyApplication {
         let hasher = PasswordHasher(
             cost: configuration.bcryptCost,
             threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount)
-        let boundPort = PortBox()
         let externalURL = configuration.resolvedExternalURL()
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
@@ -52,7 +50,6 @@ public enum LatchkeyApplication {
             services: [store as? any Service].compactMap { $0 } + [ResourceCloser(store: store, hasher: hasher, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                boundPort.set(port)
                 logger.notice("latchkey listening", metadata: ["address": "\(configuration.host):\(port)"])
                 await onServerRunning(port)
             },
@@ -129,11 +126,4 @@ struct ResourceCloser: Service {
             logger.error("error while closing resources", metadata: ["error.type": "\(type(of: error))"])
         }
     }
-}
-
-/// The port the server bound, once known.
-final class PortBox: Sendable {
-    private let value = Mutex<Int?>(nil)
-    func set(_ port: Int) { value.withLock { $0 = port } }
-    var port: Int? { value.withLock { $0 } }
 }

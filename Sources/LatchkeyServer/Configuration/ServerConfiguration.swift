@@ -88,10 +88,10 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The URL the server is reached at, as used in tokens and links.
-    public func resolvedExternalURL(boundPort: Int? = nil) -> String {
+    public func resolvedExternalURL() -> String {
         if let externalURL { return externalURL.trimmingTrailingSlash() }
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "http://\(hostPart):\(boundPort ?? port)"
+        return "http://\(hostPart):\(port)"
     }
 
     /// Checks settings that would make the server unsafe or unusable.
