@@ -15,9 +15,16 @@ let package = Package(
     name: "Latchkey",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        // The session engine: credential stores, SessionManager, backends, errors.
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        // The auth server, GoTrue wire-compatible.
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
-        .executable(name: "latchkey", targets: ["latchkey"]),
+        // GoTrue's wire types, shared by the server and the client.
+        .library(name: "LatchkeyWire", targets: ["LatchkeyWire"]),
+        // For tests: the in-process server with a temporary database, manual clocks, log capture.
+        .library(name: "LatchkeyTesting", targets: ["LatchkeyTesting"]),
+        // The command: `latchkey serve` and the terminal app.
+        .executable(name: "latchkey", targets: ["LatchkeyCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -34,8 +41,13 @@ let package = Package(
     ],
     targets: [
         .target(
+            name: "LatchkeyWire",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Latchkey",
             dependencies: [
+                "LatchkeyWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -44,6 +56,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
+                "LatchkeyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -58,8 +71,18 @@ let package = Package(
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LatchkeyTesting",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
-            name: "latchkey",
+            name: "LatchkeyCommand",
             dependencies: [
                 "Latchkey",
                 "LatchkeyServer",
@@ -68,19 +91,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LatchkeyWireTests",
+            dependencies: ["LatchkeyWire"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "LatchkeyTests",
-            dependencies: ["Latchkey", "LatchkeyServer"],
+            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "LatchkeyCommandTests",
-            dependencies: ["latchkey", "Latchkey", "LatchkeyServer"],
+            dependencies: ["LatchkeyCommand", "Latchkey", "LatchkeyServer", "LatchkeyTesting"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer",
+                "LatchkeyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),

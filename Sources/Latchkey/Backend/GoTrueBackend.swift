@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// An ``AuthBackend`` speaking GoTrue's wire protocol: the Latchkey server, or a Supabase project
 /// (pass its `…/auth/v1` URL and anon key).
@@ -32,22 +33,23 @@ public struct GoTrueBackend: AuthBackend {
 
     public func signUp(email: String, password: String, data: [String: JSONValue]) async throws -> SignUpResult {
         let body = try await send("POST", "signup", body: SignUpBody(email: email, password: password, data: data))
-        if let session = try? Self.decoder.decode(Session.self, from: body) {
-            return .signedIn(session)
+        // A session when the server confirms at once, otherwise the (unconfirmed) user.
+        if let session = try? JSONDecoder().decode(SessionResponse.self, from: body) {
+            return .signedIn(Session(wire: session))
         }
-        return .confirmationRequired(try decode(User.self, from: body))
+        return .confirmationRequired(User(wire: try decode(UserResponse.self, from: body)))
     }
 
     public func signIn(email: String, password: String) async throws -> Session {
         let body = try await send("POST", "token", query: [("grant_type", "password")],
-                                  body: ["email": email, "password": password])
-        return try decode(Session.self, from: body)
+                                  body: PasswordGrantBody(email: email, password: password))
+        return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
     public func refresh(refreshToken: String) async throws -> Session {
         let body = try await send("POST", "token", query: [("grant_type", "refresh_token")],
-                                  body: ["refresh_token": refreshToken])
-        return try decode(Session.self, from: body)
+                                  body: RefreshGrantBody(refresh_token: refreshToken))
+        return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
     public func signOut(accessToken: String, scope: SignOutScope) async throws {
@@ -55,25 +57,25 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     public func user(accessToken: String) async throws -> User {
-        try decode(User.self, from: try await send("GET", "user", accessToken: accessToken))
+        User(wire: try decode(UserResponse.self, from: try await send("GET", "user", accessToken: accessToken)))
     }
 
     public func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User {
         let body = UpdateUserBody(email: update.email, password: update.password, data: update.data)
-        return try decode(User.self, from: try await send("PUT", "user", body: body, accessToken: accessToken))
+        return User(wire: try decode(UserResponse.self, from: try await send("PUT", "user", body: body, accessToken: accessToken)))
     }
 
     public func resendConfirmation(email: String) async throws {
-        _ = try await send("POST", "resend", body: ["type": "signup", "email": email])
+        _ = try await send("POST", "resend", body: EmailBody(email: email, type: "signup"))
     }
 
     public func recoverPassword(email: String) async throws {
-        _ = try await send("POST", "recover", body: ["email": email])
+        _ = try await send("POST", "recover", body: EmailBody(email: email))
     }
 
     public func verify(type: VerificationType, email: String, token: String) async throws -> Session {
-        let body = try await send("POST", "verify", body: ["type": type.rawValue, "email": email, "token": token])
-        return try decode(Session.self, from: body)
+        let body = try await send("POST", "verify", body: VerifyBody(type: type.rawValue, token: token, email: email))
+        return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
     // MARK: - Plumbing
@@ -125,29 +127,9 @@ public struct GoTrueBackend: AuthBackend {
     /// GoTrue's error shapes: `{code, error_code, msg}` (current), `{error, error_description}`
     /// (OAuth endpoints on older servers), `{message}` (gateways), plus `x-sb-error-code`.
     static func error(from response: HTTPResponse) -> BackendError {
-        struct Body: Decodable {
-            var error_code: String?
-            var error: String?
-            var msg: String?
-            var message: String?
-            var error_description: String?
-        }
-        let body = try? JSONDecoder().decode(Body.self, from: response.body)
-        let code = body?.error_code ?? response.headers["x-sb-error-code"] ?? body?.error
-        let message = body?.msg ?? body?.error_description ?? body?.message
+        let body = try? JSONDecoder().decode(ErrorResponse.self, from: response.body)
+        let code = body?.error_code ?? response.headers["x-sb-error-code"] ?? body?.errorCode
         let retryAfter = response.headers["retry-after"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
-        return .server(status: response.status, code: code, message: message, retryAfter: retryAfter)
+        return .server(status: response.status, code: code, message: body?.text, retryAfter: retryAfter)
     }
-}
-
-private struct SignUpBody: Encodable, Sendable {
-    var email: String
-    var password: String
-    var data: [String: JSONValue]
-}
-
-private struct UpdateUserBody: Encodable, Sendable {
-    var email: String?
-    var password: String?
-    var data: [String: JSONValue]?
 }

@@ -102,7 +102,7 @@ extension Session: Codable {
 
 extension Session: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
-        "Session(user: \(user.id), expiresAt: \(ISO8601.format(expiresAt)), accessToken: <redacted>, refreshToken: <redacted>)"
+        "Session(user: \(user.id), expiresAt: \(WireDate.format(expiresAt)), accessToken: <redacted>, refreshToken: <redacted>)"
     }
 
     public var debugDescription: String { description }

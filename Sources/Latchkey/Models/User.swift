@@ -67,7 +67,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         phone = (try? container.decodeIfPresent(String.self, forKey: .phone)).flatMap { $0?.isEmpty == false ? $0 : nil }
         // Wire: RFC 3339 strings. Latchkey's own store: seconds since 1970 (exact round trip).
         func date(_ key: CodingKeys) -> Date? {
-            if let text = try? container.decodeIfPresent(String.self, forKey: key) { return ISO8601.parse(text) }
+            if let text = try? container.decodeIfPresent(String.self, forKey: key) { return WireDate.parse(text) }
             if let seconds = try? container.decodeIfPresent(Double.self, forKey: key) {
                 return Date(timeIntervalSince1970: seconds)
             }

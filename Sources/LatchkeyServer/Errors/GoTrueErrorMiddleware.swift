@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyWire
 import Logging
 
 /// Turns every error into GoTrue's JSON error shape, so a client never sees an HTML page, an
@@ -42,18 +43,15 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func response(for error: AuthError, request: Request) -> Response {
         let newShape = request.headers[apiVersionHeader] == apiVersion20240101
-        var object: [String: JSONValue] = newShape
-            ? ["code": .string(error.code), "message": .string(error.message)]
-            : ["code": .number(Double(error.status.code)), "error_code": .string(error.code), "msg": .string(error.message)]
-        if let reasons = error.weakPasswordReasons {
-            object["weak_password"] = .object(["reasons": .array(reasons.map(JSONValue.string))])
-        }
+        let body = newShape
+            ? ErrorResponse.apiVersion20240101(code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
+            : ErrorResponse.standard(status: Int(error.status.code), code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
         var headers: HTTPFields = [.contentType: "application/json", errorCodeHeader: error.code]
         if newShape { headers[apiVersionHeader] = apiVersion20240101 }
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]  // identical errors are identical bytes
-        let data = (try? encoder.encode(object)) ?? Data("{}".utf8)
+        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -159,7 +159,7 @@ struct AdminRoutes {
             payload = Payload(
                 action: entry.action.rawValue, actor_id: entry.actorID?.uuidString.lowercased() ?? "",
                 actor_username: entry.actorUsername ?? "", log_type: entry.logType, traits: entry.traits)
-            created_at = WireDate.string(entry.createdAt)
+            created_at = WireDate.format(entry.createdAt)
             ip_address = entry.ipAddress
         }
     }

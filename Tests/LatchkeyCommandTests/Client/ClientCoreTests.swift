@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
-@testable import latchkey
+@testable import LatchkeyCommand
+import LatchkeyTesting
 import Logging
 import Testing
 
@@ -97,7 +98,7 @@ struct ClientCoreTests {
 }
 
 /// The command's exit codes (Swift Testing has an `ExitStatus` too).
-typealias CommandExit = latchkey.ExitStatus
+typealias CommandExit = LatchkeyCommand.ExitStatus
 
 /// A store that always fails with `error`, like a locked or absent keyring.
 struct FailingStore: CredentialStore {

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyServer
+import LatchkeyTesting
 import Logging
 
 #if canImport(FoundationNetworking)
@@ -10,12 +11,14 @@ import FoundationNetworking
 /// separate processes) to talk to. A fixed port and data directory let a test stop it and start
 /// it again as the same server.
 final class ClientTestServer: Sendable {
-    let server: EmbeddedServer
-    let dataDirectory: URL
-    let configuration: ServerConfiguration
+    let server: TestAuthServer
+
+    var dataDirectory: URL { server.dataDirectory }
+    var configuration: ServerConfiguration { server.configuration }
 
     /// Starts a server: a free port unless `port` is given, a new data directory unless
-    /// `dataDirectory` is given, auto-confirmed sign-ups and no rate limits unless told.
+    /// `dataDirectory` is given, auto-confirmed sign-ups and no rate limits unless told. The
+    /// server keeps real time, as the commands it serves do.
     static func start(
         port: Int = 0, dataDirectory: URL? = nil, accessTokenTTL: TimeInterval = 3600,
         autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled
@@ -31,16 +34,14 @@ final class ClientTestServer: Sendable {
 
     /// Starts a server with `configuration`.
     static func start(_ configuration: ServerConfiguration) async throws -> ClientTestServer {
-        let server = try await EmbeddedServer.start(
-            configuration: configuration,
-            logger: Logger(label: "latchkey.cli-tests.server", factory: { _ in SwiftLogNoOpLogHandler() }))
-        return ClientTestServer(server: server, dataDirectory: configuration.dataDirectory, configuration: configuration)
+        let server = try await TestAuthServer.start(
+            dataDirectory: configuration.dataDirectory, port: configuration.port, clock: SystemServerClock(),
+            configure: { $0 = configuration })
+        return ClientTestServer(server: server)
     }
 
-    private init(server: EmbeddedServer, dataDirectory: URL, configuration: ServerConfiguration) {
+    private init(server: TestAuthServer) {
         self.server = server
-        self.dataDirectory = dataDirectory
-        self.configuration = configuration
     }
 
     /// The same server again (same port, same database, same secret), after ``stop()``.
@@ -52,7 +53,7 @@ final class ClientTestServer: Sendable {
 
     /// Stops the server, keeping its data.
     func stop() async {
-        try? await server.shutdown()
+        try? await server.stop()
     }
 
     /// Stops the server and deletes its data.
@@ -66,16 +67,9 @@ final class ClientTestServer: Sendable {
 
     // MARK: - Admin API (service role)
 
-    func request(_ method: String, _ path: String, bearer: String? = nil, body: [String: Any]? = nil) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: url + "/" + path)!)
-        request.httpMethod = method
-        request.setValue("Bearer \(bearer ?? server.serviceRoleKey)", forHTTPHeaderField: "Authorization")
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    func request(_ method: String, _ path: String, bearer: String? = nil, body: [String: any Sendable]? = nil) async throws -> (Int, Data) {
+        let (status, data) = try await server.admin(method, path, json: body, bearer: bearer)
+        return (status, data)
     }
 
     /// Creates a confirmed account.
@@ -108,16 +102,8 @@ final class ClientTestServer: Sendable {
         precondition(status == 200 || status == 204, "admin delete failed with \(status)")
     }
 
-    /// The audit log's actions, oldest first.
-    func auditActions() async throws -> [String] {
-        let (status, data) = try await request("GET", "admin/audit?per_page=1000")
-        precondition(status == 200, "audit failed with \(status)")
-        struct Entry: Decodable {
-            struct Payload: Decodable { var action: String }
-            var payload: Payload
-        }
-        return try JSONDecoder().decode([Entry].self, from: data).map(\.payload.action)
-    }
+    /// The audit log's actions, newest first.
+    func auditActions() async throws -> [String] { try await server.auditActions() }
 
     /// How many refreshes reached the server and were granted.
     func refreshCount() async throws -> Int {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// A restart on the same data directory keeps users, sessions and the signing secret;
 /// files are private to the server's user.

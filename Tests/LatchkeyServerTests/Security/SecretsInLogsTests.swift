@@ -1,37 +1,17 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// Nothing secret reaches the logs: run a whole session's life at trace level and search
 /// every line for the password, the tokens and the email address.
 @Suite("Secrets never logged")
 struct SecretsInLogsTests {
-    final class Recorder: Sendable {
-        let lines = Mutex<[String]>([])
-        func handler(label: String) -> any LogHandler { RecordingHandler(recorder: self) }
-    }
-
-    struct RecordingHandler: LogHandler {
-        let recorder: Recorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            recorder.lines.withLock { $0.append("\(event.level) \(event.message) \(all)") }
-        }
-    }
-
     @Test("a full session lifecycle at trace level logs no password, token or email")
     func noSecrets() async throws {
-        let recorder = Recorder()
-        var logger = Logger(label: "latchkey", factory: recorder.handler)
-        logger.logLevel = .trace
+        let capture = LogCapture()
+        let logger = capture.logger(label: "latchkey")
         let password = "very secret password 9"
         try await TestServer.with(logger: logger, configure: { $0.autoconfirm = false }) { server in
             _ = try await server.request(.POST, "/signup", json: ["email": "logged@example.com", "password": password])
@@ -45,7 +25,7 @@ struct SecretsInLogsTests {
             _ = try await server.refresh("\(session.refreshToken)")
             _ = try await server.request(.POST, "/recover", json: ["email": "logged@example.com"])
             _ = try await server.request(.POST, "/logout", bearer: rotated.accessToken)
-            let lines = recorder.lines.withLock { $0 }
+            let lines = capture.lines
             #expect(lines.count > 5, "the lifecycle was logged")
             for secret in [password, "wrong password here", session.refreshToken, rotated.refreshToken, session.accessToken, rotated.accessToken, link, "logged@example.com"] {
                 #expect(!lines.contains { $0.contains(secret) }, "a log line contains a secret")

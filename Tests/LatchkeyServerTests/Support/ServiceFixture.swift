@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// An ``AuthService`` over a temporary SQLite store, for tests that need the service without HTTP.
 enum ServiceFixture {

@@ -4,17 +4,20 @@ import Logging
 import NIOCore
 import NIOHTTP1
 @testable import LatchkeyServer
+import LatchkeyTesting
 
-/// A real Latchkey server in this process on a free port with a temporary data directory,
-/// and an HTTP client to talk to it. No part of the server is mocked.
+/// The real Latchkey server in this process (``TestAuthServer``) and an HTTP client to talk to
+/// it. No part of the server is mocked. Rate limits are on, as a deployed server has them.
 struct TestServer: Sendable {
-    let server: EmbeddedServer
+    let server: TestAuthServer
     let client: HTTPClient
     let clock: ManualServerClock
-    let directory: URL
-    let configuration: ServerConfiguration
 
-    /// Runs `body` against a fresh server, then shuts everything down and removes the data.
+    var directory: URL { server.dataDirectory }
+    var configuration: ServerConfiguration { server.configuration }
+
+    /// Runs `body` against a fresh server, then shuts everything down and removes the data
+    /// (unless `directory` was given).
     static func with<T: Sendable>(
         directory: URL? = nil,
         clock: ManualServerClock = ManualServerClock(),
@@ -22,28 +25,22 @@ struct TestServer: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        let ownsDirectory = directory == nil
-        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-test-\(UUID().uuidString)")
-        var configuration = ServerConfiguration(dataDirectory: directory)
-        configuration.port = 0
-        configuration.autoconfirm = true
-        configuration.bcryptCost = 4
-        configure(&configuration)
-        let server = try await EmbeddedServer.start(configuration: configuration, clock: clock, logger: logger)
+        let server = try await TestAuthServer.start(dataDirectory: directory, clock: clock, logger: logger) { configuration in
+            configuration.rateLimits = RateLimitConfiguration()
+            configure(&configuration)
+        }
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         clientConfiguration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        let test = TestServer(server: server, client: client, clock: clock, directory: directory, configuration: configuration)
+        let test = TestServer(server: server, client: client, clock: clock)
         do {
             let result = try await body(test)
             try await client.shutdown()
             try await server.shutdown()
-            if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
             return result
         } catch {
             try? await client.shutdown()
             try? await server.shutdown()
-            if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
             throw error
         }
     }
@@ -92,27 +89,13 @@ struct TestServer: Sendable {
     }
 
     /// The audit actions recorded so far, newest first.
-    func auditActions() async throws -> [String] {
-        let response = try await request(.GET, "/admin/audit?per_page=1000", bearer: server.serviceRoleKey)
-        return (response.jsonArray ?? []).compactMap { ($0["payload"] as? [String: Any])?["action"] as? String }
-    }
+    func auditActions() async throws -> [String] { try await server.auditActions() }
 
     /// The emails in the outbox, oldest first.
-    func outbox() throws -> [String] {
-        let directory = server.outboxDirectory
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return try names.filter { $0.hasSuffix(".eml") }.sorted().map {
-            try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
-        }
-    }
+    func outbox() throws -> [String] { try server.outbox() }
 
     /// The link token in the newest email to `address`.
-    func linkToken(to address: String, type: String) throws -> String {
-        guard let mail = try outbox().last(where: { $0.contains("To: \(address)") && $0.contains("type=\(type)") }),
-            let range = mail.range(of: "token=")
-        else { throw TestFailure("no \(type) email to \(address)") }
-        return String(mail[range.upperBound...].prefix(while: { $0 != "&" && !$0.isWhitespace }))
-    }
+    func linkToken(to address: String, type: String) throws -> String { try server.linkToken(to: address, type: type) }
 }
 
 /// A response with helpers to read GoTrue JSON.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import Latchkey
+import LatchkeyTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Latchkey
+import LatchkeyTesting
 
 /// Seed 002 #21 and #24: availability re-checked on becoming active (no polling timer), the
 /// notice when biometrics disappear, and the one-time "Enable Face ID?" hint.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Latchkey
+import LatchkeyTesting
 
 /// Seed 002 #20–#24 and seed 000's privacy overlay: the lock and overlay as the scene phase
 /// moves, unlock and its fallback, availability, the one-time hint.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Latchkey
+import LatchkeyTesting
 
 /// The router beyond the seeds' matrices: the check timeout, the lock route, verification by
 /// code, resend and cancel, onboarding persistence, the first-sign-in hint.

@@ -82,7 +82,7 @@ struct GoTrueBackendTests {
     @Test("A 2xx body that is not a session is an invalid response, not a crash")
     func invalidBody() async {
         let backend = GoTrueBackend(configuration: .init(baseURL: Self.base), transport: RecordingTransport(HTTPResponse(status: 200, body: Data("<html>".utf8))))
-        await #expect(throws: BackendError.invalidResponse(reason: "cannot decode Session")) {
+        await #expect(throws: BackendError.invalidResponse(reason: "cannot decode SessionResponse")) {
             try await backend.refresh(refreshToken: "r")
         }
     }

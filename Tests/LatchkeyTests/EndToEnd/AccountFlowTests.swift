@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Latchkey
+import LatchkeyTesting
 
 @Suite("End to end: accounts, errors and logs")
 struct AccountFlowTests {
@@ -81,7 +82,7 @@ struct AccountFlowTests {
     @Test("No token, password or email ever appears in the logs of a whole session's life")
     func logsCarryNoSecrets() async throws {
         try await withTestServer { server in
-            let logs = CapturedLogs()
+            let logs = LogCapture()
             let email = "secret.person@example.com"
             let password = "correct horse battery"
             let app = E2EApp(server: server, logger: logs.logger)
@@ -96,7 +97,7 @@ struct AccountFlowTests {
             await manager.signOut()
             _ = await app.launch().restore()
 
-            let lines = logs.all
+            let lines = logs.lines
             #expect(lines.count >= 5)
             let secrets = [
                 first.accessToken, first.refreshToken, refreshed.accessToken, refreshed.refreshToken,

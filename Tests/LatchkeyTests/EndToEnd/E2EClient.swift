@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import Latchkey
+import LatchkeyTesting
 
 /// One installation of an app talking to a ``TestServer``: a store that survives "relaunches",
 /// an install marker, a client clock the test moves, and a transport that counts requests.

@@ -1,42 +1,36 @@
 import Foundation
 @testable import Latchkey
 import LatchkeyServer
+import LatchkeyTesting
 import Logging
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The real Latchkey server, in process, on a random port with a temporary database.
+/// The real Latchkey server, in process, on a random port with a temporary database
+/// (``TestAuthServer``), with the admin calls the client tests make.
 final class TestServer: Sendable {
-    let server: EmbeddedServer
-    let directory: URL
+    let server: TestAuthServer
     let serverClock: ManualServerClock
 
     static func start(autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, accessTokenTTL: TimeInterval = 3600) async throws -> TestServer {
-        let directory = temporaryDirectory("latchkey-server")
-        var configuration = ServerConfiguration(dataDirectory: directory)
-        configuration.port = 0
-        configuration.autoconfirm = autoconfirm
-        configuration.rateLimits = rateLimits
-        configuration.accessTokenTTL = accessTokenTTL
-        configuration.bcryptCost = 4
         let clock = ManualServerClock(Date())
-        let server = try await EmbeddedServer.start(
-            configuration: configuration, clock: clock,
-            logger: Logger(label: "latchkey.tests.server", factory: { _ in SwiftLogNoOpLogHandler() }))
-        return TestServer(server: server, directory: directory, serverClock: clock)
+        let server = try await TestAuthServer.start(clock: clock) { configuration in
+            configuration.autoconfirm = autoconfirm
+            configuration.rateLimits = rateLimits
+            configuration.accessTokenTTL = accessTokenTTL
+        }
+        return TestServer(server: server, serverClock: clock)
     }
 
-    private init(server: EmbeddedServer, directory: URL, serverClock: ManualServerClock) {
+    private init(server: TestAuthServer, serverClock: ManualServerClock) {
         self.server = server
-        self.directory = directory
         self.serverClock = serverClock
     }
 
     func stop() async {
         try? await server.shutdown()
-        removeDirectory(directory)
     }
 
     var baseURL: URL { server.baseURL }
@@ -48,28 +42,14 @@ final class TestServer: Sendable {
 
     // MARK: Admin API (service role)
 
-    func admin(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: server.baseURL.absoluteString + "/" + path)!)
-        request.httpMethod = method
-        request.setValue("Bearer \(server.serviceRoleKey)", forHTTPHeaderField: "Authorization")
-        request.setValue(server.anonKey, forHTTPHeaderField: "apikey")
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    func admin(_ method: String, _ path: String, body: [String: any Sendable]? = nil) async throws -> (Int, Data) {
+        let (status, data) = try await server.admin(method, path, json: body)
+        return (status, data)
     }
 
     /// How many refreshes the server granted (`token_refreshed` audit entries).
     func refreshCount() async throws -> Int {
-        let (status, data) = try await admin("GET", "admin/audit?per_page=1000")
-        precondition(status == 200, "audit failed with \(status)")
-        struct Entry: Decodable {
-            struct Payload: Decodable { var action: String }
-            var payload: Payload
-        }
-        return try JSONDecoder().decode([Entry].self, from: data).filter { $0.payload.action == "token_refreshed" }.count
+        try await server.auditActions().filter { $0 == "token_refreshed" }.count
     }
 
     func logoutEverywhere(userID: String) async throws {

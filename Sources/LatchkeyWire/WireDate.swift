@@ -1,14 +1,15 @@
 import Foundation
 
-/// A small, allocation-free parser for the RFC 3339 timestamps GoTrue sends.
+/// The RFC 3339 timestamps of GoTrue's wire format: UTC with microseconds, such as
+/// `2024-05-01T12:34:56.789012Z`.
 ///
-/// It accepts a `T` or a space between date and time, any number of fractional-second
+/// ``format(_:)`` writes them as GoTrue does. ``parse(_:)`` accepts a `T` or a space between date and time, any number of fractional-second
 /// digits (GoTrue sends microseconds; `ISO8601DateFormatter` rejects more than three on some
 /// platforms), and `Z`, `+HH:MM`, `+HHMM` or `+HH` offsets. It is `Sendable` by construction,
 /// unlike the Foundation formatters.
-enum ISO8601 {
+public enum WireDate {
     /// Parses `string`, or returns `nil` when it is not an RFC 3339 timestamp.
-    static func parse(_ string: String) -> Date? {
+    public static func parse(_ string: String) -> Date? {
         let bytes = Array(string.utf8)
         var index = 0
 
@@ -78,11 +79,11 @@ enum ISO8601 {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// Formats `date` as UTC with millisecond precision, e.g. `2024-05-01T12:00:00.250Z`.
-    static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let milliseconds = ((totalMilliseconds % 1000) + 1000) % 1000
-        let totalSeconds = (totalMilliseconds - milliseconds) / 1000
+    /// Formats `date` as UTC with microsecond precision, e.g. `2024-05-01T12:00:00.250000Z`.
+    public static func format(_ date: Date) -> String {
+        let totalMicroseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        let micros = Int(((totalMicroseconds % 1_000_000) + 1_000_000) % 1_000_000)
+        let totalSeconds = Int((totalMicroseconds - Int64(micros)) / 1_000_000)
         var days = totalSeconds / 86_400
         var secondsOfDay = totalSeconds % 86_400
         if secondsOfDay < 0 {
@@ -90,11 +91,13 @@ enum ISO8601 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(days)
-        let text = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            year, month, day, secondsOfDay / 3600, (secondsOfDay % 3600) / 60, secondsOfDay % 60,
-            milliseconds)
-        return text
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondsOfDay / 3600, 2) + ":"
+            + pad((secondsOfDay % 3600) / 60, 2) + ":" + pad(secondsOfDay % 60, 2) + "." + pad(micros, 6) + "Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -121,14 +124,13 @@ enum ISO8601 {
 }
 
 extension JSONDecoder.DateDecodingStrategy {
-    /// GoTrue timestamps: RFC 3339 with or without fractional seconds.
-    static var goTrue: JSONDecoder.DateDecodingStrategy {
+    /// GoTrue timestamps: RFC 3339 with or without fractional seconds (``WireDate/parse(_:)``).
+    public static var goTrue: JSONDecoder.DateDecodingStrategy {
         .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = ISO8601.parse(text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "Not an RFC 3339 timestamp")
+            guard let date = WireDate.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not an RFC 3339 timestamp")
             }
             return date
         }
@@ -136,11 +138,11 @@ extension JSONDecoder.DateDecodingStrategy {
 }
 
 extension JSONEncoder.DateEncodingStrategy {
-    /// RFC 3339 UTC with milliseconds, readable by `JSONDecoder.DateDecodingStrategy.goTrue`.
-    static var goTrue: JSONEncoder.DateEncodingStrategy {
+    /// GoTrue timestamps: RFC 3339 UTC with microseconds (``WireDate/format(_:)``).
+    public static var goTrue: JSONEncoder.DateEncodingStrategy {
         .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(ISO8601.format(date))
+            try container.encode(WireDate.format(date))
         }
     }
 }

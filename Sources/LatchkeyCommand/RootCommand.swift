@@ -5,7 +5,7 @@ import LatchkeyServer
 /// The `latchkey` command: the auth server (`serve`, `keys`) and a terminal client that stays
 /// signed in across shells and reboots (`signup`, `login`, `status`, `token`, `whoami`, `logout`).
 @main
-struct LatchkeyCommand: AsyncParsableCommand {
+struct RootCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Latchkey: persistent login, done properly. Runs the auth server, and signs you in from a terminal.",

@@ -1,0 +1,34 @@
+import Foundation
+import LatchkeyWire
+
+extension User {
+    /// The user a GoTrue user object describes. Empty strings (GoTrue's "no email", "no phone")
+    /// read as absent; an unreadable timestamp reads as absent rather than failing the session.
+    init(wire: UserResponse) {
+        func nonEmpty(_ text: String?) -> String? { text?.isEmpty == false ? text : nil }
+        self.init(
+            id: wire.id, email: nonEmpty(wire.email), phone: nonEmpty(wire.phone), aud: wire.aud, role: wire.role,
+            emailConfirmedAt: wire.email_confirmed_at.flatMap(WireDate.parse),
+            createdAt: wire.created_at.flatMap(WireDate.parse),
+            appMetadata: wire.app_metadata ?? [:], userMetadata: wire.user_metadata ?? [:])
+        phoneConfirmedAt = wire.phone_confirmed_at.flatMap(WireDate.parse)
+        confirmedAt = wire.confirmed_at.flatMap(WireDate.parse)
+        lastSignInAt = wire.last_sign_in_at.flatMap(WireDate.parse)
+        updatedAt = wire.updated_at.flatMap(WireDate.parse)
+        bannedUntil = wire.banned_until.flatMap(WireDate.parse)
+        isAnonymous = wire.is_anonymous ?? false
+    }
+}
+
+extension Session {
+    /// The session a GoTrue session object describes. Without `expires_at` the expiry is
+    /// `receivedAt + expires_in`; ``SessionManager`` anchors it on the device clock either way.
+    init(wire: SessionResponse, receivedAt: Date = Date()) {
+        let expiresIn = TimeInterval(wire.expires_in ?? 0)
+        self.init(
+            accessToken: wire.access_token, refreshToken: wire.refresh_token, tokenType: wire.token_type ?? "bearer",
+            expiresIn: expiresIn,
+            expiresAt: wire.expires_at.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? receivedAt.addingTimeInterval(expiresIn),
+            user: User(wire: wire.user))
+    }
+}

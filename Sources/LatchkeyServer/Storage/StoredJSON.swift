@@ -1,0 +1,22 @@
+import Foundation
+import LatchkeyWire
+
+extension Dictionary where Key == String, Value == JSONValue {
+    /// Compact JSON with sorted keys, as metadata and audit traits are stored.
+    func jsonString() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Parses a stored JSON object; `nil` or empty text is an empty object, and so is text that
+    /// is not a JSON object (the columns are written only by ``jsonString()``).
+    static func fromJSONString(_ string: String?) -> [String: JSONValue] {
+        guard let string, !string.isEmpty,
+            let object = try? JSONSerialization.jsonObject(with: Data(string.utf8)),
+            case .object(let dictionary) = JSONValue(jsonObject: object)
+        else { return [:] }
+        return dictionary
+    }
+}

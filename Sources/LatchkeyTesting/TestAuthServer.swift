@@ -1,0 +1,212 @@
+import Foundation
+import Latchkey
+import LatchkeyServer
+import Logging
+import ServiceLifecycle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real Latchkey server, running inside the test process on a free port with a temporary
+/// database: nothing of it is mocked.
+///
+/// ```swift
+/// let clock = ManualServerClock()
+/// try await TestAuthServer.with(clock: clock) { server in
+///     let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore())
+///     try await manager.signUp(email: "ada@example.com", password: "correct horse battery")
+///     clock.advance(by: 3600)                  // the access token has expired
+///     _ = try await manager.session()          // refreshed against the real server
+/// }
+/// ```
+///
+/// Sign-ups are confirmed at once, bcrypt runs at its lowest cost and rate limits are off unless
+/// `configure` says otherwise; emails land in ``outboxDirectory``. The server's clock is a
+/// ``ManualServerClock`` unless another is passed.
+public final class TestAuthServer: Sendable {
+    /// Where the server answers, such as `http://127.0.0.1:53412`.
+    public let baseURL: URL
+    /// The port the server bound.
+    public let port: Int
+    /// A `service_role` key for `/admin` endpoints.
+    public let serviceRoleKey: String
+    /// An `anon` key, as Supabase clients send in their `apikey` header.
+    public let anonKey: String
+    /// The server's data directory (database, secret, outbox).
+    public let dataDirectory: URL
+    /// Where the server writes emails, one `.eml` file each.
+    public let outboxDirectory: URL
+    /// The server's clock: a ``ManualServerClock`` unless the test passed another.
+    public let clock: any ServerClock
+    /// The configuration the server runs with.
+    public let configuration: ServerConfiguration
+
+    private let ownsDataDirectory: Bool
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    private init(
+        baseURL: URL, port: Int, keys: ServerKeys, configuration: ServerConfiguration, clock: any ServerClock,
+        ownsDataDirectory: Bool, group: ServiceGroup, task: Task<Void, any Error>
+    ) {
+        self.baseURL = baseURL
+        self.port = port
+        self.serviceRoleKey = keys.serviceRole
+        self.anonKey = keys.anon
+        self.dataDirectory = configuration.dataDirectory
+        self.outboxDirectory = configuration.dataDirectory.appendingPathComponent("outbox")
+        self.clock = clock
+        self.configuration = configuration
+        self.ownsDataDirectory = ownsDataDirectory
+        self.group = group
+        self.task = task
+    }
+
+    /// Starts a server and returns once it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - dataDirectory: where the data lives; `nil` makes a temporary directory that
+    ///     ``shutdown()`` removes. Pass the ``dataDirectory`` (and `port`) of a stopped server to
+    ///     start the same server again.
+    ///   - port: the port to bind; `0` picks a free one.
+    ///   - clock: the server's clock.
+    ///   - mailer: delivers emails; `nil` writes them to ``outboxDirectory``.
+    ///   - store: where data lives; `nil` opens the store the configuration names (SQLite).
+    ///   - logger: the server's logger; silent by default.
+    ///   - configure: changes to the test defaults.
+    public static func start(
+        dataDirectory: URL? = nil,
+        port: Int = 0,
+        clock: any ServerClock = ManualServerClock(),
+        mailer: (any Mailer)? = nil,
+        store: (any AuthStore)? = nil,
+        logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestAuthServer {
+        let ownsDirectory = dataDirectory == nil
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("latchkey-test-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
+        var configuration = ServerConfiguration(dataDirectory: directory)
+        configuration.port = port
+        configuration.autoconfirm = true
+        configuration.bcryptCost = 4
+        configuration.rateLimits = .disabled
+        configure(&configuration)
+
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try await LatchkeyApplication.build(
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger,
+            onServerRunning: { port in
+                portContinuation.yield(port)
+                portContinuation.finish()
+            })
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let boundPort = await iterator.next() else {
+            // The server stopped before it listened: surface why.
+            try await task.value
+            throw ConfigurationError("the test server stopped before it started listening")
+        }
+        let keys = try await ServerKeys.make(
+            dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
+            externalURL: configuration.externalURL)
+        let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return TestAuthServer(
+            baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,
+            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, group: group, task: task)
+    }
+
+    /// Runs `body` against a fresh server, then shuts it down and removes its data, whether
+    /// `body` returned or threw.
+    public static func with<T: Sendable>(
+        clock: any ServerClock = ManualServerClock(),
+        logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestAuthServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(clock: clock, logger: logger, configure: configure)
+        do {
+            let result = try await body(server)
+            try await server.shutdown()
+            return result
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish, closes the store; removes
+    /// the data directory if the server made it.
+    public func shutdown() async throws {
+        try await stop()
+        if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
+    }
+
+    /// Stops the server and keeps its data, so that a server started again on the same
+    /// ``dataDirectory`` is the same server (same users, sessions and secret).
+    public func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// A client backend for this server.
+    public func backend(transport: any HTTPTransport = URLSessionTransport()) -> GoTrueBackend {
+        GoTrueBackend(configuration: .init(baseURL: baseURL, apiKey: anonKey), transport: transport)
+    }
+
+    // MARK: - Inspecting the server
+
+    /// Sends a request with the `service_role` key (or `bearer`) and returns the status and body.
+    public func admin(_ method: String, _ path: String, json: [String: any Sendable]? = nil, bearer: String? = nil) async throws -> (status: Int, body: Data) {
+        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + "/" + trimmed)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(bearer ?? serviceRoleKey)", forHTTPHeaderField: "Authorization")
+        request.setValue(anonKey, forHTTPHeaderField: "apikey")
+        if let json {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// The actions of the audit log (`login`, `token_refreshed`…), newest first.
+    public func auditActions() async throws -> [String] {
+        let (status, data) = try await admin("GET", "admin/audit?per_page=1000")
+        guard status == 200 else { throw TestServerError("GET /admin/audit answered \(status)") }
+        let entries = (try JSONSerialization.jsonObject(with: data)) as? [[String: Any]] ?? []
+        return entries.compactMap { ($0["payload"] as? [String: Any])?["action"] as? String }
+    }
+
+    /// The emails in the outbox, oldest first, as the text of their `.eml` files.
+    public func outbox() throws -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: outboxDirectory.path)) ?? []
+        return try names.filter { $0.hasSuffix(".eml") }.sorted().map {
+            try String(contentsOf: outboxDirectory.appendingPathComponent($0), encoding: .utf8)
+        }
+    }
+
+    /// The link token of the newest email of `type` (`signup`, `recovery`, `email_change`) to
+    /// `address`.
+    public func linkToken(to address: String, type: String) throws -> String {
+        guard let mail = try outbox().last(where: { $0.contains("To: \(address)") && $0.contains("type=\(type)") }),
+            let range = mail.range(of: "token=")
+        else { throw TestServerError("no \(type) email to \(address) in the outbox") }
+        return String(mail[range.upperBound...].prefix(while: { $0 != "&" && !$0.isWhitespace }))
+    }
+}
+
+/// A test server could not do what a test asked of it.
+public struct TestServerError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

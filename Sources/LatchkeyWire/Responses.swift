@@ -1,0 +1,165 @@
+import Foundation
+
+/// GoTrue's user object, as `/user`, `/signup` and the admin endpoints return it.
+///
+/// Field names are GoTrue's. The server fills every field it knows; a client decodes what a
+/// server sends and tolerates what it leaves out (only `id` is required), so the same type
+/// reads Latchkey and Supabase answers. Timestamps are ``WireDate`` strings.
+public struct UserResponse: Codable, Sendable, Hashable {
+    /// An identity linked to the user (for email sign-in, the email identity).
+    public struct Identity: Codable, Sendable, Hashable {
+        public var identity_id: String?
+        public var id: String
+        public var user_id: String?
+        public var identity_data: [String: JSONValue]?
+        public var provider: String?
+        public var last_sign_in_at: String?
+        public var created_at: String?
+        public var updated_at: String?
+        public var email: String?
+
+        public init(
+            identity_id: String?, id: String, user_id: String?, identity_data: [String: JSONValue]?, provider: String?,
+            last_sign_in_at: String?, created_at: String?, updated_at: String?, email: String?
+        ) {
+            self.identity_id = identity_id
+            self.id = id
+            self.user_id = user_id
+            self.identity_data = identity_data
+            self.provider = provider
+            self.last_sign_in_at = last_sign_in_at
+            self.created_at = created_at
+            self.updated_at = updated_at
+            self.email = email
+        }
+    }
+
+    public var id: String
+    public var aud: String?
+    public var role: String?
+    public var email: String?
+    public var email_confirmed_at: String?
+    public var phone: String?
+    public var phone_confirmed_at: String?
+    public var confirmation_sent_at: String?
+    public var confirmed_at: String?
+    public var recovery_sent_at: String?
+    public var new_email: String?
+    public var email_change_sent_at: String?
+    public var last_sign_in_at: String?
+    public var app_metadata: [String: JSONValue]?
+    public var user_metadata: [String: JSONValue]?
+    public var identities: [Identity]?
+    public var banned_until: String?
+    public var created_at: String?
+    public var updated_at: String?
+    public var is_anonymous: Bool?
+
+    /// A user with only its id; set the other fields as needed.
+    public init(id: String) {
+        self.id = id
+    }
+
+    /// Reads `id` (required) and every other field it can: a field of an unexpected type reads
+    /// as absent rather than failing the whole user, as a newer server may change one.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        func field<T: Decodable>(_ key: CodingKeys) -> T? { (try? c.decodeIfPresent(T.self, forKey: key)) ?? nil }
+        aud = field(.aud)
+        role = field(.role)
+        email = field(.email)
+        email_confirmed_at = field(.email_confirmed_at)
+        phone = field(.phone)
+        phone_confirmed_at = field(.phone_confirmed_at)
+        confirmation_sent_at = field(.confirmation_sent_at)
+        confirmed_at = field(.confirmed_at)
+        recovery_sent_at = field(.recovery_sent_at)
+        new_email = field(.new_email)
+        email_change_sent_at = field(.email_change_sent_at)
+        last_sign_in_at = field(.last_sign_in_at)
+        app_metadata = field(.app_metadata)
+        user_metadata = field(.user_metadata)
+        identities = field(.identities)
+        banned_until = field(.banned_until)
+        created_at = field(.created_at)
+        updated_at = field(.updated_at)
+        is_anonymous = field(.is_anonymous)
+    }
+}
+
+/// GoTrue's session object, as `/token`, `/verify` and `/signup` (with autoconfirm) return it.
+///
+/// Its tokens are secrets: `description` and `dump(_:)` never show them.
+public struct SessionResponse: Codable, Sendable, Hashable {
+    public var access_token: String
+    public var token_type: String?
+    /// Lifetime of the access token in seconds.
+    public var expires_in: Int?
+    /// Expiry of the access token in seconds since 1970 (the server's clock).
+    public var expires_at: Int?
+    public var refresh_token: String
+    public var user: UserResponse
+
+    /// Reads the tokens and the user (required) and the lifetimes, written as integers by
+    /// GoTrue and tolerated as fractional numbers from other servers.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        access_token = try c.decode(String.self, forKey: .access_token)
+        refresh_token = try c.decode(String.self, forKey: .refresh_token)
+        user = try c.decode(UserResponse.self, forKey: .user)
+        token_type = (try? c.decodeIfPresent(String.self, forKey: .token_type)) ?? nil
+        func seconds(_ key: CodingKeys) -> Int? {
+            if let value = try? c.decodeIfPresent(Int.self, forKey: key) { return value }
+            if let value = try? c.decodeIfPresent(Double.self, forKey: key), value.isFinite, abs(value) < 1e15 { return Int(value) }
+            return nil
+        }
+        expires_in = seconds(.expires_in)
+        expires_at = seconds(.expires_at)
+    }
+
+    public init(access_token: String, token_type: String? = "bearer", expires_in: Int?, expires_at: Int?, refresh_token: String, user: UserResponse) {
+        self.access_token = access_token
+        self.token_type = token_type
+        self.expires_in = expires_in
+        self.expires_at = expires_at
+        self.refresh_token = refresh_token
+        self.user = user
+    }
+
+    /// The session as URL-fragment parameters (`access_token=…&expires_at=…&type=…`), for the
+    /// redirect that follows an email link.
+    public func fragment(type: String) -> String {
+        var components = URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "access_token", value: access_token),
+            URLQueryItem(name: "expires_at", value: expires_at.map(String.init)),
+            URLQueryItem(name: "expires_in", value: expires_in.map(String.init)),
+            URLQueryItem(name: "refresh_token", value: refresh_token),
+            URLQueryItem(name: "token_type", value: token_type ?? "bearer"),
+            URLQueryItem(name: "type", value: type),
+        ]
+        return components.percentEncodedQuery ?? ""
+    }
+}
+
+extension SessionResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "SessionResponse(user: \(user.id), access_token: <redacted>, refresh_token: <redacted>)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user.id, "access_token": "<redacted>", "refresh_token": "<redacted>"], displayStyle: .struct)
+    }
+}
+
+/// A public profile (`/profiles/{id}`): what any signed-in user may read about another.
+public struct ProfileResponse: Codable, Sendable, Hashable {
+    public var id: String
+    public var display_name: String?
+    public var avatar_url: String?
+
+    public init(id: String, display_name: String?, avatar_url: String?) {
+        self.id = id
+        self.display_name = display_name
+        self.avatar_url = avatar_url
+    }
+}
