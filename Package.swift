@@ -91,6 +91,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LatchkeyTestingTests",
+            dependencies: ["LatchkeyTesting", "Latchkey", "LatchkeyServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "LatchkeyWireTests",
             dependencies: ["LatchkeyWire"],
             swiftSettings: testSwiftSettings

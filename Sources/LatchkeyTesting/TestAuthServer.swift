@@ -22,7 +22,9 @@ import FoundationNetworking
 /// ```
 ///
 /// Sign-ups are confirmed at once, bcrypt runs at its lowest cost and rate limits are off unless
-/// `configure` says otherwise; emails land in ``outboxDirectory``. The server's clock is a
+/// `configure` says otherwise; emails land in ``outboxDirectory``, where
+/// ``linkToken(to:type:)`` finds a link's token to pass to `verify`. (The links themselves name
+/// the configured `externalURL`; with a free port and none configured, that is port 0.) The server's clock is a
 /// ``ManualServerClock`` unless another is passed.
 public final class TestAuthServer: Sendable {
     /// Where the server answers, such as `http://127.0.0.1:53412`.
