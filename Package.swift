@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        .library(name: "LatchkeyAppFlow", targets: ["LatchkeyAppFlow"]),
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
@@ -36,6 +37,15 @@ let package = Package(
         .target(
             name: "Latchkey",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LatchkeyAppFlow",
+            dependencies: [
+                "Latchkey",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -67,9 +77,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Helpers the client test targets share: the in-process server, test doubles, waits.
+        .target(
+            name: "LatchkeyTestSupport",
+            dependencies: ["Latchkey", "LatchkeyServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/LatchkeyTestSupport",
+            swiftSettings: testSwiftSettings
+        ),
         .testTarget(
             name: "LatchkeyTests",
-            dependencies: ["Latchkey", "LatchkeyServer"],
+            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTestSupport"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyAppFlowTests",
+            dependencies: ["LatchkeyAppFlow", "Latchkey", "LatchkeyServer", "LatchkeyTestSupport"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

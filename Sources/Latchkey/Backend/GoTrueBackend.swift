@@ -76,6 +76,13 @@ public struct GoTrueBackend: AuthBackend {
         return try decode(Session.self, from: body)
     }
 
+    /// What the server says about itself (`GET /settings`), for a sign-up form to know the
+    /// rules before anyone types.
+    /// - Throws: ``BackendError``.
+    public func settings() async throws -> GoTrueServerSettings {
+        try decode(GoTrueServerSettings.self, from: try await send("GET", "settings"))
+    }
+
     // MARK: - Plumbing
 
     static let decoder: JSONDecoder = {
@@ -137,6 +144,37 @@ public struct GoTrueBackend: AuthBackend {
         let message = body?.msg ?? body?.error_description ?? body?.message
         let retryAfter = response.headers["retry-after"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
         return .server(status: response.status, code: code, message: message, retryAfter: retryAfter)
+    }
+}
+
+/// What a GoTrue server publishes about itself at `GET /settings`.
+public struct GoTrueServerSettings: Sendable, Hashable, Decodable {
+    /// The fewest characters a password may have (`password_min_length`). The Latchkey server
+    /// publishes it; upstream GoTrue and Supabase do not (`nil`).
+    public var passwordMinimumLength: Int?
+    /// Whether new accounts are refused (`disable_signup`).
+    public var signUpDisabled: Bool
+    /// Whether new accounts are confirmed at once, without an email (`mailer_autoconfirm`).
+    public var autoconfirm: Bool
+
+    /// Settings with these values.
+    public init(passwordMinimumLength: Int? = nil, signUpDisabled: Bool = false, autoconfirm: Bool = false) {
+        self.passwordMinimumLength = passwordMinimumLength
+        self.signUpDisabled = signUpDisabled
+        self.autoconfirm = autoconfirm
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        passwordMinimumLength = try container.decodeIfPresent(Int.self, forKey: .passwordMinimumLength)
+        signUpDisabled = try container.decodeIfPresent(Bool.self, forKey: .signUpDisabled) ?? false
+        autoconfirm = try container.decodeIfPresent(Bool.self, forKey: .autoconfirm) ?? false
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case passwordMinimumLength = "password_min_length"
+        case signUpDisabled = "disable_signup"
+        case autoconfirm = "mailer_autoconfirm"
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 /// The failures the best-known auth SDKs' users report, reproduced against the real server to
 /// show that Latchkey does not suffer them.
@@ -27,23 +28,11 @@ struct AnchorFailureTests {
     @Test("Two processes sharing a store and a lock file → one refresh, both signed in")
     func twoProcesses() async throws {
         try await withTestServer { server in
-            let directory = temporaryDirectory("shared-store")
-            defer { removeDirectory(directory) }
-            let lock = directory.appendingPathComponent("refresh.lock")
-            let keyFile = directory.appendingPathComponent(".key")
-            // Each "process" has its own store instance, clock, transport and manager: only the
-            // files are shared, as between an app and its extension.
-            func process() -> E2EApp {
-                let store = EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(keyFile))
-                return E2EApp(server: server, store: store) {
-                    $0.crossProcessLockURL = lock
-                    $0.automaticRefresh = false
-                }
-            }
-            let appProcess = process()
+            let shared = SharedInstallation(server: server)
+            defer { shared.remove() }
+            let appProcess = shared.process()
             let (_, session) = try await appProcess.signUp()
-            let extensionProcess = process()
-            try await extensionProcess.marker.set()
+            let extensionProcess = try await shared.laterProcess()
             let app = appProcess.launch()
             let widget = extensionProcess.launch()
             #expect(await app.restore() == .signedIn(session))
@@ -63,20 +52,11 @@ struct AnchorFailureTests {
     @Test("Signing out in one process signs the other out at its next refresh (no token resurrected)")
     func signedOutElsewhere() async throws {
         try await withTestServer { server in
-            let directory = temporaryDirectory("shared-signout")
-            defer { removeDirectory(directory) }
-            let lock = directory.appendingPathComponent("refresh.lock")
-            let keyFile = directory.appendingPathComponent(".key")
-            func process() -> E2EApp {
-                E2EApp(server: server, store: EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(keyFile))) {
-                    $0.crossProcessLockURL = lock
-                    $0.automaticRefresh = false
-                }
-            }
-            let appProcess = process()
+            let shared = SharedInstallation(server: server)
+            defer { shared.remove() }
+            let appProcess = shared.process()
             let (app, _) = try await appProcess.signUp()
-            let extensionProcess = process()
-            try await extensionProcess.marker.set()
+            let extensionProcess = try await shared.laterProcess()
             let widget = extensionProcess.launch()
             #expect(await widget.restore().isSignedIn)
             await app.signOut()

@@ -1,6 +1,7 @@
 import Foundation
-import Logging
 @testable import Latchkey
+import LatchkeyTestSupport
+import Logging
 
 /// Keeps every log line (message and metadata rendered as text) so tests can prove what never
 /// appears in logs.
