@@ -1,3 +1,4 @@
+import Foundation
 import Latchkey
 
 /// Something a form sends to the server.
@@ -87,4 +88,37 @@ struct FormProgress: Sendable {
         feedback = FormFeedback(kind: kind, sequence: sequence)
         announcement = AccessibilityAnnouncement(text: text, sequence: sequence)
     }
+}
+
+/// What the login and sign-up forms share: a typed email, a status, and the hints, failure words
+/// and actions that follow from them, in the form's ``strings``.
+@MainActor
+public protocol EmailPasswordForm: AnyObject {
+    /// The email as typed.
+    var email: String { get set }
+    /// Whether the password field shows its text ("eye" toggle).
+    var isPasswordVisible: Bool { get set }
+    /// Where the form stands.
+    var status: FormStatus { get }
+    /// The words the form shows.
+    var strings: AppFlowStrings { get }
+}
+
+extension EmailPasswordForm {
+    /// The email without surrounding whitespace: what is sent.
+    public var trimmedEmail: String { email.trimmingCharacters(in: .whitespacesAndNewlines) }
+    /// The as-you-type verdict on the email.
+    public var emailValidation: EmailValidation { EmailValidation(email) }
+    /// The hint under the email field, or `nil`.
+    public var emailMessage: String? { strings.text(for: emailValidation) }
+    /// Whether a request is in flight.
+    public var isSubmitting: Bool { status.isInProgress }
+    /// The last failure's title, message and suggested action.
+    public var failure: AuthFailure.Presentation? { status.failure.map(strings.failure) }
+    /// The label of the failure's suggested action, e.g. "Reset Password".
+    public var failureActionLabel: String? { failure.map { strings.actionLabel($0.action) } }
+    /// The email field's clear button.
+    public func clearEmail() { email = "" }
+    /// The password field's "eye" button.
+    public func togglePasswordVisibility() { isPasswordVisible.toggle() }
 }

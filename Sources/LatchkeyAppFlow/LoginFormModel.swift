@@ -17,7 +17,7 @@ import Observation
 /// ``LaunchRouter`` to `main` through the manager's events.
 @MainActor
 @Observable
-public final class LoginFormModel {
+public final class LoginFormModel: EmailPasswordForm {
     /// The email as typed. Editing clears a shown failure.
     public var email = "" {
         didSet { if email != oldValue { progress.clearFailure() } }
@@ -52,24 +52,12 @@ public final class LoginFormModel {
 
     /// Where the form stands.
     public var status: FormStatus { progress.status }
-    /// The email without surrounding whitespace: what is sent.
-    public var trimmedEmail: String { email.trimmingCharacters(in: .whitespacesAndNewlines) }
-    /// The as-you-type verdict on the email.
-    public var emailValidation: EmailValidation { EmailValidation(email) }
-    /// The hint under the email field, or `nil`.
-    public var emailMessage: String? { strings.text(for: emailValidation) }
-    /// Whether a request is in flight.
-    public var isSubmitting: Bool { status.isInProgress }
     /// Whether the Sign In button is enabled.
     public var canSubmit: Bool { emailValidation == .valid && !password.isEmpty && !isSubmitting }
     /// The Sign In button's title: "Signing in…" while in flight.
     public var submitTitle: String { status == .inProgress(.signIn) ? strings.inProgress(.signIn) : strings.signInButton }
     /// The status line under the form.
     public var statusText: String? { strings.text(for: status) }
-    /// The last failure's title, message and suggested action.
-    public var failure: AuthFailure.Presentation? { status.failure.map(strings.failure) }
-    /// The label of the failure's suggested action, e.g. "Reset Password".
-    public var failureActionLabel: String? { failure.map { strings.actionLabel($0.action) } }
     /// The latest haptic event.
     public var feedback: FormFeedback? { progress.feedback }
     /// The latest VoiceOver announcement.
@@ -126,10 +114,6 @@ public final class LoginFormModel {
 
     /// Hides the failure (the alert was dismissed).
     public func dismissFailure() { progress.clearFailure() }
-    /// The email field's clear button.
-    public func clearEmail() { email = "" }
     /// The password field's clear button.
     public func clearPassword() { password = "" }
-    /// The password field's "eye" button.
-    public func togglePasswordVisibility() { isPasswordVisible.toggle() }
 }

@@ -15,7 +15,7 @@ public enum SignUpOutcome: Sendable, Hashable {
 /// announcements) plus the server's password rules and an optional confirmation field.
 @MainActor
 @Observable
-public final class SignUpFormModel {
+public final class SignUpFormModel: EmailPasswordForm {
     /// The email as typed.
     public var email = "" {
         didSet { if email != oldValue { progress.clearFailure() } }
@@ -75,12 +75,6 @@ public final class SignUpFormModel {
 
     /// Where the form stands.
     public var status: FormStatus { progress.status }
-    /// The email without surrounding whitespace: what is sent.
-    public var trimmedEmail: String { email.trimmingCharacters(in: .whitespacesAndNewlines) }
-    /// The as-you-type verdict on the email.
-    public var emailValidation: EmailValidation { EmailValidation(email) }
-    /// The hint under the email field, or `nil`.
-    public var emailMessage: String? { strings.text(for: emailValidation) }
     /// What is wrong with the password so far (nothing while the field is empty).
     public var passwordProblems: [PasswordProblem] { password.isEmpty ? [] : rules.problems(in: password) }
     /// The hints under the password field, in order.
@@ -91,8 +85,6 @@ public final class SignUpFormModel {
     public var confirmationMessage: String? {
         passwordsMatch || confirmPassword.isEmpty ? nil : strings.passwordsDoNotMatch
     }
-    /// Whether a request is in flight.
-    public var isSubmitting: Bool { status.isInProgress }
     /// Whether the Create Account button is enabled.
     public var canSubmit: Bool {
         !signUpDisabled && emailValidation == .valid && !password.isEmpty && rules.problems(in: password).isEmpty
@@ -108,10 +100,6 @@ public final class SignUpFormModel {
         }
         return strings.text(for: status)
     }
-    /// The last failure's title, message and suggested action.
-    public var failure: AuthFailure.Presentation? { status.failure.map(strings.failure) }
-    /// The label of the failure's suggested action, e.g. "Sign In".
-    public var failureActionLabel: String? { failure.map { strings.actionLabel($0.action) } }
     /// The latest haptic event.
     public var feedback: FormFeedback? { progress.feedback }
     /// The latest VoiceOver announcement.
@@ -143,13 +131,9 @@ public final class SignUpFormModel {
 
     /// Hides the failure.
     public func dismissFailure() { progress.clearFailure() }
-    /// The email field's clear button.
-    public func clearEmail() { email = "" }
     /// The password field's clear button (clears the confirmation too).
     public func clearPassword() {
         password = ""
         confirmPassword = ""
     }
-    /// The password fields' "eye" button.
-    public func togglePasswordVisibility() { isPasswordVisible.toggle() }
 }

@@ -65,6 +65,13 @@ final class FlowApp {
         return launch
     }
 
+    /// A cold start whose router has decided the launch (``LaunchRouter/start()`` returned).
+    func start(onboarding: Bool = true) async -> FlowLaunch {
+        let launch = await launch(onboarding: onboarding)
+        await launch.router.start()
+        return launch
+    }
+
     /// Deleting the app and installing it again: preferences, install marker and app container
     /// are gone; the keychain is not.
     func reinstall() {
@@ -117,6 +124,15 @@ final class FlowLaunch {
     /// Waits until the data space follows the manager (opened for `userID`, or closed).
     func waitForDataSpace(user userID: String?, timeout: TimeInterval = 30) async -> Bool {
         await eventually(timeout: timeout) { self.dataSpace.currentUserID == userID }
+    }
+
+    /// Signs in through a login form the router makes, and waits for `main`.
+    func logIn(email: String, password: String = "correct horse battery") async -> Bool {
+        let form = router.makeLoginForm()
+        form.email = email
+        form.password = password
+        await form.submit()
+        return await waitForRoute(.main)
     }
 
     /// The app going to the background before it is killed: its timers stop.
@@ -188,4 +204,18 @@ func withFlowServer(autoconfirm: Bool = true, _ body: @MainActor (TestServer) as
         throw error
     }
     await finish()
+}
+
+/// Runs `body` against a fresh server with one account (`password`) and an installation of the
+/// app to use it; the app is finished and the server stopped afterwards.
+@MainActor
+func withFlowAccount(
+    autoconfirm: Bool = true, password: String = "correct horse battery",
+    _ body: @MainActor (_ server: TestServer, _ app: FlowApp, _ email: String, _ userID: String) async throws -> Void
+) async throws {
+    try await withFlowServer(autoconfirm: autoconfirm) { server in
+        let email = uniqueEmail()
+        let userID = try await server.createAccount(email: email, password: password)
+        try await body(server, FlowApp(server: server), email, userID)
+    }
 }

@@ -38,8 +38,7 @@ struct AppFlowStringsTests {
             _ = try await server.createAccount(email: email, password: "correct horse battery")
             let app = FlowApp(server: server)
             app.strings = Self.german
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+            let launch = await app.start(onboarding: false)
             #expect(launch.router.makeSignUpForm().submitTitle == "Konto erstellen")
             let form = launch.router.makeLoginForm()
             #expect(form.submitTitle == "Anmelden")

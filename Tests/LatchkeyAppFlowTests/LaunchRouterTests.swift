@@ -41,14 +41,9 @@ struct LaunchRouterTests {
 
     @Test("Lock enabled: sign-in unlocks, background locks, a cold launch starts locked; unlock → main")
     func lockRoute() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            _ = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             app.preferences.set(true, forKey: "biometricUnlockEnabled")
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+            let launch = await app.start(onboarding: false)
             #expect(launch.router.route == .auth(.login), "nothing to lock while signed out")
             let form = launch.router.makeLoginForm()
             form.email = email
@@ -66,8 +61,7 @@ struct LaunchRouterTests {
             #expect(launch.router.route == .main)
             await launch.terminate()
 
-            let relaunch = await app.launch(onboarding: false)
-            await relaunch.router.start()
+            let relaunch = await app.start(onboarding: false)
             #expect(relaunch.router.route == .locked, "killing the app does not bypass the lock")
             #expect(relaunch.router.history == [.splash, .locked])
             app.authenticator.script(.userCancel)
@@ -83,13 +77,8 @@ struct LaunchRouterTests {
 
     @Test("The first sign-in offers the Face ID hint once")
     func hint() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            _ = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+        try await withFlowAccount { server, app, email, userID in
+            let launch = await app.start(onboarding: false)
             #expect(!launch.lock.showsEnableHint)
             try await launch.manager.signIn(email: email, password: password)
             #expect(await launch.waitForRoute(.main))
@@ -103,9 +92,7 @@ struct LaunchRouterTests {
     func verificationActions() async throws {
         try await withFlowServer(autoconfirm: false) { server in
             let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+            let launch = await app.start(onboarding: false)
             launch.router.showAuth(.signUp)
             let email = uniqueEmail()
             let form = launch.router.makeSignUpForm()
@@ -133,19 +120,13 @@ struct LaunchRouterTests {
 
     @Test("Onboarding completed once is not shown again; a restored session is then trusted")
     func onboardingPersists() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            _ = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch()
-            await launch.router.start()
+        try await withFlowAccount { server, app, email, userID in
+            let launch = await app.start()
             launch.router.completeOnboarding()
             try await launch.manager.signIn(email: email, password: password)
             #expect(await launch.waitForRoute(.main))
             await launch.terminate()
-            let relaunch = await app.launch()
-            await relaunch.router.start()
+            let relaunch = await app.start()
             #expect(relaunch.router.isOnboardingCompleted)
             #expect(relaunch.router.history == [.splash, .main])
         }

@@ -12,8 +12,7 @@ struct LoginFeedbackTests {
     let password = "correct horse battery"
 
     func form(_ app: FlowApp, email: String) async -> (FlowLaunch, LoginFormModel) {
-        let launch = await app.launch(onboarding: false)
-        await launch.router.start()
+        let launch = await app.start(onboarding: false)
         let form = launch.router.makeLoginForm()
         form.email = email
         return (launch, form)
@@ -21,11 +20,7 @@ struct LoginFeedbackTests {
 
     @Test("Wrong password → 'Incorrect Password', Reset Password sends the reset email")
     func wrongPassword() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            _ = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             let (launch, form) = await form(app, email: email)
             form.password = "wrong password"
             await form.submit()
@@ -61,11 +56,7 @@ struct LoginFeedbackTests {
 
     @Test("Offline → 'Connection Issue', Retry signs in once the connection is back")
     func offline() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            _ = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             let (launch, form) = await form(app, email: email)
             form.password = password
             app.transport.setOffline(true)
@@ -91,7 +82,6 @@ struct LoginFeedbackTests {
             let userID = try await server.createAccount(email: email, password: password)
             try await server.ban(userID)
             let app = FlowApp(server: server)
-            defer { app.remove() }
             let (_, form) = await form(app, email: email)
             form.password = password
             await form.submit()
@@ -105,11 +95,7 @@ struct LoginFeedbackTests {
 
     @Test("Logout then a fresh login works with clean state")
     func logoutThenLogin() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            let userID = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             let (launch, form) = await form(app, email: email)
             form.password = password
             await form.submit()

@@ -11,8 +11,7 @@ struct LoginFormTests {
     let password = "correct horse battery"
 
     func signedOutLaunch(_ app: FlowApp) async -> FlowLaunch {
-        let launch = await app.launch(onboarding: false)
-        await launch.router.start()
+        let launch = await app.start(onboarding: false)
         return launch
     }
 
@@ -20,7 +19,6 @@ struct LoginFormTests {
     func validation() async throws {
         try await withFlowServer { server in
             let app = FlowApp(server: server)
-            defer { app.remove() }
             let form = await signedOutLaunch(app).router.makeLoginForm()
             #expect(form.emailValidation == .empty)
             #expect(form.emailMessage == nil)
@@ -51,7 +49,6 @@ struct LoginFormTests {
             let email = uniqueEmail()
             _ = try await server.createAccount(email: email, password: "  spaced out  ")
             let app = FlowApp(server: server)
-            defer { app.remove() }
             let launch = await signedOutLaunch(app)
             let form = launch.router.makeLoginForm()
             form.email = email
@@ -75,11 +72,7 @@ struct LoginFormTests {
 
     @Test("A double tap sends one request; 'Signing in…' while in flight")
     func doubleTap() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            _ = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             let launch = await signedOutLaunch(app)
             let form = launch.router.makeLoginForm()
             form.email = email

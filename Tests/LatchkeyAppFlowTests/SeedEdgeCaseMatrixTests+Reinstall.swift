@@ -10,20 +10,11 @@ import Testing
 struct SeedEdgeCaseMatrixReinstallTests {
     let password = "correct horse battery"
 
-    func logIn(_ launch: FlowLaunch, email: String) async -> Bool {
-        let form = launch.router.makeLoginForm()
-        form.email = email
-        form.password = password
-        await form.submit()
-        return await launch.waitForRoute(.main)
-    }
-
     /// A first install, onboarded and signed in, with a data file written.
     func signedInInstall(_ app: FlowApp, email: String, userID: String) async throws -> FlowLaunch {
-        let launch = await app.launch()
-        await launch.router.start()
+        let launch = await app.start()
         launch.router.completeOnboarding()
-        #expect(await logIn(launch, email: email))
+        #expect(await launch.logIn(email: email))
         #expect(await launch.waitForDataSpace(user: userID))
         try writeFile("challenges.sqlite", in: try #require(launch.dataSpace.area.directory))
         await launch.terminate()
@@ -32,21 +23,16 @@ struct SeedEdgeCaseMatrixReinstallTests {
 
     @Test("5. Delete app → reinstall → onboarding → login same user: auth shown, local data empty")
     func row5Reinstall() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            let userID = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             _ = try await signedInInstall(app, email: email, userID: userID)
 
             app.reinstall()
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             #expect(launch.router.route == .onboarding)
             #expect(launch.router.authState == .signedOut(.staleInstall))
             launch.router.completeOnboarding()
             #expect(launch.router.route == .auth(.login), "auth shown, never main")
-            #expect(await logIn(launch, email: email))
+            #expect(await launch.logIn(email: email))
             #expect(launch.router.history == [.splash, .onboarding, .auth(.login), .main])
             #expect(await launch.waitForDataSpace(user: userID))
             #expect(fileNames(in: launch.dataSpace.area.directory).isEmpty, "local data went with the app")
@@ -55,11 +41,7 @@ struct SeedEdgeCaseMatrixReinstallTests {
 
     @Test("6. Email unverified → verify → reload → main, data unchanged")
     func row6Unverified() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            let userID = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             let launch = try await signedInInstall(app, email: email, userID: userID)
             await launch.router.setPhase(.active).value
 
@@ -83,15 +65,10 @@ struct SeedEdgeCaseMatrixReinstallTests {
 
     @Test("7. Keychain kept across reinstall, onboarding completed → auth forced (install marker)")
     func row7StaleKeychain() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            let userID = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount { server, app, email, userID in
             _ = try await signedInInstall(app, email: email, userID: userID)
             app.reinstall()
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             launch.router.completeOnboarding()
             #expect(launch.router.route == .auth(.login))
             #expect(launch.router.history == [.splash, .onboarding, .auth(.login)])
@@ -106,12 +83,10 @@ struct SeedEdgeCaseMatrixReinstallTests {
             let userID = try await server.createAccount(email: email, password: password)
             let app = FlowApp(server: server)
             app.useInstallMarker = false
-            defer { app.remove() }
             _ = try await signedInInstall(app, email: email, userID: userID)
             app.reinstall()
 
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             #expect(launch.router.route == .onboarding)
             launch.router.completeOnboarding()
             #expect(launch.router.route == .auth(.login), "never main on the keychain's session")
@@ -119,8 +94,7 @@ struct SeedEdgeCaseMatrixReinstallTests {
             #expect(!launch.router.history.contains(.main))
             await launch.terminate()
 
-            let next = await app.launch()
-            await next.router.start()
+            let next = await app.start()
             #expect(next.router.route == .auth(.login), "quitting at the login screen does not open main next time")
         }
     }
@@ -133,15 +107,13 @@ struct SeedEdgeCaseMatrixReinstallTests {
             let app = FlowApp(server: server)
             app.useInstallMarker = false
             app.configureRouter = { $0.discardsUntrustedSessions = false }
-            defer { app.remove() }
             _ = try await signedInInstall(app, email: email, userID: userID)
             app.reinstall()
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             launch.router.completeOnboarding()
             #expect(launch.router.authState.isSignedIn, "the restored session is still there")
             #expect(launch.router.route == .auth(.login))
-            #expect(await logIn(launch, email: email), "a sign-in during this launch is trusted")
+            #expect(await launch.logIn(email: email), "a sign-in during this launch is trusted")
         }
     }
 
@@ -152,14 +124,12 @@ struct SeedEdgeCaseMatrixReinstallTests {
             let firstID = try await server.createAccount(email: first, password: password)
             let secondID = try await server.createAccount(email: second, password: password)
             let app = FlowApp(server: server)
-            defer { app.remove() }
             try writeFile("challenges.sqlite", in: app.legacyDirectory, contents: "before accounts")
 
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             #expect(launch.dataSpace.area == .legacy(app.legacyDirectory), "logged out: legacy data shown")
             launch.router.completeOnboarding()
-            #expect(await logIn(launch, email: first))
+            #expect(await launch.logIn(email: first))
             #expect(await launch.waitForDataSpace(user: firstID))
             #expect(fileNames(in: launch.dataSpace.area.directory).isEmpty, "logged in: legacy data hidden")
             #expect(launch.dataSpace.hasLegacyData)
@@ -170,7 +140,7 @@ struct SeedEdgeCaseMatrixReinstallTests {
 
             await launch.router.signOut()
             #expect(launch.dataSpace.area == .none, "claimed: no longer shown when logged out")
-            #expect(await logIn(launch, email: second))
+            #expect(await launch.logIn(email: second))
             #expect(await launch.waitForDataSpace(user: secondID))
             #expect(fileNames(in: launch.dataSpace.area.directory).isEmpty)
             #expect(try launch.dataSpace.claimLegacyData().isEmpty, "claimable by one user only")

@@ -11,22 +11,9 @@ import Testing
 struct SeedEdgeCaseMatrixTests {
     let password = "correct horse battery"
 
-    /// Signs in through the login form and waits for `main`.
-    func logIn(_ launch: FlowLaunch, email: String) async -> Bool {
-        let form = launch.router.makeLoginForm()
-        form.email = email
-        form.password = password
-        await form.submit()
-        return await launch.waitForRoute(.main)
-    }
-
     @Test("1. Fresh install → onboarding → login → verify → main, no data")
     func row1FreshLogin() async throws {
-        try await withFlowServer(autoconfirm: false) { server in
-            let email = uniqueEmail()
-            let userID = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
+        try await withFlowAccount(autoconfirm: false) { server, app, email, userID in
             let launch = await app.launch()
             #expect(launch.router.route == .splash)
             await launch.router.start()
@@ -56,9 +43,7 @@ struct SeedEdgeCaseMatrixTests {
     func row2FreshSignUp() async throws {
         try await withFlowServer(autoconfirm: false) { server in
             let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             launch.router.completeOnboarding(next: .signUp)
             #expect(launch.router.route == .auth(.signUp))
 
@@ -86,22 +71,17 @@ struct SeedEdgeCaseMatrixTests {
 
     @Test("3. Logout → login same user: main → auth(login) → main, data remains")
     func row3SameUser() async throws {
-        try await withFlowServer { server in
-            let email = uniqueEmail()
-            let userID = try await server.createAccount(email: email, password: password)
-            let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch()
-            await launch.router.start()
+        try await withFlowAccount { server, app, email, userID in
+            let launch = await app.start()
             launch.router.completeOnboarding()
-            #expect(await logIn(launch, email: email))
+            #expect(await launch.logIn(email: email))
             #expect(await launch.waitForDataSpace(user: userID))
             try writeFile("challenges.sqlite", in: try #require(launch.dataSpace.area.directory))
 
             await launch.router.signOut()
             #expect(launch.router.route == .auth(.login))
             #expect(launch.dataSpace.currentUserID == nil, "closed by the sign-out cleanup step")
-            #expect(await logIn(launch, email: email))
+            #expect(await launch.logIn(email: email))
             #expect(await launch.waitForDataSpace(user: userID))
             #expect(fileNames(in: launch.dataSpace.area.directory) == ["challenges.sqlite"])
             #expect(Array(launch.router.history.suffix(3)) == [.main, .auth(.login), .main])
@@ -116,18 +96,16 @@ struct SeedEdgeCaseMatrixTests {
             let secondID = try await server.createAccount(email: second, password: password)
             let app = FlowApp(server: server)
             app.signOutPolicy = policy
-            defer { app.remove() }
-            let launch = await app.launch()
-            await launch.router.start()
+            let launch = await app.start()
             launch.router.completeOnboarding()
-            #expect(await logIn(launch, email: first))
+            #expect(await launch.logIn(email: first))
             #expect(await launch.waitForDataSpace(user: firstID))
             let firstDirectory = try #require(launch.dataSpace.area.directory)
             try writeFile("challenges.sqlite", in: firstDirectory, contents: "first user's challenges")
 
             await launch.router.signOut()
             #expect(launch.router.route == .auth(.login))
-            #expect(await logIn(launch, email: second))
+            #expect(await launch.logIn(email: second))
             #expect(await launch.waitForDataSpace(user: secondID))
             let secondDirectory = try #require(launch.dataSpace.area.directory)
             #expect(secondDirectory != firstDirectory)

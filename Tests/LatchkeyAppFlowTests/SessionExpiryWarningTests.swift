@@ -28,7 +28,6 @@ struct SessionExpiryWarningTests {
     func warns() async throws {
         try await withFlowServer { server in
             let (app, launch, warning) = try await signedIn(server)
-            defer { app.remove() }
             #expect(!warning.isPresented)
             app.clock.advance(by: 3300)
             #expect(await eventually { warning.isPresented })
@@ -48,7 +47,6 @@ struct SessionExpiryWarningTests {
     func staySignedIn() async throws {
         try await withFlowServer { server in
             let (app, launch, warning) = try await signedIn(server)
-            defer { app.remove() }
             let userID = try #require(await launch.manager.currentSession?.user.id)
             app.clock.advance(by: 3300)
             #expect(await eventually { warning.isPresented })
@@ -74,7 +72,6 @@ struct SessionExpiryWarningTests {
     func signOut() async throws {
         try await withFlowServer { server in
             let (app, launch, warning) = try await signedIn(server)
-            defer { app.remove() }
             app.clock.advance(by: 3300)
             #expect(await eventually { warning.isPresented })
             await warning.signOut()

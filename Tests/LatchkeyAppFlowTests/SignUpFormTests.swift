@@ -17,9 +17,7 @@ struct SignUpFormTests {
             #expect(!settings.signUpDisabled)
 
             let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+            let launch = await app.start(onboarding: false)
             launch.router.showAuth(.signUp)
             #expect(launch.router.route == .auth(.signUp))
             let form = launch.router.makeSignUpForm()
@@ -44,9 +42,7 @@ struct SignUpFormTests {
     func weakPasswordFromServer() async throws {
         try await withFlowServer { server in
             let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+            let launch = await app.start(onboarding: false)
             let form = launch.router.makeSignUpForm(rules: PasswordRules(minimumLength: 6))
             form.email = uniqueEmail()
             form.password = "123456"
@@ -64,9 +60,7 @@ struct SignUpFormTests {
             let email = uniqueEmail()
             _ = try await server.createAccount(email: email)
             let app = FlowApp(server: server)
-            defer { app.remove() }
-            let launch = await app.launch(onboarding: false)
-            await launch.router.start()
+            let launch = await app.start(onboarding: false)
             let form = launch.router.makeSignUpForm()
             form.email = email
             form.password = "another long password"

@@ -115,7 +115,6 @@ struct UserDataSpaceTests {
             let secondID = try await server.createAccount(email: second)
             let app = FlowApp(server: server)
             app.signOutPolicy = .keep
-            defer { app.remove() }
             let launch = await app.launch(onboarding: false)
             var closed: [String?] = []
             launch.dataSpace.addCloseHandler("database") { closed.append(launch.dataSpace.currentUserID) }

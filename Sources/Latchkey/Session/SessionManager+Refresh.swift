@@ -106,11 +106,7 @@ extension SessionManager {
         // is still used from memory; the server's parent-reuse rule covers a crash before the
         // next successful write.
         await persist(updated)
-        apply(updated)
-        retryAttempt = 0
-        broadcaster.emit(.tokenRefreshed(updated.session))
-        logger.info("session refreshed", metadata: metadata("refresh"))
-        scheduleRefresh()
+        publishRenewed(updated, "session refreshed")
         return updated.session
     }
 
@@ -123,12 +119,17 @@ extension SessionManager {
         await commitLock.lock()
         defer { commitLock.unlock() }
         guard generation == self.generation else { return nil }
-        apply(stored)
-        retryAttempt = 0
-        broadcaster.emit(.tokenRefreshed(stored.session))
-        logger.info("adopted a session refreshed by another process", metadata: metadata("refresh"))
-        scheduleRefresh()
+        publishRenewed(stored, "adopted a session refreshed by another process")
         return stored.session
+    }
+
+    /// Publishes renewed tokens (already stored): the state, the event, the next proactive refresh.
+    private func publishRenewed(_ record: StoredSession, _ message: Logger.Message) {
+        apply(record)
+        retryAttempt = 0
+        broadcaster.emit(.tokenRefreshed(record.session))
+        logger.info(message, metadata: metadata("refresh"))
+        scheduleRefresh()
     }
 
     /// Keeps the session, reports the failure, schedules a retry with backoff.

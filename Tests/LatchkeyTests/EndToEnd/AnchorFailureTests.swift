@@ -27,16 +27,12 @@ struct AnchorFailureTests {
 
     @Test("Two processes sharing a store and a lock file → one refresh, both signed in")
     func twoProcesses() async throws {
-        try await withTestServer { server in
-            let shared = SharedInstallation(server: server)
-            defer { shared.remove() }
-            let appProcess = shared.process()
-            let (_, session) = try await appProcess.signUp()
-            let extensionProcess = try await shared.laterProcess()
+        try await withSharedInstallation { shared in
+            let processes = try await shared.twoProcesses()
+            let (appProcess, extensionProcess) = (processes.first, processes.second)
             let app = appProcess.launch()
-            let widget = extensionProcess.launch()
-            #expect(await app.restore() == .signedIn(session))
-            #expect(await widget.restore() == .signedIn(session))
+            let widget = processes.secondManager
+            #expect(await app.restore() == .signedIn(processes.session))
 
             appProcess.clock.advance(by: 2 * 3600)
             extensionProcess.clock.advance(by: 2 * 3600)
@@ -44,22 +40,17 @@ struct AnchorFailureTests {
             async let fromWidget = widget.session()
             let (a, b) = try await (fromApp, fromWidget)
             #expect(a.refreshToken == b.refreshToken, "the second process adopted the first one's refresh")
-            #expect(try await server.refreshCount() == 1)
+            #expect(try await shared.server.refreshCount() == 1)
             #expect(appProcess.transport.count("/token") + extensionProcess.transport.count("/token") == 1)
         }
     }
 
     @Test("Signing out in one process signs the other out at its next refresh (no token resurrected)")
     func signedOutElsewhere() async throws {
-        try await withTestServer { server in
-            let shared = SharedInstallation(server: server)
-            defer { shared.remove() }
-            let appProcess = shared.process()
-            let (app, _) = try await appProcess.signUp()
-            let extensionProcess = try await shared.laterProcess()
-            let widget = extensionProcess.launch()
-            #expect(await widget.restore().isSignedIn)
-            await app.signOut()
+        try await withSharedInstallation { shared in
+            let processes = try await shared.twoProcesses()
+            let (extensionProcess, widget) = (processes.second, processes.secondManager)
+            await processes.firstManager.signOut()
             extensionProcess.clock.advance(by: 2 * 3600)
             await #expect(throws: AuthFailure.self) { try await widget.session() }
             #expect(await widget.state == .signedOut(.signedOutElsewhere))

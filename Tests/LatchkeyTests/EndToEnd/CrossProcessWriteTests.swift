@@ -25,17 +25,14 @@ struct CrossProcessWriteTests {
 
     @Test("A user write in one process after another process rotated the token keeps the newest token", arguments: Write.allCases)
     func userWriteAfterRotationElsewhere(_ write: Write) async throws {
-        try await withTestServer { server in
-            let shared = SharedInstallation(server: server)
-            defer { shared.remove() }
+        try await withSharedInstallation { shared in
+            let server = shared.server
             // Process A signs up and keeps its session in memory, with a valid access token.
-            let appProcess = shared.process()
-            let (app, first) = try await appProcess.signUp()
             // Process B rotates the refresh token twice, each time beyond the server's reuse
             // interval: A's token is now a spent grandparent, which the server treats as stolen.
-            let extensionProcess = try await shared.laterProcess()
-            let widget = extensionProcess.launch()
-            #expect(await widget.restore().isSignedIn)
+            let processes = try await shared.twoProcesses()
+            let (appProcess, app, first) = (processes.first, processes.firstManager, processes.session)
+            let (extensionProcess, widget) = (processes.second, processes.secondManager)
             for _ in 0..<2 {
                 server.serverClock.advance(by: 60)
                 try await widget.refresh()

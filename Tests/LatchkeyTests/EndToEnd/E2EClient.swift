@@ -2,6 +2,7 @@ import Foundation
 @testable import Latchkey
 import LatchkeyTestSupport
 import Logging
+import Testing
 
 /// One installation of an app talking to a ``TestServer``: a store that survives "relaunches",
 /// an install marker, a client clock the test moves, and a transport that counts requests.
@@ -84,5 +85,36 @@ final class SharedInstallation: Sendable {
         return app
     }
 
+    /// A process that signs up to a new account, and a later one that restores what it stored.
+    func twoProcesses() async throws -> TwoProcesses {
+        let first = process()
+        let (firstManager, session) = try await first.signUp()
+        let second = try await laterProcess()
+        let secondManager = second.launch()
+        try #require(await secondManager.restore() == .signedIn(session))
+        return TwoProcesses(first: first, firstManager: firstManager, session: session, second: second, secondManager: secondManager)
+    }
+
     func remove() { removeDirectory(directory) }
+}
+
+/// Two processes of one app signed in to the same session (``SharedInstallation/twoProcesses()``).
+struct TwoProcesses {
+    let first: E2EApp
+    /// The manager that signed up.
+    let firstManager: SessionManager
+    let session: Session
+    let second: E2EApp
+    /// The second process's manager, restored.
+    let secondManager: SessionManager
+}
+
+/// Runs `body` against a fresh server with the files of a ``SharedInstallation``, removed
+/// afterwards.
+func withSharedInstallation(_ body: (SharedInstallation) async throws -> Void) async throws {
+    try await withTestServer { server in
+        let shared = SharedInstallation(server: server)
+        defer { shared.remove() }
+        try await body(shared)
+    }
 }
