@@ -18,8 +18,8 @@ import Latchkey
 /// let router = LaunchRouter(manager: manager, strings: strings)
 /// ```
 ///
-/// Failures read ``failure`` (by default Latchkey's ``AuthFailure/presentation``) and button
-/// labels read ``actionLabel`` (by default ``AuthFailure/SuggestedAction/label``), so an app can
+/// Failures read ``failure`` (by default Latchkey's `AuthFailure.presentation`) and button
+/// labels read ``actionLabel`` (by default `AuthFailure.SuggestedAction.label`), so an app can
 /// translate the whole error taxonomy here too.
 public struct AppFlowStrings: Sendable {
     // MARK: Forms
@@ -70,9 +70,9 @@ public struct AppFlowStrings: Sendable {
         case .tooLong: "That password is too long. Use a shorter one."
         }
     }
-    /// A failure's title, message and suggested action. Default: ``AuthFailure/presentation``.
+    /// A failure's title, message and suggested action. Default: `AuthFailure.presentation`.
     public var failure: @Sendable (AuthFailure) -> AuthFailure.Presentation = { $0.presentation }
-    /// The button label of a suggested action. Default: ``AuthFailure/SuggestedAction/label``.
+    /// The button label of a suggested action. Default: `AuthFailure.SuggestedAction.label`.
     public var actionLabel: @Sendable (AuthFailure.SuggestedAction) -> String = { $0.label }
     /// What VoiceOver announces for a failure.
     public var failureAnnouncement: @Sendable (AuthFailure.Presentation) -> String = { presentation in

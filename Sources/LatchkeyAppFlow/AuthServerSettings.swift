@@ -19,7 +19,7 @@ public struct AuthServerSettings: Sendable, Hashable {
         self.autoconfirm = autoconfirm
     }
 
-    /// The settings a GoTrue server published (``GoTrueBackend/settings()``), as the forms use
+    /// The settings a GoTrue server published (`GoTrueBackend.settings()`), as the forms use
     /// them: no published minimum means GoTrue's default of 6 characters.
     public init(_ settings: GoTrueServerSettings) {
         self.init(
@@ -29,7 +29,7 @@ public struct AuthServerSettings: Sendable, Hashable {
 
     /// Reads the settings of the GoTrue server (the Latchkey server or a Supabase project) at
     /// `configuration`.
-    /// - Throws: ``AuthFailure`` (network, server).
+    /// - Throws: `AuthFailure` (network, server).
     public static func fetch(
         from configuration: GoTrueBackend.Configuration, transport: any HTTPTransport = URLSessionTransport()
     ) async throws -> AuthServerSettings {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The as-you-type verdict on an email field, made on the trimmed text;
-/// ``AppFlowStrings/text(for:)-(EmailValidation)`` words it.
+/// ``AppFlowStrings`` words it.
 ///
 /// Deliberately about shape only (`name@domain.tld`, no spaces or forbidden characters), like
 /// the server's own check, so the form never blocks an address the server would accept.

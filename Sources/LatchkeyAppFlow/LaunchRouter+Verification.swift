@@ -14,7 +14,7 @@ extension LaunchRouter {
 
     /// "I've verified my email": reloads the user (signed in) or signs in with the pending
     /// credentials (not signed in yet), and moves on once the address is confirmed. While it is
-    /// not, ``verificationStatus`` fails with ``AuthFailure/Category/emailNotConfirmed``.
+    /// not, ``verificationStatus`` fails with `AuthFailure.Category.emailNotConfirmed`.
     public func confirmEmailVerified() async {
         guard !verificationStatus.isInProgress else { return }
         verificationStatus = .inProgress(.emailVerification)

@@ -31,7 +31,7 @@ public final class LaunchRouter {
     /// Timeouts and policies; every default is what most apps want.
     public struct Configuration: Sendable {
         /// How long the session check may take before the route falls back to login. Default
-        /// `nil`: the manager's ``SessionManagerConfiguration/launchTimeout`` plus 2 s, so the
+        /// `nil`: the manager's `SessionManagerConfiguration.launchTimeout` plus 2 s, so the
         /// manager's own offline decision comes first.
         public var checkTimeout: TimeInterval?
         /// Whether a signed-in user whose email is not confirmed is sent to `verifyEmail`.

@@ -13,7 +13,7 @@ import Observation
 /// - Every outcome produces a ``feedback`` event for haptics and every failure an
 ///   ``announcement`` for VoiceOver.
 ///
-/// The session itself is the ``SessionManager``'s; a successful sign-in moves the
+/// The session itself is the `SessionManager`'s; a successful sign-in moves the
 /// ``LaunchRouter`` to `main` through the manager's events.
 @MainActor
 @Observable

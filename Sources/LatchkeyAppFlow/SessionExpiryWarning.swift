@@ -6,8 +6,8 @@ import Observation
 /// "Stay Signed In" and "Sign Out".
 ///
 /// Latchkey refreshes access tokens on its own, so the only session that really expires is one
-/// that reaches ``SessionManagerConfiguration/maximumSessionAge``; the manager announces it
-/// ``SessionManagerConfiguration/sessionExpiryWarning`` ahead (default 5 minutes). A refresh
+/// that reaches `SessionManagerConfiguration.maximumSessionAge`; the manager announces it
+/// `SessionManagerConfiguration.sessionExpiryWarning` ahead (default 5 minutes). A refresh
 /// cannot push that limit back — that is its point — so staying signed in means proving who
 /// you are again: ``staySignedIn()`` signs in with the current account's email and the
 /// ``password`` typed into the alert, which starts a new session for the same account (no
@@ -41,7 +41,7 @@ public final class SessionExpiryWarning {
 
     /// Starts following `manager`'s events.
     /// - Parameters:
-    ///   - manager: The session manager whose ``SessionEvent/sessionExpiring(in:)`` it shows.
+    ///   - manager: The session manager whose `SessionEvent.sessionExpiring(in:)` it shows.
     ///   - strings: The words of the alert.
     ///   - clock: The time source of ``expiresAt``. Pass the manager's clock when you inject one
     ///     (tests), so both measure the same time.
