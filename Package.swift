@@ -17,6 +17,8 @@ let package = Package(
     products: [
         // The session engine: credential stores, SessionManager, backends, errors.
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        // The app-flow models on top of the session engine: launch routing, lock, forms, data.
+        .library(name: "LatchkeyAppFlow", targets: ["LatchkeyAppFlow"]),
         // The auth server, GoTrue wire-compatible.
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
         // GoTrue's wire types, shared by the server and the client.
@@ -48,6 +50,15 @@ let package = Package(
             name: "Latchkey",
             dependencies: [
                 "LatchkeyWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LatchkeyAppFlow",
+            dependencies: [
+                "Latchkey",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -90,6 +101,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Fixtures the client test targets share (not a product): the server wrapper, doubles, waits.
+        .target(
+            name: "LatchkeyTestSupport",
+            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/LatchkeyTestSupport",
+            swiftSettings: testSwiftSettings
+        ),
         .testTarget(
             name: "LatchkeyTestingTests",
             dependencies: ["LatchkeyTesting", "Latchkey", "LatchkeyServer", .product(name: "Logging", package: "swift-log")],
@@ -102,7 +120,12 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyTests",
-            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting"],
+            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting", "LatchkeyTestSupport"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyAppFlowTests",
+            dependencies: ["LatchkeyAppFlow", "Latchkey", "LatchkeyServer", "LatchkeyTesting", "LatchkeyTestSupport"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

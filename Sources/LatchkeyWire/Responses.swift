@@ -163,3 +163,31 @@ public struct ProfileResponse: Codable, Sendable, Hashable {
         self.avatar_url = avatar_url
     }
 }
+
+/// What a server publishes about itself at `GET /settings`.
+///
+/// `password_min_length` is Latchkey's addition (GoTrue and Supabase do not send it); every
+/// field is optional when decoding, as other servers send more or fewer.
+public struct SettingsResponse: Codable, Sendable, Hashable {
+    /// Which sign-in providers are on (`email`, `phone`, `anonymous_users`...).
+    public var external: [String: Bool]?
+    public var disable_signup: Bool?
+    public var mailer_autoconfirm: Bool?
+    public var phone_autoconfirm: Bool?
+    public var sms_provider: String?
+    public var saml_enabled: Bool?
+    public var password_min_length: Int?
+
+    public init(
+        external: [String: Bool]? = nil, disable_signup: Bool? = nil, mailer_autoconfirm: Bool? = nil, phone_autoconfirm: Bool? = nil,
+        sms_provider: String? = nil, saml_enabled: Bool? = nil, password_min_length: Int? = nil
+    ) {
+        self.external = external
+        self.disable_signup = disable_signup
+        self.mailer_autoconfirm = mailer_autoconfirm
+        self.phone_autoconfirm = phone_autoconfirm
+        self.sms_provider = sms_provider
+        self.saml_enabled = saml_enabled
+        self.password_min_length = password_min_length
+    }
+}

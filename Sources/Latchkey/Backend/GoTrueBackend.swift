@@ -78,6 +78,13 @@ public struct GoTrueBackend: AuthBackend {
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
+    /// What the server says about itself (`GET /settings`), for a sign-up form to know the
+    /// rules before anyone types.
+    /// - Throws: ``BackendError``.
+    public func settings() async throws -> GoTrueServerSettings {
+        GoTrueServerSettings(wire: try decode(SettingsResponse.self, from: try await send("GET", "settings")))
+    }
+
     // MARK: - Plumbing
 
     static let decoder: JSONDecoder = {
@@ -131,5 +138,30 @@ public struct GoTrueBackend: AuthBackend {
         let code = body?.error_code ?? response.headers["x-sb-error-code"] ?? body?.errorCode
         let retryAfter = response.headers["retry-after"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
         return .server(status: response.status, code: code, message: body?.text, retryAfter: retryAfter)
+    }
+}
+
+/// What a GoTrue server publishes about itself at `GET /settings`.
+public struct GoTrueServerSettings: Sendable, Hashable {
+    /// The fewest characters a password may have (`password_min_length`). The Latchkey server
+    /// publishes it; upstream GoTrue and Supabase do not (`nil`).
+    public var passwordMinimumLength: Int?
+    /// Whether new accounts are refused (`disable_signup`).
+    public var signUpDisabled: Bool
+    /// Whether new accounts are confirmed at once, without an email (`mailer_autoconfirm`).
+    public var autoconfirm: Bool
+
+    /// Settings with these values.
+    public init(passwordMinimumLength: Int? = nil, signUpDisabled: Bool = false, autoconfirm: Bool = false) {
+        self.passwordMinimumLength = passwordMinimumLength
+        self.signUpDisabled = signUpDisabled
+        self.autoconfirm = autoconfirm
+    }
+
+    /// The settings a `GET /settings` answer describes.
+    public init(wire: SettingsResponse) {
+        self.init(
+            passwordMinimumLength: wire.password_min_length, signUpDisabled: wire.disable_signup ?? false,
+            autoconfirm: wire.mailer_autoconfirm ?? false)
     }
 }

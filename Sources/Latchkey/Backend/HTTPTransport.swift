@@ -68,7 +68,7 @@ public struct URLSessionTransport: HTTPTransport {
         } catch is CancellationError {
             throw BackendError.transport(.cancelled)
         } catch {
-            throw BackendError.transport(.other(code: -1))
+            throw BackendError.transport(.unknown)
         }
         guard let http = response as? HTTPURLResponse else {
             throw BackendError.invalidResponse(reason: "not an HTTP response")

@@ -43,6 +43,14 @@ extension AuthFailure {
         public let message: String
         /// The action to offer.
         public let action: SuggestedAction
+
+        /// Words of your own, e.g. translated: an app that localizes its errors maps each
+        /// failure to a presentation of its own (`AppFlowStrings.failure` in `LatchkeyAppFlow`).
+        public init(title: String, message: String, action: SuggestedAction) {
+            self.title = title
+            self.message = message
+            self.action = action
+        }
     }
 
     /// The user-facing title, message and suggested action for this failure.
@@ -68,6 +76,11 @@ extension AuthFailure {
                 title: "Too Many Attempts",
                 message: "Too many login attempts. Please wait a few minutes and try again.",
                 action: .waitAndRetry(after: retryAfter))
+        case .network where code == "lock_unavailable":
+            Presentation(
+                title: "Sign-In Unavailable",
+                message: "Your saved sign-in can't be renewed right now. Please try again.",
+                action: .retry)
         case .network:
             Presentation(
                 title: "Connection Issue",

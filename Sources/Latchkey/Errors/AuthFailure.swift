@@ -96,6 +96,8 @@ extension AuthFailure {
             case .timedOut: "timed_out"
             case .cancelled: "cancelled"
             case .other(let code): "url_error_\(code)"
+            case .lockUnavailable: "lock_unavailable"
+            case .unknown: "transport_failed"
             }
             self.init(.network, code: code)
         case .invalidResponse:

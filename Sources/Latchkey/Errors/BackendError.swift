@@ -6,12 +6,23 @@ import Foundation
 /// and "the server says this session is over" (``definitiveSignOutReason``), and turns it into an
 /// ``AuthFailure`` for people.
 public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind of network failure, from `URLError` or task cancellation.
+    /// Why a request got no answer: the network (from `URLError` or task cancellation), or the
+    /// cross-process lock that guards the stored session.
     public enum TransportFailure: Sendable, Hashable {
+        /// No connection, or the host cannot be reached.
         case offline
+        /// The request, or the wait for the cross-process lock, took too long.
         case timedOut
+        /// The request was cancelled.
         case cancelled
+        /// Another `URLError` code (`URLError.Code.rawValue`).
         case other(code: Int)
+        /// The cross-process lock (``SessionManagerConfiguration/crossProcessLockURL``) cannot be
+        /// taken: its file cannot be created or locked. Nothing was sent.
+        case lockUnavailable
+        /// The transport failed with an error that says nothing more (neither a `URLError` nor a
+        /// cancellation).
+        case unknown
     }
 
     /// The request never got an answer.
@@ -79,6 +90,18 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .server(let status, let code, _, let retryAfter):
             "BackendError.server(status: \(status), code: \(code ?? "nil")\(retryAfter.map { ", retryAfter: \($0)" } ?? ""))"
         case .invalidResponse(let reason): "BackendError.invalidResponse(\(reason))"
+        }
+    }
+}
+
+extension BackendError {
+    /// `error` as a backend error: itself, a cancellation, or an unknown transport failure (an
+    /// ``AuthBackend`` should throw only ``BackendError``).
+    init(_ error: any Error) {
+        switch error {
+        case let backend as BackendError: self = backend
+        case is CancellationError: self = .transport(.cancelled)
+        default: self = .transport(.unknown)
         }
     }
 }

@@ -33,11 +33,24 @@ final class LibSecret: @unchecked Sendable {
     typealias HashTableInsert = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32
     typealias HashTableUnref = @convention(c) (OpaquePointer?) -> Void
 
-    /// A libsecret/GLib error, copied out of its `GError`.
+    /// A libsecret/GLib error, copied out of its `GError`, or a failure libsecret did not explain.
     struct Failure: Error {
         let isSecretDomain: Bool
-        let code: Int32
+        /// The `GError` code; `nil` when libsecret failed without a `GError`.
+        let code: Int32?
         let message: String
+
+        /// `SECRET_ERROR_IS_LOCKED`: the item or its collection is locked.
+        static let isLockedCode: Int32 = 2
+        /// A lookup found nothing although the item exists: it is locked.
+        static let itemLocked = Failure(isSecretDomain: true, code: isLockedCode, message: "item is locked")
+        /// `secret_password_store_sync` returned `FALSE` without a `GError`.
+        static let storeRefused = Failure(isSecretDomain: false, code: nil, message: "store failed")
+
+        /// Whether the keyring said the item or collection is locked.
+        var isLocked: Bool {
+            isSecretDomain && code == Self.isLockedCode || message.localizedCaseInsensitiveContains("locked")
+        }
     }
 
     let lookup: LookupFunction

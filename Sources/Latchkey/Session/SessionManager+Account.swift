@@ -112,6 +112,10 @@ extension SessionManager {
             _ = await runCleanupTracked()
         }
         await awaitPendingCleanup()
+        // Held while storing, so a refresh in another process cannot write its older session
+        // over this one; a sign-in is stored even when the lock cannot be taken.
+        let lock = await lockStoreIfPossible("sign_in")
+        defer { lock?.release() }
         await commitLock.lock()
         defer { commitLock.unlock() }
         generation += 1

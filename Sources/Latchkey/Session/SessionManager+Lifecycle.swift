@@ -50,7 +50,7 @@ extension SessionManager {
             await updateStoredUser(user, generation: generation)
             return user
         } catch {
-            let backendError = error as? BackendError ?? .transport(.other(code: -1))
+            let backendError = BackendError(error)
             if let reason = backendError.definitiveSignOutReason {
                 await endSession(reason, ifGeneration: generation)
             }
@@ -69,16 +69,61 @@ extension SessionManager {
         }
     }
 
+    /// Stores `user` as the signed-in user's profile, unless the session changed identity since
+    /// `generation`.
+    ///
+    /// Like a refresh, it holds the cross-process lock and re-reads the store first, and merges
+    /// `user` into the newest stored session: tokens another process rotated meanwhile are kept
+    /// (and adopted here), never overwritten with the spent ones this process still held. When
+    /// another process signed out, or signed in another account, nothing is written. When the
+    /// lock cannot be taken, the user is updated in memory only.
     func updateStoredUser(_ user: User, generation: UInt64) async {
+        let lock: FileLock.Handle?
+        do {
+            lock = try await lockStore("update_user")
+        } catch {
+            await publishUserInMemory(user, generation: generation)
+            return
+        }
+        defer { lock?.release() }
+        await commitLock.lock()
+        defer { commitLock.unlock() }
+        guard generation == self.generation, let known = record else { return }
+        var base = known
+        if lock != nil {
+            switch await rereadStore(comparedTo: known, "update_user") {
+            case .unchanged: break
+            case .changed(let stored) where stored.session.user.id == user.id: base = stored
+            case .changed, .signedOut:
+                logger.notice("the stored session changed in another process; user not stored", metadata: metadata("update_user"))
+                return
+            }
+        }
+        var updated = base
+        updated.session = base.session.replacingUser(user)
+        updated.lastServerContact = clock.now()
+        await persist(updated)
+        apply(updated, offline: isOffline)
+        broadcaster.emit(.userUpdated(user))
+        if base.session.refreshToken != known.session.refreshToken {
+            logger.info("adopted a session refreshed by another process", metadata: metadata("update_user"))
+            broadcaster.emit(.tokenRefreshed(updated.session))
+            scheduleRefresh()
+        }
+    }
+
+    /// Publishes `user` without storing it: the store could not be locked.
+    private func publishUserInMemory(_ user: User, generation: UInt64) async {
         await commitLock.lock()
         defer { commitLock.unlock() }
         guard generation == self.generation, var updated = record else { return }
         updated.session = updated.session.replacingUser(user)
-        updated.lastServerContact = clock.now()
-        await persist(updated)
-        let offline = if case .signedInOffline = state { true } else { false }
-        apply(updated, offline: offline)
+        apply(updated, offline: isOffline)
         broadcaster.emit(.userUpdated(user))
+    }
+
+    private var isOffline: Bool {
+        if case .signedInOffline = state { true } else { false }
     }
 
     /// Arms the proactive refresh: a margin before expiry, or after the backoff delay while

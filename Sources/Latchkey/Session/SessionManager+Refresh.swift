@@ -56,26 +56,26 @@ extension SessionManager {
 
     private func runRefresh(from start: StoredSession, generation: UInt64) async throws -> Session {
         defer { refreshTask = nil }
-        var base = start
-        var lock: FileLock.Handle?
-        if let url = configuration.crossProcessLockURL {
-            do {
-                lock = try await FileLock(url: url).acquire(timeout: configuration.crossProcessLockTimeout)
-            } catch {
-                throw await transientFailure(.transport(.other(code: -2)), generation: generation)
-            }
-            guard lock != nil else {
-                throw await transientFailure(.transport(.timedOut), generation: generation)
-            }
+        let lock: FileLock.Handle?
+        do {
+            lock = try await lockStore("refresh")
+        } catch {
+            throw await transientFailure(error, generation: generation)
         }
         defer { lock?.release() }
 
+        var base = start
         if lock != nil {
             // Another process may have refreshed (or signed out) while we waited for the lock.
-            switch await rereadUnderLock(base, generation: generation) {
-            case .adopt(let session): return session
-            case .signedOutElsewhere: throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
-            case .use(let newer): base = newer
+            switch await rereadStore(comparedTo: start, "refresh") {
+            case .unchanged:
+                break
+            case .signedOut:
+                await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
+                throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
+            case .changed(let stored):
+                if let adopted = await adoptIfFresh(stored, generation: generation) { return adopted }
+                base = stored
             }
         }
 
@@ -84,11 +84,11 @@ extension SessionManager {
         do {
             fresh = try await backend.refresh(refreshToken: base.session.refreshToken)
         } catch {
-            let backendError = error as? BackendError ?? .transport(.other(code: -1))
+            let backendError = BackendError(error)
             if let reason = backendError.definitiveSignOutReason {
                 logger.notice("server refused the refresh", metadata: metadata("refresh").merging(
                     ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
-                await endSession(reason, ifGeneration: generation)
+                await endSession(reason, ifGeneration: generation, holdingStoreLock: true)
                 throw AuthFailure(backend: backendError)
             }
             throw await transientFailure(backendError, generation: generation)
@@ -106,46 +106,30 @@ extension SessionManager {
         // is still used from memory; the server's parent-reuse rule covers a crash before the
         // next successful write.
         await persist(updated)
-        apply(updated)
-        retryAttempt = 0
-        broadcaster.emit(.tokenRefreshed(updated.session))
-        logger.info("session refreshed", metadata: metadata("refresh"))
-        scheduleRefresh()
+        publishRenewed(updated, "session refreshed")
         return updated.session
     }
 
-    private enum Reread {
-        case adopt(Session)
-        case signedOutElsewhere
-        case use(StoredSession)
-    }
-
-    /// Under the cross-process lock: adopt what another process stored, or learn it signed out.
-    private func rereadUnderLock(_ base: StoredSession, generation: UInt64) async -> Reread {
-        let stored: StoredSession?
-        do {
-            stored = try await loadRecord()
-        } catch {
-            logger.warning("cannot re-read the store before refreshing", metadata: metadata("refresh"))
-            return .use(base)
-        }
-        guard let stored else {
-            await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
-            return .signedOutElsewhere
-        }
-        guard stored.session.refreshToken != base.session.refreshToken else { return .use(base) }
+    /// Adopts a session another process stored, when its access token does not need a refresh
+    /// yet; `nil` when it does (refresh from it instead).
+    private func adoptIfFresh(_ stored: StoredSession, generation: UInt64) async -> Session? {
         let lifetime = stored.session.expiresIn > 0 ? stored.session.expiresIn : 0
         let margin = min(configuration.refreshMargin, lifetime / 2)
-        guard stored.session.remainingLifetime(at: clock.now()) > margin else { return .use(stored) }
+        guard stored.session.remainingLifetime(at: clock.now()) > margin else { return nil }
         await commitLock.lock()
         defer { commitLock.unlock() }
-        guard generation == self.generation else { return .use(stored) }
-        apply(stored)
+        guard generation == self.generation else { return nil }
+        publishRenewed(stored, "adopted a session refreshed by another process")
+        return stored.session
+    }
+
+    /// Publishes renewed tokens (already stored): the state, the event, the next proactive refresh.
+    private func publishRenewed(_ record: StoredSession, _ message: Logger.Message) {
+        apply(record)
         retryAttempt = 0
-        broadcaster.emit(.tokenRefreshed(stored.session))
-        logger.info("adopted a session refreshed by another process", metadata: metadata("refresh"))
+        broadcaster.emit(.tokenRefreshed(record.session))
+        logger.info(message, metadata: metadata("refresh"))
         scheduleRefresh()
-        return .adopt(stored.session)
     }
 
     /// Keeps the session, reports the failure, schedules a retry with backoff.

@@ -20,6 +20,9 @@ extension SessionManager {
             return report
         }
 
+        // Held while deleting, so a refresh in another process cannot write the session back;
+        // the local session is wiped even when the lock cannot be taken.
+        let lock = await lockStoreIfPossible("sign_out")
         await commitLock.lock()
         let accessToken = record?.session.accessToken
         let userID = record?.session.user.id
@@ -32,6 +35,7 @@ extension SessionManager {
             logger.error("cannot delete stored session", metadata: ["operation": "sign_out", "error": "\(error)"])
         }
         commitLock.unlock()
+        lock?.release()
 
         if let accessToken {
             report.server = await serverLogout(accessToken: accessToken, scope: scope)
@@ -62,17 +66,23 @@ extension SessionManager {
 
     /// Ends the session for `reason` unless another sign-in or sign-out happened since
     /// `expectedGeneration` (pass `nil` to end whatever is current): wipes memory and, unless told
-    /// otherwise, the store under the commit lock; then, outside the lock, runs the cleanup steps
-    /// and emits ``SessionEvent/signedOut(_:)``. Returns whether it ended the session.
+    /// otherwise, the store under the commit lock (and the cross-process lock, unless the caller
+    /// already holds it); then, outside the locks, runs the cleanup steps and emits
+    /// ``SessionEvent/signedOut(_:)``. Returns whether it ended the session.
     ///
     /// Cleanup runs outside the lock so a step may use the manager (read state, even sign out)
     /// without deadlocking; a sign-in waits for it (``awaitPendingCleanup()``), so the cleanup of
     /// one account can never wipe the next account's fresh data.
     @discardableResult
-    func endSession(_ reason: SignOutReason, ifGeneration expectedGeneration: UInt64? = nil, wipeStore: Bool = true) async -> Bool {
+    func endSession(
+        _ reason: SignOutReason, ifGeneration expectedGeneration: UInt64? = nil, wipeStore: Bool = true,
+        holdingStoreLock: Bool = false
+    ) async -> Bool {
+        let lock = wipeStore && !holdingStoreLock ? await lockStoreIfPossible("end_session") : nil
         await commitLock.lock()
         guard expectedGeneration == nil || expectedGeneration == generation else {
             commitLock.unlock()
+            lock?.release()
             return false
         }
         generation += 1
@@ -86,6 +96,7 @@ extension SessionManager {
             }
         }
         commitLock.unlock()
+        lock?.release()
         logger.notice("session ended", metadata: ["operation": "end_session", "reason": "\(reason)"])
         _ = await runCleanupTracked()
         broadcaster.emit(.signedOut(reason))

@@ -44,12 +44,15 @@ public struct SessionManagerConfiguration: Sendable {
 
     /// A lock file shared by every process that uses the same credential store (an app and its
     /// extensions through an app-group container, or runs of a command-line program). When set,
-    /// a refresh holds this advisory lock and first re-reads the store, so a refresh token is
-    /// never spent twice. Default `nil` (one process).
+    /// every write of the stored session — a refresh, a sign-in, a user update, a sign-out —
+    /// holds this advisory lock, and a refresh or user update first re-reads the store and
+    /// builds on what another process stored, so a refresh token is never spent twice nor a
+    /// spent one written back. Default `nil` (one process).
     public var crossProcessLockURL: URL?
 
-    /// How long to wait for another process's refresh before giving up (a transient failure).
-    /// Default 30 s.
+    /// How long to wait for the lock held by another process before giving up: a refresh then
+    /// fails transiently (the session is kept), a user update is kept in memory only, and a
+    /// sign-in or sign-out writes anyway. Default 30 s.
     public var crossProcessLockTimeout: TimeInterval = 30
 
     public init() {}

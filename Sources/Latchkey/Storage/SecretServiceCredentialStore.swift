@@ -67,7 +67,7 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
                 // NULL without an error is also what a locked item looks like.
                 switch library.itemExists(schema, attributes) {
                 case .success(false): return .success(nil)
-                case .success(true): return .failure(.init(isSecretDomain: true, code: 2, message: "item is locked"))
+                case .success(true): return .failure(.itemLocked)
                 case .failure(let failure): return .failure(failure)
                 }
             }
@@ -88,7 +88,7 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
             var error: UnsafeMutableRawPointer?
             let stored = library.store(schema, attributes, nil, label, secret, nil, &error)
             if let error { return .failure(library.takeError(error)) }
-            return stored != 0 ? .success(nil) : .failure(.init(isSecretDomain: false, code: -1, message: "store failed"))
+            return stored != 0 ? .success(nil) : .failure(.storeRefused)
         }
     }
 
@@ -138,15 +138,14 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
     }
 
     private static func storageError(_ failure: LibSecret.Failure) -> StorageError {
-        // SECRET_ERROR_IS_LOCKED == 2
-        if failure.isSecretDomain && failure.code == 2 || failure.message.localizedCaseInsensitiveContains("locked") {
+        if failure.isLocked {
             return .locked
         }
         if failure.message.localizedCaseInsensitiveContains("dismissed") {
             return .authenticationFailed
         }
-        if failure.isSecretDomain {
-            return .status(failure.code, operation: "secret service")
+        if failure.isSecretDomain, let code = failure.code {
+            return .status(code, operation: "secret service")
         }
         return .unavailable(reason: "no Secret Service keyring answered")
     }

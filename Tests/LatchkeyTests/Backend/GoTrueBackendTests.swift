@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 /// Records requests and answers with canned responses: checks what goes on the wire. Behaviour
 /// against a real server is in `EndToEnd/`.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 /// The client benchmark, against the in-process server on loopback. Skipped unless
 /// `LATCHKEY_BENCHMARK=1`; run it with `Benchmarks/client.sh` (release build).

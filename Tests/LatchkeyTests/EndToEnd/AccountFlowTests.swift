@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 import LatchkeyTesting
 
 @Suite("End to end: accounts, errors and logs")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 /// The failures the best-known auth SDKs' users report, reproduced against the real server to
 /// show that Latchkey does not suffer them.
@@ -26,28 +27,12 @@ struct AnchorFailureTests {
 
     @Test("Two processes sharing a store and a lock file → one refresh, both signed in")
     func twoProcesses() async throws {
-        try await withTestServer { server in
-            let directory = temporaryDirectory("shared-store")
-            defer { removeDirectory(directory) }
-            let lock = directory.appendingPathComponent("refresh.lock")
-            let keyFile = directory.appendingPathComponent(".key")
-            // Each "process" has its own store instance, clock, transport and manager: only the
-            // files are shared, as between an app and its extension.
-            func process() -> E2EApp {
-                let store = EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(keyFile))
-                return E2EApp(server: server, store: store) {
-                    $0.crossProcessLockURL = lock
-                    $0.automaticRefresh = false
-                }
-            }
-            let appProcess = process()
-            let (_, session) = try await appProcess.signUp()
-            let extensionProcess = process()
-            try await extensionProcess.marker.set()
+        try await withSharedInstallation { shared in
+            let processes = try await shared.twoProcesses()
+            let (appProcess, extensionProcess) = (processes.first, processes.second)
             let app = appProcess.launch()
-            let widget = extensionProcess.launch()
-            #expect(await app.restore() == .signedIn(session))
-            #expect(await widget.restore() == .signedIn(session))
+            let widget = processes.secondManager
+            #expect(await app.restore() == .signedIn(processes.session))
 
             appProcess.clock.advance(by: 2 * 3600)
             extensionProcess.clock.advance(by: 2 * 3600)
@@ -55,31 +40,17 @@ struct AnchorFailureTests {
             async let fromWidget = widget.session()
             let (a, b) = try await (fromApp, fromWidget)
             #expect(a.refreshToken == b.refreshToken, "the second process adopted the first one's refresh")
-            #expect(try await server.refreshCount() == 1)
+            #expect(try await shared.server.refreshCount() == 1)
             #expect(appProcess.transport.count("/token") + extensionProcess.transport.count("/token") == 1)
         }
     }
 
     @Test("Signing out in one process signs the other out at its next refresh (no token resurrected)")
     func signedOutElsewhere() async throws {
-        try await withTestServer { server in
-            let directory = temporaryDirectory("shared-signout")
-            defer { removeDirectory(directory) }
-            let lock = directory.appendingPathComponent("refresh.lock")
-            let keyFile = directory.appendingPathComponent(".key")
-            func process() -> E2EApp {
-                E2EApp(server: server, store: EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(keyFile))) {
-                    $0.crossProcessLockURL = lock
-                    $0.automaticRefresh = false
-                }
-            }
-            let appProcess = process()
-            let (app, _) = try await appProcess.signUp()
-            let extensionProcess = process()
-            try await extensionProcess.marker.set()
-            let widget = extensionProcess.launch()
-            #expect(await widget.restore().isSignedIn)
-            await app.signOut()
+        try await withSharedInstallation { shared in
+            let processes = try await shared.twoProcesses()
+            let (extensionProcess, widget) = (processes.second, processes.secondManager)
+            await processes.firstManager.signOut()
             extensionProcess.clock.advance(by: 2 * 3600)
             await #expect(throws: AuthFailure.self) { try await widget.session() }
             #expect(await widget.state == .signedOut(.signedOutElsewhere))

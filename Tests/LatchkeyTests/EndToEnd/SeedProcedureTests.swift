@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 /// The seeds' test procedures, each against the real server.
 @Suite("End to end: the seeds' test procedures")

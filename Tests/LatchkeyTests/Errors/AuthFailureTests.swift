@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 @Suite("Error taxonomy")
 struct AuthFailureTests {
@@ -38,6 +39,33 @@ struct AuthFailureTests {
         #expect(AuthFailure(CancellationError()).category == .network)
         struct Weird: Error {}
         #expect(AuthFailure(Weird()).category == .unknown)
+    }
+
+    @Test("Transport failures carry named codes, never numbers", arguments: [
+        (BackendError.TransportFailure.offline, "offline"), (.timedOut, "timed_out"), (.cancelled, "cancelled"),
+        (.lockUnavailable, "lock_unavailable"), (.unknown, "transport_failed"), (.other(code: -1_001), "url_error_-1001"),
+    ])
+    func transportCodes(failure: BackendError.TransportFailure, code: String) {
+        let mapped = AuthFailure(BackendError.transport(failure))
+        #expect(mapped == AuthFailure(.network, code: code))
+        #expect(mapped.isRetryable, "the session is kept and retried")
+    }
+
+    @Test("Errors that are not backend errors become named transport failures")
+    func backendErrorFromAnyError() {
+        struct Weird: Error {}
+        #expect(BackendError(Weird()) == .transport(.unknown))
+        #expect(BackendError(CancellationError()) == .transport(.cancelled))
+        #expect(BackendError(BackendError.transport(.offline)) == .transport(.offline))
+    }
+
+    @Test("A cross-process lock that cannot be taken is worded as such, not as a connection problem")
+    func lockUnavailablePresentation() {
+        let presentation = AuthFailure(BackendError.transport(.lockUnavailable)).presentation
+        #expect(presentation.title == "Sign-In Unavailable")
+        #expect(presentation.message == "Your saved sign-in can't be renewed right now. Please try again.")
+        #expect(presentation.action == .retry)
+        #expect(AuthFailure(BackendError.transport(.unknown)).presentation.title == "Connection Issue")
     }
 
     @Test("Presentations use the seeds' wording and suggest the right action")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 @Suite("Session and User decoding")
 struct SessionDecodingTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 @Suite("Sign-in, sign-out and events")
 struct AccountAndEventsTests {

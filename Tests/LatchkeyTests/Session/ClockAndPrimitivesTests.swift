@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 import LatchkeyTesting
 
 @Suite("Manual clock, async mutex, event fan-out")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 @Suite("Failure policy")
 struct FailurePolicyTests {
@@ -87,6 +88,20 @@ struct FailurePolicyTests {
         let state = await harness.manager.restore()
         #expect(state.isSignedIn, "\(state)")
         #expect(try await harness.stored() != nil)
+    }
+
+    @Test("A cross-process lock that cannot be taken keeps the session and says so by name")
+    func lockUnavailable() async throws {
+        let harness = Harness {
+            $0.automaticRefresh = false
+            $0.crossProcessLockURL = URL(fileURLWithPath: "/dev/null/refresh.lock")  // no directory can be made there
+        }
+        let seeded = try await harness.seed(age: 3600)
+        await harness.manager.restore()
+        await #expect(throws: AuthFailure(.network, code: "lock_unavailable")) { try await harness.manager.refresh() }
+        #expect(harness.backend.refreshCalls == 0, "nothing is sent without the lock")
+        #expect(await harness.manager.state.isSignedIn)
+        #expect(try await harness.stored()?.session.refreshToken == seeded.refreshToken)
     }
 
     @Test("Sign-out while a refresh is in flight leaves no ghost session behind")

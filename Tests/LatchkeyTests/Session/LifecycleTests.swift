@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 @Suite("App lifecycle and proactive refresh")
 struct LifecycleTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Logging
 @testable import Latchkey
+import LatchkeyTestSupport
+import Logging
 import LatchkeyTesting
 
 /// A manager over ``TestBackend``, a memory (or faulty) store and a manual clock.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 @testable import Latchkey
+import LatchkeyTestSupport
+import Testing
 
 /// Runs only where a Secret Service keyring answers. On Debian/Ubuntu:
 ///

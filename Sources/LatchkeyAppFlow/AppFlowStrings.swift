@@ -1,0 +1,162 @@
+import Latchkey
+
+/// Every word the app-flow models show people: status lines, button titles, validation hints,
+/// failure alerts, VoiceOver announcements, lock-screen messages, biometric prompts and the
+/// session-expiry alert. The defaults are English.
+///
+/// To localize, start from the defaults, replace what you translate, and pass the result to each
+/// model (``LaunchRouter``, ``LoginFormModel``, ``SignUpFormModel``, ``AppLock``,
+/// ``SessionExpiryWarning``); the forms a router makes inherit the router's strings.
+///
+/// ```swift
+/// var strings = AppFlowStrings()
+/// strings.signInButton = String(localized: "Sign In")
+/// strings.inProgress = { operation in
+///     operation == .signIn ? String(localized: "Signing in…") : AppFlowStrings().inProgress(operation)
+/// }
+/// strings.failure = { failure in MyErrorCatalogue.presentation(for: failure) }
+/// let router = LaunchRouter(manager: manager, strings: strings)
+/// ```
+///
+/// Failures read ``failure`` (by default Latchkey's `AuthFailure.presentation`) and button
+/// labels read ``actionLabel`` (by default `AuthFailure.SuggestedAction.label`), so an app can
+/// translate the whole error taxonomy here too.
+public struct AppFlowStrings: Sendable {
+    // MARK: Forms
+
+    /// The status line while an operation runs, e.g. "Signing in…" (also the Sign In button's
+    /// title while signing in).
+    public var inProgress: @Sendable (FormOperation) -> String = { operation in
+        switch operation {
+        case .signIn: "Signing in…"
+        case .signUp: "Creating account…"
+        case .passwordReset: "Sending reset email…"
+        case .resendConfirmation: "Sending confirmation email…"
+        case .emailVerification: "Checking your confirmation…"
+        }
+    }
+
+    /// The status line, and the VoiceOver announcement, once an operation succeeded.
+    public var succeeded: @Sendable (FormOperation) -> String = { operation in
+        switch operation {
+        case .signIn: "Signed in"
+        case .signUp: "Account created"
+        case .passwordReset: "Check your email for a link to reset your password."
+        case .resendConfirmation: "Confirmation email sent. Check your inbox."
+        case .emailVerification: "Email confirmed"
+        }
+    }
+
+    /// The login form's button.
+    public var signInButton = "Sign In"
+    /// The sign-up form's button.
+    public var createAccountButton = "Create Account"
+    /// The sign-up form's status line when the server refuses new accounts.
+    public var signUpDisabled = "Sign-up is currently disabled."
+    /// The sign-up form's status line when the account must be confirmed by email.
+    public var confirmationSent: @Sendable (_ email: String) -> String = { email in
+        "Check your email (\(email)) to confirm your account."
+    }
+    /// The VoiceOver announcement of a sign-up that needs email confirmation.
+    public var confirmationSentAnnouncement = "Account created. Check your email to confirm it."
+    /// The hint under a malformed email address.
+    public var invalidEmail = "Enter a valid email address."
+    /// The hint under a password confirmation that differs from the password.
+    public var passwordsDoNotMatch = "The passwords don't match."
+    /// The hint under a password that breaks the server's rules.
+    public var passwordProblem: @Sendable (PasswordProblem) -> String = { problem in
+        switch problem {
+        case .tooShort(let minimum): "Use at least \(minimum) characters."
+        case .tooLong: "That password is too long. Use a shorter one."
+        }
+    }
+    /// A failure's title, message and suggested action. Default: `AuthFailure.presentation`.
+    public var failure: @Sendable (AuthFailure) -> AuthFailure.Presentation = { $0.presentation }
+    /// The button label of a suggested action. Default: `AuthFailure.SuggestedAction.label`.
+    public var actionLabel: @Sendable (AuthFailure.SuggestedAction) -> String = { $0.label }
+    /// What VoiceOver announces for a failure.
+    public var failureAnnouncement: @Sendable (AuthFailure.Presentation) -> String = { presentation in
+        "\(presentation.title): \(presentation.message)"
+    }
+
+    // MARK: App lock
+
+    /// The name of the device's biometry, e.g. "Face ID".
+    public var biometryName: @Sendable (BiometryKind) -> String = { kind in
+        switch kind {
+        case .none: "Biometric authentication"
+        case .faceID: "Face ID"
+        case .touchID: "Touch ID"
+        case .opticID: "Optic ID"
+        }
+    }
+    /// The lock screen's unlock button, given the biometry's name: "Unlock with Face ID".
+    public var unlockButton: @Sendable (_ biometry: String) -> String = { "Unlock with \($0)" }
+    /// The explicit passcode fallback: the lock screen's button and the biometric dialog's.
+    public var usePasscode = "Use Passcode"
+    /// The reason shown in the biometric prompt.
+    public var unlockReason = "Unlock to continue."
+    /// The reason shown in the passcode prompt.
+    public var passcodeReason = "Enter your device passcode."
+    /// The reason shown when turning the lock on.
+    public var enableReason = "Turn on app lock."
+    /// The one-time hint's title, given the biometry's name: "Enable Face ID?".
+    public var enableHintTitle: @Sendable (_ biometry: String) -> String = { "Enable \($0)?" }
+    /// The one-time hint's message, given the biometry's name.
+    public var enableHintMessage: @Sendable (_ biometry: String) -> String = { "Unlock quickly and securely with \($0)." }
+    /// What the lock screen says after a failed attempt, given the biometry's name; `nil` says
+    /// nothing (a cancellation: nobody did anything wrong).
+    public var biometricFailure: @Sendable (BiometricError, _ biometry: String) -> String? = { error, name in
+        switch error {
+        case .biometryLockout: "Too many failed attempts. Use your device passcode to unlock."
+        case .biometryNotEnrolled: "\(name) is not set up. Please enable it in Settings."
+        case .biometryNotAvailable: "\(name) is not available on this device."
+        case .userCancel, .systemCancel, .appCancel: nil
+        case .userFallback: "Please use your device passcode."
+        case .passcodeNotSet: "Please set a device passcode in Settings to use \(name)."
+        case .authenticationFailed: "\(name) authentication failed. Please try again."
+        case .invalidContext, .notInteractive, .unknown, .other: "Unable to authenticate. Please try again."
+        }
+    }
+    /// The notice when biometrics became unavailable while the lock is on, for errors that
+    /// ``biometricFailure`` says nothing about.
+    public var biometricsUnavailable: @Sendable (_ biometry: String) -> String = { name in
+        "\(name) is not available. Use your device passcode to unlock."
+    }
+
+    // MARK: Session expiry
+
+    /// The expiry alert's title.
+    public var sessionExpiringTitle = "Session Expiring Soon"
+    /// The expiry alert's message, given the whole minutes left (0 for less than a minute).
+    public var sessionExpiringMessage: @Sendable (_ minutes: Int) -> String = { minutes in
+        let time = switch minutes {
+        case ..<1: "less than a minute"
+        case 1: "1 minute"
+        default: "\(minutes) minutes"
+        }
+        return "Your session will expire in \(time). Would you like to stay signed in?"
+    }
+    /// The expiry alert's button that keeps the user signed in.
+    public var staySignedIn = "Stay Signed In"
+    /// The expiry alert's button that signs out now.
+    public var signOut = "Sign Out"
+
+    /// The English defaults.
+    public init() {}
+
+    /// The status line for `status`: progress, success, or the failure's message.
+    public func text(for status: FormStatus) -> String? {
+        switch status {
+        case .idle: nil
+        case .inProgress(let operation): inProgress(operation)
+        case .succeeded(let operation): succeeded(operation)
+        case .failed(_, let failure): self.failure(failure).message
+        }
+    }
+
+    /// The hint under an email field, or `nil`.
+    public func text(for validation: EmailValidation) -> String? {
+        validation == .invalid ? invalidEmail : nil
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Latchkey
+
+/// What the auth server says about itself (`GET /settings`): what the sign-up form needs to know
+/// before anyone types.
+public struct AuthServerSettings: Sendable, Hashable {
+    /// The password rules: the Latchkey server's `password_min_length`; upstream GoTrue and
+    /// Supabase do not publish it, and then the default minimum (6) applies.
+    public var passwordRules: PasswordRules
+    /// Whether new accounts are refused (`disable_signup`).
+    public var signUpDisabled: Bool
+    /// Whether new accounts are confirmed at once, without an email (`mailer_autoconfirm`).
+    public var autoconfirm: Bool
+
+    /// Settings with these values.
+    public init(passwordRules: PasswordRules = .init(), signUpDisabled: Bool = false, autoconfirm: Bool = false) {
+        self.passwordRules = passwordRules
+        self.signUpDisabled = signUpDisabled
+        self.autoconfirm = autoconfirm
+    }
+
+    /// The settings a GoTrue server published (`GoTrueBackend.settings()`), as the forms use
+    /// them: no published minimum means GoTrue's default of 6 characters.
+    public init(_ settings: GoTrueServerSettings) {
+        self.init(
+            passwordRules: PasswordRules(minimumLength: max(settings.passwordMinimumLength ?? 6, 1)),
+            signUpDisabled: settings.signUpDisabled, autoconfirm: settings.autoconfirm)
+    }
+
+    /// Reads the settings of the GoTrue server (the Latchkey server or a Supabase project) at
+    /// `configuration`.
+    /// - Throws: `AuthFailure` (network, server).
+    public static func fetch(
+        from configuration: GoTrueBackend.Configuration, transport: any HTTPTransport = URLSessionTransport()
+    ) async throws -> AuthServerSettings {
+        do {
+            return AuthServerSettings(try await GoTrueBackend(configuration: configuration, transport: transport).settings())
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Latchkey
+import Observation
+
+/// The login form's behaviour, for a view to bind to.
+///
+/// - The email is trimmed and validated as you type; the password is never trimmed.
+/// - ``canSubmit`` is false while the email is invalid, the password empty or a request is in
+///   flight, and ``submit()`` checks it again, so a double tap sends one request.
+/// - ``status`` drives the status text ("Signing in…") and, on failure, the error taxonomy's
+///   presentation: title, message and action (Reset Password, Retry, Resend Email), all in the
+///   words of the form's ``strings``.
+/// - Every outcome produces a ``feedback`` event for haptics and every failure an
+///   ``announcement`` for VoiceOver.
+///
+/// The session itself is the `SessionManager`'s; a successful sign-in moves the
+/// ``LaunchRouter`` to `main` through the manager's events.
+@MainActor
+@Observable
+public final class LoginFormModel: EmailPasswordForm {
+    /// The email as typed. Editing clears a shown failure.
+    public var email = "" {
+        didSet { if email != oldValue { progress.clearFailure() } }
+    }
+    /// The password as typed, sent exactly as typed (leading and trailing spaces included).
+    public var password = "" {
+        didSet { if password != oldValue { progress.clearFailure() } }
+    }
+    /// Whether the password field shows its text ("eye" toggle).
+    public var isPasswordVisible = false
+    private var progress = FormProgress()
+
+    /// The words the form shows.
+    @ObservationIgnored public let strings: AppFlowStrings
+    @ObservationIgnored let manager: SessionManager
+    @ObservationIgnored let onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)?
+
+    /// Creates a form.
+    /// - Parameters:
+    ///   - manager: The session manager that signs in.
+    ///   - strings: The words the form shows.
+    ///   - onEmailNotConfirmed: Called when the account exists but its email is not confirmed
+    ///     yet; ``LaunchRouter/makeLoginForm()`` wires it to the verify-email route.
+    public init(
+        manager: SessionManager, strings: AppFlowStrings = .init(),
+        onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)? = nil
+    ) {
+        self.manager = manager
+        self.strings = strings
+        self.onEmailNotConfirmed = onEmailNotConfirmed
+    }
+
+    /// Where the form stands.
+    public var status: FormStatus { progress.status }
+    /// Whether the Sign In button is enabled.
+    public var canSubmit: Bool { emailValidation == .valid && !password.isEmpty && !isSubmitting }
+    /// The Sign In button's title: "Signing in…" while in flight.
+    public var submitTitle: String { status == .inProgress(.signIn) ? strings.inProgress(.signIn) : strings.signInButton }
+    /// The status line under the form.
+    public var statusText: String? { strings.text(for: status) }
+    /// The latest haptic event.
+    public var feedback: FormFeedback? { progress.feedback }
+    /// The latest VoiceOver announcement.
+    public var announcement: AccessibilityAnnouncement? { progress.announcement }
+
+    /// Signs in. Does nothing unless ``canSubmit``.
+    public func submit() async {
+        guard canSubmit else { return }
+        let email = trimmedEmail, password = password
+        progress.begin(.signIn)
+        do {
+            try await manager.signIn(email: email, password: password)
+            self.password = ""
+            progress.succeed(.signIn, announcing: strings.succeeded(.signIn))
+        } catch {
+            let failure = progress.fail(.signIn, error, strings)
+            if failure.category == .emailNotConfirmed { onEmailNotConfirmed?(email, password) }
+        }
+    }
+
+    /// "Forgot Password?": sends a reset link to the typed email.
+    public func sendPasswordReset() async {
+        await run(.passwordReset) { [manager, trimmedEmail] in try await manager.recoverPassword(email: trimmedEmail) }
+    }
+
+    /// Sends the confirmation email again (the action of "Email Not Verified").
+    public func resendConfirmation() async {
+        await run(.resendConfirmation) { [manager, trimmedEmail] in try await manager.resendConfirmation(email: trimmedEmail) }
+    }
+
+    /// Runs an email-only operation, when the email is valid and nothing is in flight.
+    private func run(_ operation: FormOperation, _ body: @Sendable () async throws -> Void) async {
+        guard emailValidation == .valid, !isSubmitting else { return }
+        progress.begin(operation)
+        do {
+            try await body()
+            progress.succeed(operation, announcing: strings.succeeded(operation))
+        } catch {
+            progress.fail(operation, error, strings)
+        }
+    }
+
+    /// Performs the failure's suggested action: Reset Password, Retry, Resend Email; any other
+    /// action just dismisses the failure (the view handles "Contact Support", "Sign In").
+    public func performSuggestedAction() async {
+        guard let action = failure?.action else { return }
+        switch action {
+        case .resetPassword: await sendPasswordReset()
+        case .retry: await submit()
+        case .resendVerification: await resendConfirmation()
+        default: dismissFailure()
+        }
+    }
+
+    /// Hides the failure (the alert was dismissed).
+    public func dismissFailure() { progress.clearFailure() }
+    /// The password field's clear button.
+    public func clearPassword() { password = "" }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Latchkey
+@testable import LatchkeyAppFlow
+import LatchkeyTestSupport
+import Testing
+import LatchkeyTesting
+
+/// Seed 002 #20–#24 and seed 000's privacy overlay: the lock and overlay as the scene phase
+/// moves, unlock and its fallback, availability, the one-time hint.
+@Suite("App flow: app lock and privacy overlay", .timeLimit(.minutes(5)))
+@MainActor
+struct AppLockTests {
+    let clock = ManualSessionClock()
+    let authenticator = ScriptedAuthenticator()
+    let preferences = MemoryPreferences()
+    let overlay = PrivacyOverlay()
+
+    func makeLock(enabled: Bool = true, gracePeriod: TimeInterval = 0, lockOnLaunch: Bool = false) -> AppLock {
+        preferences.set(enabled, forKey: "biometricUnlockEnabled")
+        var configuration = AppLock.Configuration()
+        configuration.gracePeriod = gracePeriod
+        configuration.lockOnLaunch = lockOnLaunch
+        return AppLock(authenticator: authenticator, preferences: preferences, configuration: configuration, clock: clock, logger: .quiet)
+    }
+
+    /// Moves the scene through `phases`, as SwiftUI reports them, to both models.
+    func scene(_ lock: AppLock, _ phases: AppPhase...) {
+        for phase in phases {
+            lock.setPhase(phase)
+            overlay.setPhase(phase)
+        }
+    }
+
+    @Test("Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
+          arguments: ["notification centre", "app switcher", "Siri"])
+    func inactiveDoesNotLock(interruption: String) {
+        let lock = makeLock()
+        scene(lock, .inactive)
+        #expect(overlay.isVisible, "\(interruption): the overlay covers the app at once")
+        #expect(!lock.isLocked)
+        clock.advance(by: 30)
+        scene(lock, .active)
+        #expect(!overlay.isVisible)
+        #expect(!lock.isLocked, "\(interruption) must not lock")
+    }
+
+    @Test("Switching to another app or locking the device (background) locks", arguments: ["switch apps", "lock device"])
+    func backgroundLocks(interruption: String) {
+        let lock = makeLock()
+        scene(lock, .inactive, .background)
+        #expect(lock.isLocked, "\(interruption) locks at once")
+        #expect(overlay.isVisible)
+        clock.advance(by: 1)
+        scene(lock, .inactive, .active)
+        #expect(!overlay.isVisible)
+        #expect(lock.isLocked, "still locked on return until unlocked")
+    }
+
+    @Test("A disabled lock never locks; the overlay still shows")
+    func disabled() {
+        let lock = makeLock(enabled: false)
+        scene(lock, .inactive, .background)
+        #expect(overlay.isVisible)
+        scene(lock, .active)
+        #expect(!lock.isLocked)
+        let hidden = PrivacyOverlay(isEnabled: false)
+        hidden.setPhase(.background)
+        #expect(!hidden.isVisible, "an app may turn the overlay off")
+    }
+
+    @Test("Grace period (seed 000: 5 minutes): under it no lock, over it lock on return")
+    func gracePeriod() {
+        let lock = makeLock(gracePeriod: 300)
+        scene(lock, .inactive, .background)
+        #expect(!lock.isLocked, "not at once with a grace period")
+        clock.advance(by: 299)
+        scene(lock, .inactive, .active)
+        #expect(!lock.isLocked)
+        scene(lock, .inactive, .background)
+        clock.advance(by: 301)
+        scene(lock, .inactive, .active)
+        #expect(lock.isLocked)
+    }
+
+    @Test("A cold launch starts locked when enabled; killing the app never bypasses the lock")
+    func lockedAtLaunch() {
+        #expect(makeLock(enabled: true, lockOnLaunch: true).isLocked)
+        #expect(!makeLock(enabled: false, lockOnLaunch: true).isLocked)
+    }
+
+    @Test("Unlock uses the biometrics-only policy; a double tap shows one prompt")
+    func unlock() async {
+        let lock = makeLock(lockOnLaunch: true)
+        authenticator.hold()
+        async let first = lock.unlock()
+        #expect(await eventually { authenticator.prompts.count == 1 })
+        #expect(lock.isAuthenticating)
+        let second = await lock.unlock()
+        #expect(!second, "a second tap while the prompt shows does nothing")
+        authenticator.release()
+        #expect(await first)
+        #expect(!lock.isLocked)
+        #expect(authenticator.prompts == [.init(reason: "Unlock to continue.", policy: .biometricsOnly)])
+    }
+
+    @Test("Lockout offers 'Use Passcode', which uses the passcode policy")
+    func passcodeFallback() async {
+        let lock = makeLock(lockOnLaunch: true)
+        authenticator.script(.biometryLockout)
+        #expect(!(await lock.unlock()))
+        #expect(lock.message == "Too many failed attempts. Use your device passcode to unlock.")
+        #expect(lock.offersPasscode)
+        #expect(lock.isLocked)
+        #expect(await lock.unlockWithPasscode())
+        #expect(!lock.isLocked)
+        #expect(authenticator.prompts.last == .init(reason: "Enter your device passcode.", policy: .biometricsOrPasscode))
+    }
+
+    @Test("Cancelling says nothing; failing says so and stays locked")
+    func cancelAndFail() async {
+        let lock = makeLock(lockOnLaunch: true)
+        authenticator.script(.userCancel, .authenticationFailed)
+        #expect(!(await lock.unlock()))
+        #expect(lock.message == nil)
+        #expect(!lock.offersPasscode)
+        #expect(!(await lock.unlock()))
+        #expect(lock.message == "Face ID authentication failed. Please try again.")
+        #expect(lock.isLocked)
+    }
+}
