@@ -58,7 +58,7 @@ public actor SessionManager {
     ///   - store: Where the session is kept.
     ///   - configuration: Timeouts, margins and policies.
     ///   - installMarker: Detects a reinstall that found stale credentials; `nil` disables it.
-    ///   - clock: The time source (inject ``ManualSessionClock`` in tests).
+    ///   - clock: The time source (in tests, `ManualSessionClock` from LatchkeyTesting).
     ///   - logger: Where to log; tokens and passwords are never logged, emails only hashed.
     public init(
         backend: any AuthBackend,
