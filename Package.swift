@@ -13,7 +13,9 @@ let testSwiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Latchkey",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // The floors the code is written for. tvOS, watchOS and visionOS are declared too, so that no
+    // platform builds with a lower default floor (scripts/check-portability.sh checks this).
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         // The session engine: credential stores, SessionManager, backends, errors.
         .library(name: "Latchkey", targets: ["Latchkey"]),

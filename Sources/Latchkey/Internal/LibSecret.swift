@@ -68,8 +68,11 @@ final class LibSecret: @unchecked Sendable {
     let stringHash: UnsafeMutableRawPointer
     let stringEqual: UnsafeMutableRawPointer
 
-    /// Loads libsecret, or returns `nil` when it is not installed.
+    /// Loads libsecret, or returns `nil` when it is not installed. The Secret Service is a
+    /// freedesktop.org API (Linux and BSD desktops): on Apple platforms this is always `nil`,
+    /// and apps use the Keychain.
     init?() {
+        #if os(Linux) || os(FreeBSD) || os(OpenBSD)
         guard let secret = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL),
               let glib = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_LOCAL),
               let gobject = dlopen("libgobject-2.0.so.0", RTLD_NOW | RTLD_LOCAL)
@@ -107,6 +110,9 @@ final class LibSecret: @unchecked Sendable {
         self.hashTableUnref = hashTableUnref
         self.stringHash = stringHash
         self.stringEqual = stringEqual
+        #else
+        return nil
+        #endif
     }
 
     /// Whether an item matching `attributes` exists, locked ones included, without unlocking
