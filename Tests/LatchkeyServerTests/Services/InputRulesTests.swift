@@ -25,11 +25,11 @@ struct InputRulesTests {
     }
 
     @Test func passwords() throws {
-        try InputRules.checkPassword("12345678", minimumLength: 8)
-        #expect(throws: AuthError.self) { try InputRules.checkPassword("1234567", minimumLength: 8) }
-        #expect(throws: AuthError.self) { try InputRules.checkPassword(String(repeating: "é", count: 40), minimumLength: 8) }
+        try PasswordPolicy.check("12345678", minimumLength: 8)
+        #expect(throws: AuthError.self) { try PasswordPolicy.check("1234567", minimumLength: 8) }
+        #expect(throws: AuthError.self) { try PasswordPolicy.check(String(repeating: "é", count: 40), minimumLength: 8) }
         // Length counts characters, not bytes, and spaces count.
-        try InputRules.checkPassword("        ", minimumLength: 8)
+        try PasswordPolicy.check("        ", minimumLength: 8)
     }
 
     @Test func constantTimeComparison() {
