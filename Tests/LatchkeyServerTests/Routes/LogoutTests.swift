@@ -50,12 +50,10 @@ struct LogoutTests {
         try await TestServer.with { server in
             let session = try await server.signUp("scope@example.com")
             let bad = try await server.request(.POST, "/logout?scope=everything", bearer: session.accessToken)
-            #expect(bad.status == 400)
-            #expect(bad.errorCode == "validation_failed")
+            bad.expectError(400, "validation_failed")
             #expect(try await server.isAlive(session))
             let anonymous = try await server.request(.POST, "/logout")
-            #expect(anonymous.status == 401)
-            #expect(anonymous.errorCode == "no_authorization")
+            anonymous.expectError(401, "no_authorization")
         }
     }
 

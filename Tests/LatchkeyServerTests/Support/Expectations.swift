@@ -1,7 +1,15 @@
 import Foundation
 import Testing
 
-/// Checks on a session's state that many tests make.
+/// Checks that many tests make.
+extension TestResponse {
+    /// Expects GoTrue's error `code` with HTTP `status`.
+    func expectError(_ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(self.status == status, sourceLocation: sourceLocation)
+        #expect(errorCode == code, sourceLocation: sourceLocation)
+    }
+}
+
 extension TestServer {
     /// Whether `session`'s access token still reads `GET /user`.
     func isAlive(_ session: TestSession) async throws -> Bool {
