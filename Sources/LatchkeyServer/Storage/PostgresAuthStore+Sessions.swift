@@ -5,8 +5,9 @@ import PostgresNIO
 ///
 /// Lock order, the same in every transaction that changes a session's tokens: the session row
 /// first, then its token rows. Rotation therefore serialises on the session, whichever instance
-/// runs it: of any number of concurrent refreshes of one token, the first rotates it and every
-/// later one finds it spent and decides again on what it finds.
+/// runs it: of any number of concurrent refreshes of one token, the first rotates it, and every
+/// later one reads it spent once the lock is free, so the plan hands it the successor (or
+/// revokes the session when the token is an old one).
 extension PostgresAuthStore {
     public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
