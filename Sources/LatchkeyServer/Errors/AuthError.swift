@@ -23,6 +23,11 @@ public struct AuthError: Error, Sendable, Equatable {
 }
 
 extension AuthError {
+    /// Whether this is a 429: the client may try again after ``retryAfter`` seconds.
+    var isRateLimit: Bool { status == .tooManyRequests }
+}
+
+extension AuthError {
     public static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
     public static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
     public static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
@@ -33,6 +38,8 @@ extension AuthError {
     public static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
     public static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
     public static let sessionExpired = AuthError(.badRequest, "session_expired", "Session expired")
+    public static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
+    public static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
     public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a Bearer token")
     public static let badJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: unable to parse or verify signature")
     public static let expiredJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: token is expired")

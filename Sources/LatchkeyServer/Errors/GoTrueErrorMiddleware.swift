@@ -22,6 +22,9 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.response(for: error, request: request)
         } catch let error as HTTPError {
             return Self.response(for: Self.translate(error), request: request)
+        } catch StoreError.unreadableRow(let column) {
+            context.logger.error("unreadable stored row", metadata: ["column": "\(column)"])
+            return Self.response(for: .unexpected, request: request)
         } catch let error as StoreError {
             context.logger.error("store failure", metadata: ["error": "\(error)"])
             return Self.response(for: .serviceUnavailable, request: request)

@@ -45,4 +45,10 @@ public struct RefreshTokenRecord: Sendable, Hashable {
         self.revokedAt = revokedAt
         self.createdAt = createdAt
     }
+
+    /// A new, unspent token of `session`, replacing the token hashed `parentHash` (`nil` for the
+    /// first token of the session).
+    init(hash: String, of session: SessionRecord, parentHash: String?, createdAt: Date) {
+        self.init(tokenHash: hash, sessionID: session.id, userID: session.userID, parentHash: parentHash, revokedAt: nil, createdAt: createdAt)
+    }
 }

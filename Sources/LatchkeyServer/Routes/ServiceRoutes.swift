@@ -10,14 +10,7 @@ struct ServiceRoutes {
         router.get("/health") { _, _ in
             try JSONBody.response(Health(version: LatchkeyVersion.current, name: "Latchkey", description: "Latchkey is a GoTrue-compatible authentication server"))
         }
-        router.get("/settings") { _, _ in
-            try JSONBody.response(
-                Settings(
-                    external: ["email": true, "phone": false, "anonymous_users": false],
-                    disable_signup: service.configuration.disableSignup,
-                    mailer_autoconfirm: service.configuration.autoconfirm, phone_autoconfirm: false, sms_provider: "",
-                    saml_enabled: false, password_min_length: service.configuration.minimumPasswordLength))
-        }
+        router.get("/settings") { _, _ in try JSONBody.response(service.settings) }
         let document = openAPIDocument
         router.get("/openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: document)))
@@ -28,16 +21,6 @@ struct ServiceRoutes {
         var version: String
         var name: String
         var description: String
-    }
-
-    struct Settings: Encodable {
-        var external: [String: Bool]
-        var disable_signup: Bool
-        var mailer_autoconfirm: Bool
-        var phone_autoconfirm: Bool
-        var sms_provider: String
-        var saml_enabled: Bool
-        var password_min_length: Int
     }
 }
 

@@ -39,6 +39,19 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     var isServiceRole: Bool { role == "service_role" }
 }
 
+extension AccessTokenClaims {
+    /// The claims of `user`'s access token for `session`, issued by `issuer` at `issuedAt`
+    /// (whole seconds, as clients decode them).
+    init(user: UserRecord, session: SessionRecord, issuer: String, issuedAt: Date, expiresAt: Date) {
+        self.init(
+            iss: .init(value: issuer), sub: .init(value: user.id.uuidString.lowercased()), aud: .init(value: user.aud),
+            exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: "", role: user.role, aal: "aal1",
+            amr: [.init(method: session.authMethod, timestamp: Int(session.createdAt.timeIntervalSince1970))],
+            sessionID: session.id.uuidString.lowercased(), isAnonymous: false,
+            appMetadata: user.appMetadata, userMetadata: user.userMetadata)
+    }
+}
+
 /// The claims a bearer check needs, and nothing else: verifying a token decodes only these,
 /// not the metadata the token also carries.
 struct VerifiedClaims: JWTPayload, Equatable {
@@ -57,4 +70,10 @@ struct VerifiedClaims: JWTPayload, Equatable {
 
     /// Whether the token was issued to the server's administrator key.
     var isServiceRole: Bool { role == "service_role" }
+
+    /// The user the token was issued to, when `sub` is a user id.
+    var userID: UUID? { UUID(uuidString: sub.value) }
+
+    /// The session the token belongs to; `nil` for API keys.
+    var sessionUUID: UUID? { sessionID.flatMap(UUID.init(uuidString:)) }
 }

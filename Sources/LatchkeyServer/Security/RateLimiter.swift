@@ -3,9 +3,9 @@ import Synchronization
 
 /// Counts events per key in sliding windows and says when a limit is reached.
 ///
-/// Synchronous (a mutex, not an actor) so that it can be consulted inside a store
-/// transaction; entries for quiet keys are dropped as they age out, so memory stays bounded by
-/// recent activity.
+/// Synchronous (a mutex, not an actor), so a check costs no suspension on the hot paths;
+/// entries for quiet keys are dropped as they age out, so memory stays bounded by recent
+/// activity. ``RateLimits`` names every limit the server applies.
 final class RateLimiter: Sendable {
     private struct State {
         var events: [String: [Date]] = [:]

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Rules for what clients send: email normalisation and validation, password strength.
+/// Rules for what clients send: email normalisation and validation, ban durations. (Password
+/// rules are ``PasswordPolicy``.)
 enum InputRules {
     /// Trims and lower-cases an email, then checks its shape.
-    /// Passwords are never trimmed or changed in any way.
     static func normalizedEmail(_ raw: String?) throws(AuthError) -> String {
         guard let raw else { throw AuthError.validation("Missing email") }
         let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
@@ -22,17 +22,6 @@ enum InputRules {
         guard domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else { return false }
         let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters).union(CharacterSet(charactersIn: "<>()[],;:\\\""))
         return email.unicodeScalars.allSatisfy { !forbidden.contains($0) }
-    }
-
-    /// Refuses passwords too short for the configured minimum (422 `weak_password`) or longer
-    /// than bcrypt can use (72 bytes; 400 `validation_failed`).
-    static func checkPassword(_ password: String, minimumLength: Int) throws(AuthError) {
-        if password.count < minimumLength {
-            throw AuthError.weakPassword(minimumLength: minimumLength, reasons: ["length"])
-        }
-        if password.utf8.count > 72 {
-            throw AuthError.validation("Password cannot be longer than 72 bytes")
-        }
     }
 
     /// Parses a Go-style duration ("24h", "1h30m", "90s", "500ms") or "none" (`nil`).

@@ -28,9 +28,18 @@ public protocol AuthStore: Sendable {
     /// Their refresh tokens then answer `session_not_found`. Returns how many ended.
     @discardableResult
     func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int
-    /// Spends a refresh token: rotation, parent reuse, reuse detection, all in one transaction
-    /// (see ``RefreshRotation``).
-    func rotateRefreshToken(_ request: RefreshRotation.Request) async throws -> RefreshRotation.Outcome
+    /// The session a refresh token was issued to, spent or not, by the token's hash; `nil` for a
+    /// token never issued or whose user was deleted. One indexed read, outside any transaction.
+    func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID?
+    /// Spends a refresh token in one transaction: reads its ``RefreshTokenState`` under locks that
+    /// serialise every rotation of the token's session (whichever instance runs it), asks `plan`
+    /// what to write, applies the plan's changes and returns its result.
+    ///
+    /// The store knows no refresh rules: `plan` makes every decision. It must be a pure function
+    /// of the state, because a store may run it again when it retries the transaction.
+    func rotateRefreshToken<Result: Sendable>(
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+    ) async throws -> Result
 
     /// Stores an email-link token, replacing the user's previous one of the same kind, and
     /// optionally saves the user (for `confirmation_sent_at` and the like).
@@ -52,4 +61,7 @@ public enum StoreError: Error, Sendable, Equatable {
     case duplicateEmail
     /// The database cannot be reached or used right now.
     case unavailable(String)
+    /// A stored row cannot be read back: a column holds a value the store never writes. The text
+    /// names the table and the column.
+    case unreadableRow(String)
 }

@@ -96,7 +96,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     public func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
-            if let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
     }
 
@@ -117,7 +117,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.updateUser(user), logger: self.logger)
-            if let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
     }
 
@@ -128,7 +128,7 @@ public final class PostgresAuthStore: AuthStore, Service {
             try await connection.query("DELETE FROM sessions WHERE user_id = \(id)", logger: self.logger)
             let deleted = try await connection.query("DELETE FROM users WHERE id = \(id) RETURNING id", logger: self.logger)
                 .rowCount() > 0
-            if deleted, let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+            if deleted, let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
             return deleted
         }
     }
@@ -160,7 +160,7 @@ public final class PostgresAuthStore: AuthStore, Service {
                     token_hash = EXCLUDED.token_hash, relates_to = EXCLUDED.relates_to, created_at = EXCLUDED.created_at
                 """, logger: self.logger)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
-            if let audit { try await connection.query(PostgresRows.insertAudit(audit), logger: self.logger) }
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
     }
 
@@ -172,7 +172,7 @@ public final class PostgresAuthStore: AuthStore, Service {
                 DELETE FROM one_time_tokens WHERE token_hash = \(hash) AND kind = ANY(\(kinds.map(\.rawValue)))
                 RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
                 """, logger: self.logger
-            ).firstRow({ try PostgresRows.oneTimeToken($0) }) ?? nil,
+            ).firstRow({ try PostgresRows.oneTimeToken($0) }),
                 let user = try await connection.query(
                     "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(token.userID)", logger: self.logger
                 ).firstRow({ try PostgresRows.user($0) })
@@ -186,7 +186,7 @@ public final class PostgresAuthStore: AuthStore, Service {
 
     public func appendAudit(_ entry: AuditEntry) async throws {
         try await autocommit { connection in
-            _ = try await connection.query(PostgresRows.insertAudit(entry), logger: self.logger)
+            _ = try await connection.query(PostgresRows.insertAudit(entry).query, logger: self.logger)
         }
     }
 

@@ -4,7 +4,9 @@ import PostgresNIO
 /// Mapping between records and PostgreSQL rows, and the statements that write them.
 ///
 /// Dates are TIMESTAMPTZ (microsecond precision); metadata and audit traits are JSONB, written
-/// from and read back as the same compact JSON text that SQLite stores.
+/// from and read back as the same compact JSON text that SQLite stores. Ids are native UUIDs,
+/// which PostgreSQL itself keeps well-formed; a text column that holds what the store never
+/// writes (an unknown audit action or link kind) throws ``StoreError/unreadableRow(_:)``.
 enum PostgresRows {
     // MARK: Users
 
@@ -86,20 +88,46 @@ enum PostgresRows {
             id: id, tokenHash: hash, sessionID: sessionID, userID: userID, parentHash: parentHash, revokedAt: revokedAt, createdAt: createdAt)
     }
 
-    static func insertRefreshToken(hash: String, parentHash: String?, session: SessionRecord, now: Date) -> PostgresQuery {
+    static func insertRefreshToken(_ token: RefreshTokenRecord) -> PostgresFragment {
         """
         INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at)
-        VALUES (\(hash), \(session.id), \(session.userID), \(parentHash), NULL, \(now))
+        VALUES (\(token.tokenHash), \(token.sessionID), \(token.userID), \(token.parentHash), \(token.revokedAt), \(token.createdAt))
         """
+    }
+
+    /// `changes` as one query (see ``PostgresFragment/query(_:)``); `nil` when there are none.
+    static func apply(_ changes: [RefreshTokenChange]) -> PostgresQuery? {
+        PostgresFragment.query(changes.flatMap(statements(for:)))
+    }
+
+    /// The statements of one row change of a refresh.
+    static func statements(for change: RefreshTokenChange) -> [PostgresFragment] {
+        switch change {
+        case .markSpent(let hash, let at):
+            ["UPDATE refresh_tokens SET revoked_at = \(at) WHERE token_hash = \(hash)"]
+        case .insertToken(let token):
+            [insertRefreshToken(token)]
+        case .touchSession(let id, let at):
+            ["UPDATE sessions SET refreshed_at = \(at), updated_at = \(at) WHERE id = \(id)"]
+        case .revokeSession(let id, let at):
+            [
+                "DELETE FROM sessions WHERE id = \(id)",
+                "UPDATE refresh_tokens SET revoked_at = \(at) WHERE session_id = \(id) AND revoked_at IS NULL",
+            ]
+        case .audit(let entry):
+            [insertAudit(entry)]
+        }
     }
 
     // MARK: Email-link tokens
 
     static let oneTimeTokenColumns = "user_id, kind, token_hash, relates_to, created_at"
 
-    static func oneTimeToken(_ row: PostgresRow) throws -> OneTimeToken? {
+    static func oneTimeToken(_ row: PostgresRow) throws -> OneTimeToken {
         let (userID, kind, hash, relatesTo, createdAt) = try row.decode((UUID, String, String, String, Date).self)
-        guard let kind = OneTimeToken.Kind(rawValue: kind) else { return nil }
+        guard let kind = OneTimeToken.Kind(rawValue: kind) else {
+            throw StoreError.unreadableRow("one_time_tokens.kind holds an unknown kind")
+        }
         return OneTimeToken(userID: userID, kind: kind, tokenHash: hash, relatesTo: relatesTo, createdAt: createdAt)
     }
 
@@ -110,14 +138,17 @@ enum PostgresRows {
     static func audit(_ row: PostgresRow) throws -> AuditEntry {
         let (id, action, actorID, actorUsername, logType, traits, ipAddress, createdAt) =
             try row.decode((UUID, String, UUID?, String?, String, String, String, Date).self)
+        guard let action = AuditEntry.Action(rawValue: action) else {
+            throw StoreError.unreadableRow("audit_log.action holds an unknown action")
+        }
         var entry = AuditEntry(
-            id: id, action: AuditEntry.Action(rawValue: action) ?? .userModified, actorID: actorID, actorUsername: actorUsername,
+            id: id, action: action, actorID: actorID, actorUsername: actorUsername,
             traits: .fromJSONString(traits), ipAddress: ipAddress, createdAt: createdAt)
         entry.logType = logType
         return entry
     }
 
-    static func insertAudit(_ entry: AuditEntry) -> PostgresQuery {
+    static func insertAudit(_ entry: AuditEntry) -> PostgresFragment {
         """
         INSERT INTO audit_log (id, action, actor_id, actor_username, log_type, traits, ip_address, created_at)
         VALUES (\(entry.id), \(entry.action.rawValue), \(entry.actorID), \(entry.actorUsername), \(entry.logType),

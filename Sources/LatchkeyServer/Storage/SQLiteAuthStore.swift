@@ -39,13 +39,13 @@ public final class SQLiteAuthStore: AuthStore {
     public func user(id: UUID) async throws -> UserRecord? {
         try await pool.read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
-                .map { SQLiteRows.user($0) }
+                .map { try SQLiteRows.user($0) }
         }
     }
 
     public func user(email: String) async throws -> UserRecord? {
         try await pool.read { db in
-            try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { SQLiteRows.user($0) }
+            try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
 
@@ -71,7 +71,7 @@ public final class SQLiteAuthStore: AuthStore {
         try await pool.read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
             let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
-            ).map { SQLiteRows.user($0) }
+            ).map { try SQLiteRows.user($0) }
             return (users, total)
         }
     }
@@ -86,7 +86,7 @@ public final class SQLiteAuthStore: AuthStore {
                     session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                     session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
                 ])
-            try Self.insertRefreshToken(hash: refreshTokenHash, parentHash: nil, session: session, now: session.createdAt, db)
+            try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
@@ -97,7 +97,7 @@ public final class SQLiteAuthStore: AuthStore {
             guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
                 let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
             else { return nil }
-            return (SQLiteRows.session(sessionRow), SQLiteRows.user(userRow))
+            return (try SQLiteRows.session(sessionRow), try SQLiteRows.user(userRow))
         }
     }
 
@@ -120,56 +120,35 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func rotateRefreshToken(_ request: RefreshRotation.Request) async throws -> RefreshRotation.Outcome {
+    public func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
+        try await pool.read { db in
+            try db.fetchRow(sql: "SELECT session_id FROM refresh_tokens WHERE token_hash = ?", arguments: [hash])
+                .map { try SQLiteRows.uuid($0, "session_id", of: "refresh_tokens") }
+        }
+    }
+
+    public func rotateRefreshToken<Result: Sendable>(
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+    ) async throws -> Result {
+        // SQLite's single writer serialises every rotation: what this reads stays true until commit.
         try await write { db in
-            let presentedHash = OpaqueTokens.hash(request.presentedToken)
-            let token = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [presentedHash])
-                .map(SQLiteRows.refreshToken)
-            var session: SessionRecord?
-            var user: UserRecord?
-            var active: RefreshTokenRecord?
-            if let token {
+            var state = RefreshTokenState(token: nil, session: nil, user: nil, activeToken: nil)
+            if let token = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash]).map(SQLiteRows.refreshToken) {
                 let sessionKey = token.sessionID.uuidString.lowercased()
-                session = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
-                user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.uuidString.lowercased()])
-                    .map { SQLiteRows.user($0) }
+                state.token = token
+                state.session = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
+                state.user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.uuidString.lowercased()])
+                    .map { try SQLiteRows.user($0) }
                 if token.revokedAt != nil {
-                    active = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
+                    state.activeToken = try db.fetchRow(
+                        sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
                         arguments: [sessionKey]
                     ).map(SQLiteRows.refreshToken)
                 }
             }
-            let decision = RefreshRotation.decide(
-                presented: request.presentedToken, token: token, session: session, user: user, activeToken: active, request: request)
-            switch decision {
-            case .refuse(let error):
-                return .refused(error)
-            case .rotate(let successor, let successorHash):
-                guard let token, var session, let user else { return .refused(.refreshTokenNotFound) }
-                try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE id = ?", arguments: [request.now.timeIntervalSince1970, token.id])
-                try Self.insertRefreshToken(hash: successorHash, parentHash: token.tokenHash, session: session, now: request.now, db)
-                session.refreshedAt = request.now
-                session.updatedAt = request.now
-                try db.run(sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
-                    arguments: [request.now.timeIntervalSince1970, request.now.timeIntervalSince1970, session.id.uuidString.lowercased()])
-                try SQLiteRows.insertAudit(
-                    AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: request.now), db)
-                return .issued(session: session, user: user, refreshToken: successor)
-            case .returnActive(let activeToken):
-                guard let session, let user else { return .refused(.sessionNotFound) }
-                return .issued(session: session, user: user, refreshToken: activeToken)
-            case .revokeSession:
-                guard let token, let user else { return .refused(.refreshTokenAlreadyUsed) }
-                try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [token.sessionID.uuidString.lowercased()])
-                try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
-                    arguments: [request.now.timeIntervalSince1970, token.sessionID.uuidString.lowercased()])
-                try SQLiteRows.insertAudit(
-                    AuditEntry(
-                        action: .tokenRevoked, actorID: user.id, actorUsername: user.email,
-                        traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(token.sessionID.uuidString.lowercased())],
-                        ipAddress: request.ipAddress, createdAt: request.now), db)
-                return .refused(.refreshTokenAlreadyUsed)
-            }
+            let decided = plan(state)
+            for change in decided.changes { try SQLiteRows.apply(change, db) }
+            return decided.result
         }
     }
 
@@ -186,15 +165,18 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await write { db in
-            guard let row = try db.fetchRow(sql: "SELECT * FROM one_time_tokens WHERE token_hash = ?", arguments: [hash]),
-                let kind = OneTimeToken.Kind(rawValue: row["kind"]), kinds.contains(kind),
+            guard let row = try db.fetchRow(sql: "SELECT * FROM one_time_tokens WHERE token_hash = ?", arguments: [hash]) else { return nil }
+            guard let kind = OneTimeToken.Kind(rawValue: row["kind"]) else {
+                throw StoreError.unreadableRow("one_time_tokens.kind holds an unknown kind")
+            }
+            guard kinds.contains(kind),
                 let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
             else { return nil }
             try db.run(sql: "DELETE FROM one_time_tokens WHERE token_hash = ?", arguments: [hash])
             let token = OneTimeToken(
-                userID: SQLiteRows.uuid(row["user_id"]), kind: kind, tokenHash: row["token_hash"], relatesTo: row["relates_to"],
+                userID: try SQLiteRows.uuid(row, "user_id", of: "one_time_tokens"), kind: kind, tokenHash: row["token_hash"], relatesTo: row["relates_to"],
                 createdAt: Date(timeIntervalSince1970: row["created_at"]))
-            return (token, SQLiteRows.user(userRow))
+            return (token, try SQLiteRows.user(userRow))
         }
     }
 
@@ -235,10 +217,5 @@ public final class SQLiteAuthStore: AuthStore {
                 banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ? WHERE id = ?
                 """,
             arguments: arguments)
-    }
-
-    private static func insertRefreshToken(hash: String, parentHash: String?, session: SessionRecord, now: Date, _ db: Database) throws {
-        try db.run(sql: "INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)",
-            arguments: [hash, session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(), parentHash, now.timeIntervalSince1970])
     }
 }

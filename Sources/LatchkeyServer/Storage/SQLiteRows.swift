@@ -2,13 +2,33 @@ import Foundation
 import GRDB
 
 /// Mapping between records and SQLite rows. Dates are seconds since 1970 (DOUBLE).
+///
+/// A column that holds what the store never writes (an id that is no UUID, an unknown audit
+/// action) throws ``StoreError/unreadableRow(_:)`` naming it: nothing is made up in its place.
 enum SQLiteRows {
     static func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
-    static func uuid(_ value: String) -> UUID { UUID(uuidString: value) ?? UUID() }
 
-    static func user(_ row: Row, prefix: String = "") -> UserRecord {
+    /// The UUID in `column`, which the store writes as lower-case text.
+    static func uuid(_ row: Row, _ column: String, of table: String) throws -> UUID {
+        guard let uuid = try optionalUUID(row, column, of: table) else {
+            throw StoreError.unreadableRow("\(table).\(column) is empty")
+        }
+        return uuid
+    }
+
+    /// The UUID in a nullable `column`.
+    static func optionalUUID(_ row: Row, _ column: String, of table: String) throws -> UUID? {
+        let value: DatabaseValue = row[column]
+        if value.isNull { return nil }
+        guard let text = String.fromDatabaseValue(value), let uuid = UUID(uuidString: text) else {
+            throw StoreError.unreadableRow("\(table).\(column) holds no UUID")
+        }
+        return uuid
+    }
+
+    static func user(_ row: Row, prefix: String = "") throws -> UserRecord {
         UserRecord(
-            id: uuid(row[prefix + "id"]), aud: row[prefix + "aud"], role: row[prefix + "role"], email: row[prefix + "email"],
+            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"], email: row[prefix + "email"],
             passwordHash: row[prefix + "password_hash"],
             emailConfirmedAt: date(row[prefix + "email_confirmed_at"]),
             confirmationSentAt: date(row[prefix + "confirmation_sent_at"]),
@@ -39,30 +59,58 @@ enum SQLiteRows {
         new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at
         """
 
-    static func session(_ row: Row) -> SessionRecord {
+    static func session(_ row: Row) throws -> SessionRecord {
         SessionRecord(
-            id: uuid(row["id"]), userID: uuid(row["user_id"]),
+            id: try uuid(row, "id", of: "sessions"), userID: try uuid(row, "user_id", of: "sessions"),
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
             updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
             refreshedAt: Date(timeIntervalSince1970: row["refreshed_at"]),
             notAfter: date(row["not_after"]), authMethod: row["auth_method"])
     }
 
-    static func refreshToken(_ row: Row) -> RefreshTokenRecord {
+    static func refreshToken(_ row: Row) throws -> RefreshTokenRecord {
         RefreshTokenRecord(
-            id: row["id"], tokenHash: row["token_hash"], sessionID: uuid(row["session_id"]), userID: uuid(row["user_id"]),
+            id: row["id"], tokenHash: row["token_hash"], sessionID: try uuid(row, "session_id", of: "refresh_tokens"),
+            userID: try uuid(row, "user_id", of: "refresh_tokens"),
             parentHash: row["parent_hash"], revokedAt: date(row["revoked_at"]),
             createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
-    static func audit(_ row: Row) -> AuditEntry {
+    static func audit(_ row: Row) throws -> AuditEntry {
+        guard let action = AuditEntry.Action(rawValue: row["action"]) else {
+            throw StoreError.unreadableRow("audit_log.action holds an unknown action")
+        }
         var entry = AuditEntry(
-            id: uuid(row["id"]), action: AuditEntry.Action(rawValue: row["action"]) ?? .userModified,
-            actorID: (row["actor_id"] as String?).flatMap(UUID.init(uuidString:)), actorUsername: row["actor_username"],
+            id: try uuid(row, "id", of: "audit_log"), action: action,
+            actorID: try optionalUUID(row, "actor_id", of: "audit_log"), actorUsername: row["actor_username"],
             traits: .fromJSONString(row["traits"]), ipAddress: row["ip_address"],
             createdAt: Date(timeIntervalSince1970: row["created_at"]))
         entry.logType = row["log_type"]
         return entry
+    }
+
+    /// Writes one row change of a refresh.
+    static func apply(_ change: RefreshTokenChange, _ db: Database) throws {
+        switch change {
+        case .markSpent(let hash, let at):
+            try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE token_hash = ?", arguments: [at.timeIntervalSince1970, hash])
+        case .insertToken(let token):
+            try db.run(
+                sql: "INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    token.tokenHash, token.sessionID.uuidString.lowercased(), token.userID.uuidString.lowercased(), token.parentHash,
+                    token.revokedAt?.timeIntervalSince1970, token.createdAt.timeIntervalSince1970,
+                ])
+        case .touchSession(let id, let at):
+            try db.run(sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
+                arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970, id.uuidString.lowercased()])
+        case .revokeSession(let id, let at):
+            try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()])
+            try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
+                arguments: [at.timeIntervalSince1970, id.uuidString.lowercased()])
+        case .audit(let entry):
+            try insertAudit(entry, db)
+        }
     }
 
     static func insertAudit(_ entry: AuditEntry, _ db: Database) throws {

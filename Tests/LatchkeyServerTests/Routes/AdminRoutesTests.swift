@@ -73,8 +73,7 @@ struct AdminRoutesTests {
             let ban = try await server.request(.PUT, "/admin/users/\(session.userID)", json: ["ban_duration": "1h30m"], bearer: key)
             #expect(ban["banned_until"] as? String != nil)
             let signIn = try await server.signIn("ban@example.com")
-            #expect(signIn.status == 400)
-            #expect(signIn.errorCode == "user_banned")
+            signIn.expectError(400, "user_banned")
             #expect(try await server.request(.GET, "/user", bearer: session.accessToken).errorCode == "user_banned")
             server.clock.advance(by: 5401)
             #expect(try await server.signIn("ban@example.com").status == 200, "the ban expired")
@@ -91,10 +90,23 @@ struct AdminRoutesTests {
             let a = try await server.signUp("revoke@example.com")
             let b = try #require(TestSession(try await server.signIn("revoke@example.com")))
             #expect(try await server.request(.POST, "/admin/users/\(a.userID)/logout", bearer: server.server.serviceRoleKey).status == 204)
-            for session in [a, b] {
-                #expect(try await server.request(.GET, "/user", bearer: session.accessToken).status == 403)
-                #expect(try await server.refresh(session.refreshToken).errorCode == "session_not_found")
-            }
+            try await server.expectEnded([a, b])
+        }
+    }
+
+    @Test("a password set by the admin ends every session of the user; other changes end none")
+    func adminPasswordEndsSessions() async throws {
+        try await TestServer.with { server in
+            let key = server.server.serviceRoleKey
+            let phone = try await server.signUp("reset@example.com", "old password 123")
+            let laptop = try #require(TestSession(try await server.signIn("reset@example.com", "old password 123")))
+            let renamed = try await server.request(.PUT, "/admin/users/\(phone.userID)", json: ["user_metadata": ["display_name": "Reset"]], bearer: key)
+            #expect(renamed.status == 200)
+            #expect(try await server.isAlive(laptop), "a change without a password ends nothing")
+            let reset = try await server.request(.PUT, "/admin/users/\(phone.userID)", json: ["password": "new password 456"], bearer: key)
+            #expect(reset.status == 200)
+            try await server.expectEnded([phone, laptop])
+            #expect(try await server.signIn("reset@example.com", "new password 456").status == 200)
         }
     }
 }

@@ -13,19 +13,12 @@ struct LogoutTests {
         return sessions
     }
 
-    func alive(_ server: TestServer, _ session: TestSession) async throws -> Bool {
-        try await server.request(.GET, "/user", bearer: session.accessToken).status == 200
-    }
-
     @Test("global (the default) ends every session of the user")
     func global() async throws {
         try await TestServer.with { server in
             let sessions = try await threeSessions(server, "global@example.com")
             #expect(try await server.request(.POST, "/logout", bearer: sessions[0].accessToken).status == 204)
-            for session in sessions {
-                #expect(try await !alive(server, session))
-                #expect(try await server.refresh(session.refreshToken).errorCode == "session_not_found")
-            }
+            try await server.expectEnded(sessions)
             #expect(try await server.auditActions().contains("logout"))
         }
     }
@@ -35,9 +28,9 @@ struct LogoutTests {
         try await TestServer.with { server in
             let sessions = try await threeSessions(server, "local@example.com")
             #expect(try await server.request(.POST, "/logout?scope=local", bearer: sessions[0].accessToken).status == 204)
-            #expect(try await !alive(server, sessions[0]))
-            #expect(try await alive(server, sessions[1]))
-            #expect(try await alive(server, sessions[2]))
+            #expect(try await !server.isAlive(sessions[0]))
+            #expect(try await server.isAlive(sessions[1]))
+            #expect(try await server.isAlive(sessions[2]))
         }
     }
 
@@ -46,9 +39,9 @@ struct LogoutTests {
         try await TestServer.with { server in
             let sessions = try await threeSessions(server, "others@example.com")
             #expect(try await server.request(.POST, "/logout?scope=others", bearer: sessions[0].accessToken).status == 204)
-            #expect(try await alive(server, sessions[0]))
-            #expect(try await !alive(server, sessions[1]))
-            #expect(try await !alive(server, sessions[2]))
+            #expect(try await server.isAlive(sessions[0]))
+            #expect(try await !server.isAlive(sessions[1]))
+            #expect(try await !server.isAlive(sessions[2]))
         }
     }
 
@@ -57,12 +50,10 @@ struct LogoutTests {
         try await TestServer.with { server in
             let session = try await server.signUp("scope@example.com")
             let bad = try await server.request(.POST, "/logout?scope=everything", bearer: session.accessToken)
-            #expect(bad.status == 400)
-            #expect(bad.errorCode == "validation_failed")
-            #expect(try await alive(server, session))
+            bad.expectError(400, "validation_failed")
+            #expect(try await server.isAlive(session))
             let anonymous = try await server.request(.POST, "/logout")
-            #expect(anonymous.status == 401)
-            #expect(anonymous.errorCode == "no_authorization")
+            anonymous.expectError(401, "no_authorization")
         }
     }
 
@@ -73,7 +64,7 @@ struct LogoutTests {
             #expect(try await server.request(.POST, "/logout?scope=local", bearer: sessions[0].accessToken).status == 204)
             let again = try await server.request(.POST, "/logout?scope=others", bearer: sessions[0].accessToken)
             #expect(again.status == 403)
-            #expect(try await alive(server, sessions[1]))
+            #expect(try await server.isAlive(sessions[1]))
         }
     }
 }

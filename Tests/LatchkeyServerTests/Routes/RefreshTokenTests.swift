@@ -60,12 +60,10 @@ struct RefreshTokenTests {
             let t2Session = try #require(TestSession(try await server.refresh(t1)))
             server.clock.advance(by: 11)
             let reused = try await server.refresh(t0)
-            #expect(reused.status == 400)
-            #expect(reused.errorCode == "refresh_token_already_used")
+            reused.expectError(400, "refresh_token_already_used")
             // The family is gone: the active token and its access token are refused.
             let active = try await server.refresh(t2Session.refreshToken)
-            #expect(active.status == 400)
-            #expect(active.errorCode == "session_not_found")
+            active.expectError(400, "session_not_found")
             let user = try await server.request(.GET, "/user", bearer: t2Session.accessToken)
             #expect(user.status == 403)
             #expect(try await server.auditActions().contains("token_revoked"))
@@ -76,11 +74,9 @@ struct RefreshTokenTests {
     func unknownTokens() async throws {
         try await TestServer.with { server in
             let unknown = try await server.refresh("this-token-was-never-issued")
-            #expect(unknown.status == 400)
-            #expect(unknown.errorCode == "refresh_token_not_found")
+            unknown.expectError(400, "refresh_token_not_found")
             let missing = try await server.request(.POST, "/token?grant_type=refresh_token", json: [:])
-            #expect(missing.status == 400)
-            #expect(missing.errorCode == "validation_failed")
+            missing.expectError(400, "validation_failed")
         }
     }
 
@@ -91,8 +87,7 @@ struct RefreshTokenTests {
             let logout = try await server.request(.POST, "/logout", bearer: session.accessToken)
             #expect(logout.status == 204)
             let refresh = try await server.refresh(session.refreshToken)
-            #expect(refresh.status == 400)
-            #expect(refresh.errorCode == "session_not_found")
+            refresh.expectError(400, "session_not_found")
         }
     }
 
@@ -102,8 +97,7 @@ struct RefreshTokenTests {
             let session = try await server.signUp("timebox@example.com")
             server.clock.advance(by: 601)
             let refresh = try await server.refresh(session.refreshToken)
-            #expect(refresh.status == 400)
-            #expect(refresh.errorCode == "session_expired")
+            refresh.expectError(400, "session_expired")
         }
     }
 
@@ -146,8 +140,7 @@ struct RefreshTokenTests {
                 .PUT, "/admin/users/\(session.userID)", json: ["ban_duration": "24h"], bearer: server.server.serviceRoleKey)
             #expect(ban.status == 200)
             let refresh = try await server.refresh(session.refreshToken)
-            #expect(refresh.status == 400)
-            #expect(refresh.errorCode == "user_banned")
+            refresh.expectError(400, "user_banned")
         }
     }
 
@@ -157,8 +150,7 @@ struct RefreshTokenTests {
             var token = try await server.signUp("refresh-limit@example.com").refreshToken
             for _ in 0..<3 { token = try #require(TestSession(try await server.refresh(token))).refreshToken }
             let limited = try await server.refresh(token)
-            #expect(limited.status == 429)
-            #expect(limited.errorCode == "over_request_rate_limit")
+            limited.expectError(429, "over_request_rate_limit")
             #expect(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0 > 0)
             server.clock.advance(by: 301)
             #expect(try await server.refresh(token).status == 200, "the token survived the limit")

@@ -11,8 +11,7 @@ struct RateLimitTests {
             try await server.signUp("guess@example.com", "the real password")
             for _ in 0..<3 { #expect(try await server.signIn("guess@example.com", "wrong guess").errorCode == "invalid_credentials") }
             let locked = try await server.signIn("guess@example.com", "the real password")
-            #expect(locked.status == 429)
-            #expect(locked.errorCode == "over_request_rate_limit")
+            locked.expectError(429, "over_request_rate_limit")
             let retryAfter = try #require(Int(locked.headers.first(name: "Retry-After") ?? ""))
             #expect(retryAfter > 0 && retryAfter <= 300)
             // Another account is not affected.

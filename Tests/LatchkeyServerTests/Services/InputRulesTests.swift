@@ -24,14 +24,6 @@ struct InputRulesTests {
         }
     }
 
-    @Test func passwords() throws {
-        try InputRules.checkPassword("12345678", minimumLength: 8)
-        #expect(throws: AuthError.self) { try InputRules.checkPassword("1234567", minimumLength: 8) }
-        #expect(throws: AuthError.self) { try InputRules.checkPassword(String(repeating: "é", count: 40), minimumLength: 8) }
-        // Length counts characters, not bytes, and spaces count.
-        try InputRules.checkPassword("        ", minimumLength: 8)
-    }
-
     @Test func constantTimeComparison() {
         #expect(constantTimeEquals("abc", "abc"))
         #expect(!constantTimeEquals("abc", "abd"))

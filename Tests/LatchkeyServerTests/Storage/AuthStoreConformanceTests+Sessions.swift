@@ -5,11 +5,12 @@ import Testing
 /// Sessions and refresh-token rotation: the part of the conformance suite that decides whether
 /// users stay signed in, including under concurrency.
 extension AuthStoreConformanceTests {
-    /// A rotation request for `token` at `now`.
-    func rotation(_ token: String, at now: Date = AuthStoreConformanceTests.t0, admit: @escaping @Sendable (UUID) -> Int? = { _ in nil }) -> RefreshRotation.Request {
-        RefreshRotation.Request(
-            presentedToken: token, now: now, reuseInterval: 10, ipAddress: "127.0.0.1", successor: { [tokens] in tokens.successor(of: $0) },
-            admit: admit)
+    /// Presents `token` at `now` under the server's rules (``RefreshRotation``), as a refresh
+    /// does once it is admitted.
+    func rotate(_ token: String, at now: Date = AuthStoreConformanceTests.t0, in store: any AuthStore) async throws -> RefreshRotation.Outcome {
+        let request = RefreshRotation.Request(
+            presentedToken: token, now: now, reuseInterval: 10, ipAddress: "127.0.0.1", successor: { [tokens] in tokens.successor(of: $0) })
+        return try await store.rotateRefreshToken(hash: OpaqueTokens.hash(token)) { RefreshRotation.plan($0, request) }
     }
 
     /// A signed-up user with one session; returns the session and its first refresh token.
@@ -73,7 +74,7 @@ extension AuthStoreConformanceTests {
             #expect(try await store.endSessions(userID: user.id, except: nil, only: nil, audit: nil) == 1)
             #expect(try await store.sessionWithUser(id: a.id) == nil)
             #expect(try await store.sessionWithUser(id: d.id)?.user.id == other.id, "other users keep theirs")
-            #expect(try await store.rotateRefreshToken(rotation(tokenA)).refusal == .sessionNotFound)
+            #expect(try await rotate(tokenA, in: store).refusal == .sessionNotFound)
             #expect(try await store.auditEntries(offset: 0, limit: 5).map(\.action) == [.logout])
         }
     }
@@ -82,23 +83,23 @@ extension AuthStoreConformanceTests {
     func rotation(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (user, session, t0Token) = try await signedIn(store)
-            let first = try await store.rotateRefreshToken(rotation(t0Token, at: t0.addingTimeInterval(60)))
+            let first = try await rotate(t0Token, at: t0.addingTimeInterval(60), in: store)
             let t1 = try #require(first.issuedToken)
             #expect(t1 == tokens.successor(of: t0Token))
             #expect(first.issuedSession?.refreshedAt == t0.addingTimeInterval(60))
             #expect(first.issuedUser == user)
             #expect(try await store.sessionWithUser(id: session.id)?.session.refreshedAt == t0.addingTimeInterval(60))
             // The parent, a day later: the active token again, not a new one.
-            #expect(try await store.rotateRefreshToken(rotation(t0Token, at: t0.addingTimeInterval(86_400))).issuedToken == t1)
-            let t2 = try #require(try await store.rotateRefreshToken(rotation(t1, at: t0.addingTimeInterval(100))).issuedToken)
+            #expect(try await rotate(t0Token, at: t0.addingTimeInterval(86_400), in: store).issuedToken == t1)
+            let t2 = try #require(try await rotate(t1, at: t0.addingTimeInterval(100), in: store).issuedToken)
             // Another session: its grandparent token, 4 s after it was spent, is within the interval.
             let (_, _, g0) = try await signedIn(store)
-            let g1 = try #require(try await store.rotateRefreshToken(rotation(g0, at: t0.addingTimeInterval(1))).issuedToken)
-            let g2 = try #require(try await store.rotateRefreshToken(rotation(g1, at: t0.addingTimeInterval(2))).issuedToken)
-            #expect(try await store.rotateRefreshToken(rotation(g0, at: t0.addingTimeInterval(5))).issuedToken == g2)
+            let g1 = try #require(try await rotate(g0, at: t0.addingTimeInterval(1), in: store).issuedToken)
+            let g2 = try #require(try await rotate(g1, at: t0.addingTimeInterval(2), in: store).issuedToken)
+            #expect(try await rotate(g0, at: t0.addingTimeInterval(5), in: store).issuedToken == g2)
             let refreshed = try await store.auditEntries(offset: 0, limit: 10).filter { $0.action == .tokenRefreshed }
             #expect(refreshed.count == 4, "handing back the active token is not a rotation")
-            #expect(try await store.rotateRefreshToken(rotation(t2, at: t0.addingTimeInterval(200))).issuedToken == tokens.successor(of: t2))
+            #expect(try await rotate(t2, at: t0.addingTimeInterval(200), in: store).issuedToken == tokens.successor(of: t2))
         }
     }
 
@@ -106,32 +107,69 @@ extension AuthStoreConformanceTests {
     func reuseRevokes(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (_, session, token0) = try await signedIn(store)
-            let token1 = try #require(try await store.rotateRefreshToken(rotation(token0)).issuedToken)
-            let token2 = try #require(try await store.rotateRefreshToken(rotation(token1)).issuedToken)
-            let reused = try await store.rotateRefreshToken(rotation(token0, at: t0.addingTimeInterval(60)))
+            let token1 = try #require(try await rotate(token0, in: store).issuedToken)
+            let token2 = try #require(try await rotate(token1, in: store).issuedToken)
+            let reused = try await rotate(token0, at: t0.addingTimeInterval(60), in: store)
             #expect(reused.refusal == .refreshTokenAlreadyUsed)
             #expect(try await store.sessionWithUser(id: session.id) == nil)
-            #expect(try await store.rotateRefreshToken(rotation(token2, at: t0.addingTimeInterval(61))).refusal == .sessionNotFound)
+            #expect(try await rotate(token2, at: t0.addingTimeInterval(61), in: store).refusal == .sessionNotFound)
             let revoked = try #require(try await store.auditEntries(offset: 0, limit: 1).first)
             #expect(revoked.action == .tokenRevoked)
             #expect(revoked.traits["session_id"] == .string(session.id.uuidString.lowercased()))
         }
     }
 
-    @Test("refusals: unknown token, expired session, banned user, rate limit", arguments: StoreKind.available)
+    @Test("refusals: unknown token, expired session, banned user; a refusal spends nothing", arguments: StoreKind.available)
     func refusals(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            #expect(try await store.rotateRefreshToken(rotation("never-issued")).refusal == .refreshTokenNotFound)
+            #expect(try await rotate("never-issued", in: store).refusal == .refreshTokenNotFound)
             let (_, _, timeboxed) = try await signedIn(store, email: "timebox@example.com", notAfter: t0.addingTimeInterval(600))
-            #expect(try await store.rotateRefreshToken(rotation(timeboxed, at: t0.addingTimeInterval(601))).refusal == .sessionExpired)
+            #expect(try await rotate(timeboxed, at: t0.addingTimeInterval(601), in: store).refusal == .sessionExpired)
             let (signedUp, _, bannedToken) = try await signedIn(store, email: "banned@example.com")
             var banned = signedUp
             banned.bannedUntil = t0.addingTimeInterval(3600)
             try await store.updateUser(banned, audit: nil)
-            #expect(try await store.rotateRefreshToken(rotation(bannedToken)).refusal == .userBanned)
-            let (_, _, limited) = try await signedIn(store, email: "limited@example.com")
-            #expect(try await store.rotateRefreshToken(rotation(limited, admit: { _ in 42 })).refusal == .rateLimited(retryAfter: 42))
-            #expect(try await store.rotateRefreshToken(rotation(limited)).issuedToken != nil, "a refused refresh spends nothing")
+            #expect(try await rotate(bannedToken, in: store).refusal == .userBanned)
+            try await store.updateUser(signedUp, audit: nil)
+            #expect(try await rotate(bannedToken, in: store).issuedToken == tokens.successor(of: bannedToken), "the refused token was not spent")
+            #expect(try await store.auditEntries(offset: 0, limit: 10).map(\.action) == [.tokenRefreshed], "refusals write nothing")
+        }
+    }
+
+    @Test("a token's session is found by its hash, spent or not, and outlives the session", arguments: StoreKind.available)
+    func sessionOfToken(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (user, session, token0) = try await signedIn(store)
+            let token1 = try #require(try await rotate(token0, in: store).issuedToken)
+            #expect(try await store.sessionID(ofRefreshTokenHash: OpaqueTokens.hash(token0)) == session.id, "spent")
+            #expect(try await store.sessionID(ofRefreshTokenHash: OpaqueTokens.hash(token1)) == session.id, "active")
+            #expect(try await store.sessionID(ofRefreshTokenHash: OpaqueTokens.hash("never-issued")) == nil)
+            try await store.endSessions(userID: user.id, except: nil, only: nil, audit: nil)
+            #expect(try await store.sessionID(ofRefreshTokenHash: OpaqueTokens.hash(token1)) == session.id, "tokens outlive their session")
+            _ = try await store.deleteUser(id: user.id, audit: nil)
+            #expect(try await store.sessionID(ofRefreshTokenHash: OpaqueTokens.hash(token1)) == nil, "and go with their user")
+        }
+    }
+
+    @Test("the store writes whatever plan it is given and answers the plan's result", arguments: StoreKind.available)
+    func appliesAnyPlan(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (user, session, token) = try await signedIn(store)
+            let later = t0.addingTimeInterval(42)
+            let marker = AuditEntry(action: .userModified, actorID: user.id, actorUsername: user.email, ipAddress: "10.0.0.1", createdAt: later)
+            let seen = try await store.rotateRefreshToken(hash: OpaqueTokens.hash(token)) { state in
+                RefreshTokenPlan(changes: [.touchSession(id: session.id, at: later), .audit(marker)], result: state)
+            }
+            #expect(seen.token?.tokenHash == OpaqueTokens.hash(token))
+            #expect(seen.session?.id == session.id)
+            #expect(seen.user == user)
+            #expect(seen.activeToken == nil, "the active token is read only for a spent one")
+            #expect(try await store.sessionWithUser(id: session.id)?.session.refreshedAt == later)
+            #expect(try await store.auditEntries(offset: 0, limit: 5) == [marker])
+            let unknown = try await store.rotateRefreshToken(hash: OpaqueTokens.hash("never-issued")) { state in
+                RefreshTokenPlan(changes: [], result: state)
+            }
+            #expect(unknown == RefreshTokenState(token: nil, session: nil, user: nil, activeToken: nil))
         }
     }
 
@@ -140,13 +178,13 @@ extension AuthStoreConformanceTests {
         try await kind.withStore { store in
             let (_, _, token) = try await signedIn(store)
             let outcomes = try await withThrowingTaskGroup(of: String?.self) { group in
-                for _ in 0..<40 { group.addTask { try await store.rotateRefreshToken(rotation(token)).issuedToken } }
+                for _ in 0..<40 { group.addTask { try await rotate(token, in: store).issuedToken } }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
             }
             #expect(outcomes.allSatisfy { $0 != nil }, "nobody is signed out by the race")
             #expect(Set(outcomes) == [tokens.successor(of: token)])
             #expect(try await store.auditEntries(offset: 0, limit: 100).filter { $0.action == .tokenRefreshed }.count == 1)
-            #expect(try await store.rotateRefreshToken(rotation(tokens.successor(of: token))).issuedToken != nil, "the successor is live")
+            #expect(try await rotate(tokens.successor(of: token), in: store).issuedToken != nil, "the successor is live")
         }
     }
 }

@@ -101,7 +101,7 @@ struct AuthStoreConformanceTests {
             #expect(try await store.user(id: user.id) == nil)
             #expect(try await store.sessionWithUser(id: session.id) == nil)
             #expect(try await store.consumeOneTimeToken(hash: link.tokenHash, kinds: [.recovery]) == nil)
-            let outcome = try await store.rotateRefreshToken(rotation(refresh))
+            let outcome = try await rotate(refresh, in: store)
             #expect(outcome.refusal == .refreshTokenNotFound, "the user's tokens went with them")
             #expect(try await store.deleteUser(id: user.id, audit: Self.audit(.userDeleted, user)) == false)
             #expect(try await store.auditEntries(offset: 0, limit: 10).map(\.action) == [.userDeleted], "audited once, when it existed")

@@ -35,8 +35,7 @@ struct DatabaseOutageTests {
                     { try await server.signIn("outage@example.com") },
                 ] {
                     let response = try await request()
-                    #expect(response.status == 503)
-                    #expect(response.errorCode == "service_unavailable")
+                    response.expectError(503, "service_unavailable")
                     #expect(response.json["msg"] is String, "GoTrue's JSON error shape")
                     #expect(!response.text.contains(url), "no connection details leak to clients")
                 }

@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+
+/// `/admin/users…`: user management for holders of the `service_role` key (the route checks
+/// the key first). Every change is audited with the administrator as the actor.
+struct AdminUsers: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let passwords: PasswordPolicy
+    private let logger: Logger
+
+    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.passwords = passwords
+        self.logger = logger
+    }
+
+    /// One page of users, oldest first, and how many there are in all.
+    func list(_ page: Page) async throws -> (users: UserList, total: Int) {
+        let (users, total) = try await store.listUsers(offset: page.offset, limit: page.limit)
+        return (UserList(users: users.map(UserResponse.init), aud: "authenticated"), total)
+    }
+
+    func user(_ id: UUID) async throws -> UserResponse {
+        UserResponse(try await existingUser(id))
+    }
+
+    /// Creates an account: unconfirmed unless `email_confirm`, without a password unless one is given.
+    func create(_ body: AdminUserBody, ipAddress: String) async throws -> UserResponse {
+        let email = try InputRules.normalizedEmail(body.email)
+        let now = clock.now()
+        var user = UserRecord(email: email, passwordHash: nil, userMetadata: body.user_metadata ?? [:], createdAt: now, updatedAt: now)
+        if let password = body.password { user.passwordHash = try await passwords.hash(password) }
+        try apply(body, to: &user, now: now)
+        do {
+            try await store.insertUser(user, audit: audit(.userSignedUp, user, ipAddress: ipAddress, traits: ["provider": .string("admin")]))
+        } catch StoreError.duplicateEmail {
+            throw AuthError.emailExists
+        }
+        return UserResponse(user)
+    }
+
+    /// Changes the fields `body` names. A new email applies at once; `user_metadata` replaces
+    /// the whole object; a new password ends every session of the user.
+    func update(_ id: UUID, with body: AdminUserBody, ipAddress: String) async throws -> UserResponse {
+        var user = try await existingUser(id)
+        let now = clock.now()
+        if let email = body.email { user.email = try InputRules.normalizedEmail(email) }
+        if let password = body.password { user.passwordHash = try await passwords.hash(password) }
+        if let metadata = body.user_metadata { user.userMetadata = metadata }
+        try apply(body, to: &user, now: now)
+        user.updatedAt = now
+        do {
+            try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress))
+        } catch StoreError.duplicateEmail {
+            throw AuthError.emailExists
+        }
+        if body.password != nil {
+            try await passwords.passwordChanged(userID: user.id, keeping: nil)
+        }
+        return UserResponse(user)
+    }
+
+    /// Deletes the user with all their sessions, tokens and links.
+    func delete(_ id: UUID, ipAddress: String) async throws {
+        let user = try await existingUser(id)
+        let deleted = try await store.deleteUser(
+            id: user.id, audit: audit(.userDeleted, user, ipAddress: ipAddress, traits: ["user_email": .string(user.email)]))
+        guard deleted else { throw AuthError.userNotFound }
+        logger.info("user deleted", metadata: ["user_id": "\(user.id)"])
+    }
+
+    /// Ends every session of the user.
+    func logOut(_ id: UUID, ipAddress: String) async throws {
+        let user = try await existingUser(id)
+        try await store.endSessions(
+            userID: user.id, except: nil, only: nil, audit: audit(.logout, user, ipAddress: ipAddress, traits: ["scope": .string("admin")]))
+    }
+
+    private func existingUser(_ id: UUID) async throws -> UserRecord {
+        guard let user = try await store.user(id: id) else { throw AuthError.userNotFound }
+        return user
+    }
+
+    private func audit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String, traits: [String: JSONValue] = [:]) -> AuditEntry {
+        var allTraits = traits
+        allTraits["user_id"] = .string(user.id.uuidString.lowercased())
+        return AuditEntry(action: action, actorID: nil, actorUsername: "service_role", traits: allTraits, ipAddress: ipAddress, createdAt: clock.now())
+    }
+
+    /// Fields that creating and updating share: confirmation, app metadata, role, ban.
+    private func apply(_ body: AdminUserBody, to user: inout UserRecord, now: Date) throws {
+        if let confirm = body.email_confirm {
+            user.emailConfirmedAt = confirm ? (user.emailConfirmedAt ?? now) : nil
+        }
+        if let appMetadata = body.app_metadata {
+            for (key, value) in appMetadata { user.appMetadata[key] = value == .null ? nil : value }
+        }
+        if let role = body.role {
+            guard !role.isEmpty, role.count <= 64 else { throw AuthError.validation("role must be 1 to 64 characters") }
+            // A user's own access token must never carry the administrator role.
+            guard role != "service_role" else { throw AuthError.validation("role service_role is reserved for API keys") }
+            user.role = role
+        }
+        if let ban = body.ban_duration {
+            user.bannedUntil = try InputRules.banDuration(ban).map { now.addingTimeInterval($0) }
+        }
+    }
+}

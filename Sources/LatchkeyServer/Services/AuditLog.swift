@@ -1,0 +1,14 @@
+import Foundation
+
+/// `GET /admin/audit`: the security events, newest first (the route checks the administrator key).
+struct AuditLog: Sendable {
+    private let store: any AuthStore
+
+    init(store: any AuthStore) {
+        self.store = store
+    }
+
+    func entries(_ page: Page) async throws -> [AuditResponse] {
+        try await store.auditEntries(offset: page.offset, limit: page.limit).map(AuditResponse.init)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+
+/// `POST /token?grant_type=password`: signs in with an email address and a password.
+///
+/// An unknown address and a wrong password get the same answer in the same time. Failed
+/// attempts count against the account, so guessing locks it for a while (even for the right
+/// password) while other accounts are unaffected.
+struct PasswordGrant: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let passwords: PasswordPolicy
+    private let limits: RateLimits
+    private let sessions: SessionIssuer
+    private let logger: Logger
+
+    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, limits: RateLimits, sessions: SessionIssuer, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.passwords = passwords
+        self.limits = limits
+        self.sessions = sessions
+        self.logger = logger
+    }
+
+    func signIn(_ body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
+        try limits.admitSignIn(from: ipAddress)
+        let email = try InputRules.normalizedEmail(body.email)
+        guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }
+        try limits.checkPasswordAttempts(for: email)
+        let user = try await store.user(email: email)
+        guard try await passwords.verify(password, against: user?.passwordHash), let user else {
+            limits.recordFailedPassword(for: email)
+            logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(email))"])
+            throw AuthError.invalidCredentials
+        }
+        limits.forgetFailedPasswords(for: email)
+        guard user.emailConfirmedAt != nil else { throw AuthError.emailNotConfirmed }
+        guard !user.isBanned(at: clock.now()) else { throw AuthError.userBanned }
+        return try await sessions.start(for: user, method: "password", ipAddress: ipAddress)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Passwords: what a new one must be, how it is stored and checked, and what changing one does.
+///
+/// Every path that sets a password goes through ``hash(_:)``: sign-up, `PUT /user`, and the
+/// admin API's create and update. Every path that changes the password of an existing account
+/// then calls ``passwordChanged(userID:keeping:)``: a new password ends the user's other
+/// sessions, so whoever knew the old one is signed out. (A new account has no sessions yet.)
+struct PasswordPolicy: Sendable {
+    private let minimumLength: Int
+    private let hasher: PasswordHasher
+    private let store: any AuthStore
+
+    init(minimumLength: Int, hasher: PasswordHasher, store: any AuthStore) {
+        self.minimumLength = minimumLength
+        self.hasher = hasher
+        self.store = store
+    }
+
+    /// Refuses passwords too short for `minimumLength` characters (422 `weak_password`) or
+    /// longer than bcrypt can use (72 bytes; 400 `validation_failed`). Passwords are never
+    /// trimmed or changed in any way.
+    static func check(_ password: String, minimumLength: Int) throws(AuthError) {
+        if password.count < minimumLength {
+            throw AuthError.weakPassword(minimumLength: minimumLength, reasons: ["length"])
+        }
+        if password.utf8.count > 72 {
+            throw AuthError.validation("Password cannot be longer than 72 bytes")
+        }
+    }
+
+    /// Refuses a new password that breaks ``check(_:minimumLength:)``.
+    func check(_ password: String) throws(AuthError) {
+        try Self.check(password, minimumLength: minimumLength)
+    }
+
+    /// Checks a new password and returns its bcrypt hash.
+    func hash(_ password: String) async throws -> String {
+        try check(password)
+        return try await hasher.hash(password)
+    }
+
+    /// Whether `password` matches `hash`; with no hash (no such account, or no password set) it
+    /// takes as long as a wrong password and fails.
+    func verify(_ password: String, against hash: String?) async throws -> Bool {
+        try await hasher.verify(password, against: hash)
+    }
+
+    /// Ends every session of `userID` but `keeping` (the session that changed the password, if
+    /// any), once the new password is saved. Their refresh tokens then answer `session_not_found`.
+    func passwordChanged(userID: UUID, keeping: UUID?) async throws {
+        try await store.endSessions(userID: userID, except: keeping, only: nil, audit: nil)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Every rate limit the server enforces, each under its own key, answering GoTrue's 429s.
+struct RateLimits: Sendable {
+    private let limiter: RateLimiter
+    private let limits: RateLimitConfiguration
+
+    init(limiter: RateLimiter, limits: RateLimitConfiguration) {
+        self.limiter = limiter
+        self.limits = limits
+    }
+
+    /// Counts a sign-in or sign-up from `ipAddress`.
+    func admitSignIn(from ipAddress: String) throws(AuthError) {
+        try admit("signin-ip:\(ipAddress)", limits.signInsPerIP)
+    }
+
+    /// Counts a `/verify` attempt from `ipAddress`.
+    func admitVerification(from ipAddress: String) throws(AuthError) {
+        try admit("verify:\(ipAddress)", limits.verificationsPerIP)
+    }
+
+    /// Counts a refresh of `sessionID`.
+    func admitRefresh(of sessionID: UUID) throws(AuthError) {
+        try admit("refresh:\(sessionID)", limits.refreshesPerSession)
+    }
+
+    /// Counts an email to `address`: 429 `over_email_send_rate_limit` past the limit or sooner
+    /// than the minimum interval after the previous one.
+    func admitEmail(to address: String) throws(AuthError) {
+        if let retryAfter = limiter.consume("email:\(address)", limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval) {
+            throw AuthError.emailRateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    /// Refuses a password attempt on an account with too many recent failures, without
+    /// counting it: checked before bcrypt runs, so a locked account costs an attacker's
+    /// requests no CPU.
+    func checkPasswordAttempts(for email: String) throws(AuthError) {
+        if let retryAfter = limiter.check(failedPasswordKey(email), limit: limits.failedPasswordAttemptsPerAccount) {
+            throw AuthError.rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    func recordFailedPassword(for email: String) {
+        limiter.record(failedPasswordKey(email), limit: limits.failedPasswordAttemptsPerAccount)
+    }
+
+    func forgetFailedPasswords(for email: String) {
+        limiter.reset(failedPasswordKey(email))
+    }
+
+    private func failedPasswordKey(_ email: String) -> String { "failed-password:\(email)" }
+
+    private func admit(_ key: String, _ limit: RateLimitConfiguration.Limit) throws(AuthError) {
+        if let retryAfter = limiter.consume(key, limit: limit) { throw AuthError.rateLimited(retryAfter: retryAfter) }
+    }
+}

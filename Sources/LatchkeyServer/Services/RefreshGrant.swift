@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+
+/// `POST /token?grant_type=refresh_token`: spends a refresh token under the rules of
+/// ``RefreshRotation``.
+struct RefreshGrant: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let tokens: OpaqueTokens
+    private let limits: RateLimits
+    private let sessions: SessionIssuer
+    /// How long a spent token still yields the active one.
+    private let reuseInterval: TimeInterval
+    private let logger: Logger
+
+    init(
+        store: any AuthStore, clock: any ServerClock, tokens: OpaqueTokens, limits: RateLimits, sessions: SessionIssuer,
+        reuseInterval: TimeInterval, logger: Logger
+    ) {
+        self.store = store
+        self.clock = clock
+        self.tokens = tokens
+        self.limits = limits
+        self.sessions = sessions
+        self.reuseInterval = reuseInterval
+        self.logger = logger
+    }
+
+    func refresh(_ body: RefreshGrantBody, ipAddress: String) async throws -> SessionResponse {
+        guard let token = body.refresh_token, !token.isEmpty else { throw AuthError.validation("refresh_token required") }
+        let hash = OpaqueTokens.hash(token)
+        // The refresh counts against its session once, here: the rotation's transaction may be
+        // run more than once (PostgreSQL retries it on a conflict).
+        guard let sessionID = try await store.sessionID(ofRefreshTokenHash: hash) else { throw AuthError.refreshTokenNotFound }
+        try limits.admitRefresh(of: sessionID)
+        let request = RefreshRotation.Request(
+            presentedToken: token, now: clock.now(), reuseInterval: reuseInterval, ipAddress: ipAddress,
+            successor: { [tokens] in tokens.successor(of: $0) })
+        switch try await store.rotateRefreshToken(hash: hash, plan: { RefreshRotation.plan($0, request) }) {
+        case .issued(let session, let user, let refreshToken):
+            return try await sessions.response(user: user, session: session, refreshToken: refreshToken)
+        case .refused(let error):
+            if error == .refreshTokenAlreadyUsed {
+                logger.warning("refresh token reuse detected: session revoked", metadata: ["ip": "\(ipAddress)"])
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+@testable import LatchkeyServer
+
+/// A store that behaves as if every refresh rotation's transaction were rolled back once and
+/// retried, as PostgreSQL does on a conflict: the plan runs twice, and only the second run's
+/// changes are written. Everything else goes straight to `base`.
+final class RetryingStore: AuthStore {
+    let base: any AuthStore
+    private let runs = Mutex(0)
+
+    init(_ base: any AuthStore) {
+        self.base = base
+    }
+
+    /// How many times a rotation plan has run.
+    var planRuns: Int { runs.withLock { $0 } }
+
+    func rotateRefreshToken<Result: Sendable>(
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+    ) async throws -> Result {
+        try await base.rotateRefreshToken(hash: hash) { state in
+            _ = plan(state)  // the attempt that was rolled back
+            self.runs.withLock { $0 += 2 }
+            return plan(state)
+        }
+    }
+
+    func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? { try await base.sessionID(ofRefreshTokenHash: hash) }
+    func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.insertUser(user, audit: audit) }
+    func user(id: UUID) async throws -> UserRecord? { try await base.user(id: id) }
+    func user(email: String) async throws -> UserRecord? { try await base.user(email: email) }
+    func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.updateUser(user, audit: audit) }
+    func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool { try await base.deleteUser(id: id, audit: audit) }
+    func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) { try await base.listUsers(offset: offset, limit: limit) }
+    func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+        try await base.createSession(session, refreshTokenHash: refreshTokenHash, updatingUser: updatingUser, audit: audit)
+    }
+    func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? { try await base.sessionWithUser(id: id) }
+    func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
+        try await base.endSessions(userID: userID, except: except, only: only, audit: audit)
+    }
+    func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+        try await base.saveOneTimeToken(token, updatingUser: updatingUser, audit: audit)
+    }
+    func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await base.consumeOneTimeToken(hash: hash, kinds: kinds)
+    }
+    func appendAudit(_ entry: AuditEntry) async throws { try await base.appendAudit(entry) }
+    func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] { try await base.auditEntries(offset: offset, limit: limit) }
+    func close() async throws { try await base.close() }
+}
