@@ -8,6 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --- Apple-platform portability (what a Linux build cannot see) -----------------------------
+scripts/check-portability.sh
+scripts/check-portability-selftest.sh | tail -n 1
+
 cleanup_steps=()
 cleanup() { for step in "${cleanup_steps[@]}"; do eval "$step" || true; done; }
 trap cleanup EXIT

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Counts events per key in sliding windows and says when a limit is reached.
 ///
@@ -12,7 +12,7 @@ final class RateLimiter: Sendable {
         var operations = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let clock: any ServerClock
     let enabled: Bool
 
@@ -26,7 +26,7 @@ final class RateLimiter: Sendable {
     func consume(_ key: String, limit: RateLimitConfiguration.Limit, minimumInterval: TimeInterval = 0) -> Int? {
         guard enabled else { return nil }
         let now = clock.now()
-        return state.withLock { state in
+        return state.withLockedValue { state in
             var recent = Self.prune(state.events[key] ?? [], now: now, window: limit.window)
             if let last = recent.last, minimumInterval > 0, now.timeIntervalSince(last) < minimumInterval {
                 state.events[key] = recent
@@ -51,7 +51,7 @@ final class RateLimiter: Sendable {
     func check(_ key: String, limit: RateLimitConfiguration.Limit) -> Int? {
         guard enabled else { return nil }
         let now = clock.now()
-        return state.withLock { state in
+        return state.withLockedValue { state in
             let recent = Self.prune(state.events[key] ?? [], now: now, window: limit.window)
             state.events[key] = recent.isEmpty ? nil : recent
             guard recent.count >= limit.count, let oldest = recent.first else { return nil }
@@ -63,7 +63,7 @@ final class RateLimiter: Sendable {
     func record(_ key: String, limit: RateLimitConfiguration.Limit) {
         guard enabled else { return }
         let now = clock.now()
-        state.withLock { state in
+        state.withLockedValue { state in
             var recent = Self.prune(state.events[key] ?? [], now: now, window: limit.window)
             recent.append(now)
             state.events[key] = recent
@@ -72,7 +72,7 @@ final class RateLimiter: Sendable {
 
     /// Forgets `key` (e.g. failed attempts after a successful sign-in).
     func reset(_ key: String) {
-        state.withLock { _ = $0.events.removeValue(forKey: key) }
+        state.withLockedValue { _ = $0.events.removeValue(forKey: key) }
     }
 
     private static func prune(_ events: [Date], now: Date, window: TimeInterval) -> [Date] {

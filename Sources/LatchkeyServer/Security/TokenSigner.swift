@@ -1,6 +1,6 @@
 import Foundation
 import JWTKit
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Signs and verifies HS256 access tokens with the server secret.
 ///
@@ -12,7 +12,7 @@ import Synchronization
 /// token checks use every core instead of queueing behind each other.
 final class TokenSigner: Sendable {
     private let collections: [JWTKeyCollection]
-    private let next = Atomic<Int>(0)
+    private let next = NIOLockedValueBox(0)
     private let verified = VerifiedTokenCache()
     let issuer: String
 
@@ -28,7 +28,10 @@ final class TokenSigner: Sendable {
     }
 
     private var keys: JWTKeyCollection {
-        let lane = next.add(1, ordering: .relaxed).newValue
+        let lane = next.withLockedValue { counter in
+            counter &+= 1
+            return counter
+        }
         return collections[lane % collections.count]
     }
 

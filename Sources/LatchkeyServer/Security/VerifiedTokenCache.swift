@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Remembers access tokens whose signature has already been checked, so that a client sending
 /// the same token many times pays for HMAC and JSON decoding once.
@@ -12,7 +12,7 @@ final class VerifiedTokenCache: Sendable {
         var counter: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     let capacity: Int
 
     init(capacity: Int = 16_384) {
@@ -20,11 +20,11 @@ final class VerifiedTokenCache: Sendable {
     }
 
     func claims(for token: String) -> VerifiedClaims? {
-        state.withLock { $0.entries[token]?.claims }
+        state.withLockedValue { $0.entries[token]?.claims }
     }
 
     func insert(_ claims: VerifiedClaims, for token: String) {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.entries.count >= capacity {
                 let cutoff = state.counter - UInt64(capacity / 2)
                 state.entries = state.entries.filter { $0.value.order > cutoff }

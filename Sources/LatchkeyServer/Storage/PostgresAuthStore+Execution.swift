@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// How ``PostgresAuthStore`` runs its work: a pooled connection leased within the store's
 /// timeout, an explicit transaction around each call, a retry when PostgreSQL aborts a
@@ -74,9 +74,14 @@ extension PostgresAuthStore {
 
 /// A flag that is set once and stays set (a pool started).
 final class OnceFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+    private let value = NIOLockedValueBox(false)
     /// Sets the flag; `true` when this call was the one that set it.
-    func setIfUnset() -> Bool { value.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
+    func setIfUnset() -> Bool {
+        value.withLockedValue { isSet in
+            defer { isSet = true }
+            return !isSet
+        }
+    }
 }
 
 /// Classifies PostgreSQL errors.

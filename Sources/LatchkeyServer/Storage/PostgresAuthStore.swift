@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// The store for running several `latchkey serve` instances on one PostgreSQL database.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Runs one store call on a pooled PostgreSQL connection so that the caller (an HTTP request)
 /// never waits without bound, whatever the database or the network does.
@@ -81,10 +81,10 @@ final class LeaseAttempt<T: Sendable>: Sendable {
         var watchdog: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     func start(_ continuation: CheckedContinuation<T, any Error>) {
-        let cancelledAlready = state.withLock { state in
+        let cancelledAlready = state.withLockedValue { state in
             if state.finished { return true }
             state.continuation = continuation
             return false
@@ -93,7 +93,7 @@ final class LeaseAttempt<T: Sendable>: Sendable {
     }
 
     func track(work: Task<Void, Never>, watchdog: Task<Void, Never>) {
-        let finished = state.withLock { state in
+        let finished = state.withLockedValue { state in
             state.work = work
             state.watchdog = watchdog
             return state.finished
@@ -103,7 +103,7 @@ final class LeaseAttempt<T: Sendable>: Sendable {
 
     /// The pool handed over `connection`: the work may run unless the attempt was abandoned.
     func claim(_ connection: PostgresConnection) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .waiting = state.phase else { return false }
             state.phase = .leased(connection)
             return true
@@ -112,7 +112,7 @@ final class LeaseAttempt<T: Sendable>: Sendable {
 
     /// Gives up if no connection was leased yet; `true` when it did.
     func abandonIfWaiting() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .waiting = state.phase else { return false }
             state.phase = .abandoned
             return true
@@ -121,7 +121,7 @@ final class LeaseAttempt<T: Sendable>: Sendable {
 
     /// Closes a leased connection that has not finished its work, and fails the call.
     func abandonStalled() {
-        let connection: PostgresConnection? = state.withLock { state in
+        let connection: PostgresConnection? = state.withLockedValue { state in
             guard !state.finished, case .leased(let connection) = state.phase else { return nil }
             return connection
         }
@@ -132,7 +132,7 @@ final class LeaseAttempt<T: Sendable>: Sendable {
 
     /// The caller's task was cancelled: stop waiting.
     func cancel() {
-        let work = state.withLock { state in
+        let work = state.withLockedValue { state in
             if case .waiting = state.phase { state.phase = .abandoned }
             return state.work
         }
@@ -142,7 +142,7 @@ final class LeaseAttempt<T: Sendable>: Sendable {
 
     /// Resumes the caller with `result`, unless it was resumed already.
     func finish(_ result: Result<T, any Error>) {
-        let (continuation, watchdog) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
+        let (continuation, watchdog) = state.withLockedValue { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
             defer { state.continuation = nil }
