@@ -191,3 +191,50 @@ public struct SettingsResponse: Codable, Sendable, Hashable {
         self.password_min_length = password_min_length
     }
 }
+
+/// A page of users, as `GET /admin/users` returns it (the total is in `X-Total-Count`).
+public struct UserListResponse: Codable, Sendable, Hashable {
+    public var users: [UserResponse]
+    public var aud: String?
+
+    public init(users: [UserResponse], aud: String? = "authenticated") {
+        self.users = users
+        self.aud = aud
+    }
+}
+
+/// An audit-log entry, as `GET /admin/audit` returns it.
+public struct AuditEntryResponse: Codable, Sendable, Hashable {
+    /// What happened and who did it.
+    public struct Payload: Codable, Sendable, Hashable {
+        /// `login`, `logout`, `token_refreshed`, `user_signedup`…
+        public var action: String
+        public var actor_id: String
+        public var actor_username: String
+        public var actor_via_sso: Bool
+        /// `account`, `token` or `user`.
+        public var log_type: String
+        public var traits: [String: JSONValue]
+
+        public init(action: String, actor_id: String, actor_username: String, actor_via_sso: Bool = false, log_type: String, traits: [String: JSONValue]) {
+            self.action = action
+            self.actor_id = actor_id
+            self.actor_username = actor_username
+            self.actor_via_sso = actor_via_sso
+            self.log_type = log_type
+            self.traits = traits
+        }
+    }
+
+    public var id: String
+    public var payload: Payload
+    public var created_at: String
+    public var ip_address: String
+
+    public init(id: String, payload: Payload, created_at: String, ip_address: String) {
+        self.id = id
+        self.payload = payload
+        self.created_at = created_at
+        self.ip_address = ip_address
+    }
+}

@@ -17,9 +17,9 @@ struct AdminUsers: Sendable {
     }
 
     /// One page of users, oldest first, and how many there are in all.
-    func list(_ page: Page) async throws -> (users: UserList, total: Int) {
+    func list(_ page: Page) async throws -> (users: UserListResponse, total: Int) {
         let (users, total) = try await store.listUsers(offset: page.offset, limit: page.limit)
-        return (UserList(users: users.map(UserResponse.init), aud: "authenticated"), total)
+        return (UserListResponse(users: users.map(UserResponse.init)), total)
     }
 
     func user(_ id: UUID) async throws -> UserResponse {

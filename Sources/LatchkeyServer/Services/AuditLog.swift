@@ -8,7 +8,7 @@ struct AuditLog: Sendable {
         self.store = store
     }
 
-    func entries(_ page: Page) async throws -> [AuditResponse] {
-        try await store.auditEntries(offset: page.offset, limit: page.limit).map(AuditResponse.init)
+    func entries(_ page: Page) async throws -> [AuditEntryResponse] {
+        try await store.auditEntries(offset: page.offset, limit: page.limit).map(AuditEntryResponse.init)
     }
 }
