@@ -7,12 +7,13 @@ import ServiceLifecycle
 /// Builds the Latchkey server: opens the store, loads the secret, wires the routes.
 ///
 /// `latchkey serve` runs the result with `runService()` (graceful shutdown on SIGTERM and
-/// SIGINT); ``EmbeddedServer`` runs it inside a test or an app.
+/// SIGINT); an app runs it the same way, or in its own `ServiceGroup`; `TestAuthServer` (in
+/// LatchkeyTesting) runs it inside a test.
 public enum LatchkeyApplication {
     /// The application for `configuration`, ready to run.
     ///
     /// - Parameters:
-    ///   - clock: the source of "now" (a ``ManualServerClock`` in tests).
+    ///   - clock: the source of "now" (in tests, `ManualServerClock` from LatchkeyTesting).
     ///   - mailer: delivers emails; `nil` writes them to `<dataDirectory>/outbox`.
     ///   - store: where data lives; `nil` opens the store named by the configuration.
     ///   - onServerRunning: called with the bound port once the server accepts connections.

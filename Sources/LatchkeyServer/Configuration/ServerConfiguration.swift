@@ -2,14 +2,13 @@ import Foundation
 
 /// Everything that shapes a Latchkey server, with a named, documented default for each setting.
 ///
-/// `latchkey serve` fills this from its command-line options; tests and embedding apps build
-/// one directly:
+/// `latchkey serve` fills this from its command-line options; embedding apps build one directly:
 ///
 /// ```swift
-/// var configuration = ServerConfiguration(dataDirectory: tempDir)
+/// var configuration = ServerConfiguration(dataDirectory: dataDirectory)
 /// configuration.port = 0          // any free port
 /// configuration.autoconfirm = true
-/// let server = try await EmbeddedServer.start(configuration: configuration)
+/// let app = try await LatchkeyApplication.build(configuration: configuration)
 /// ```
 public struct ServerConfiguration: Sendable {
     /// Default listening address: loopback only, so a fresh server is never exposed by accident.
@@ -35,7 +34,8 @@ public struct ServerConfiguration: Sendable {
 
     /// Interface to listen on.
     public var host: String = defaultHost
-    /// Port to listen on; `0` picks a free one (see ``EmbeddedServer/baseURL``).
+    /// Port to listen on; `0` picks a free one (`onServerRunning` of
+    /// ``LatchkeyApplication/build(configuration:clock:mailer:store:logger:onServerRunning:)`` reports it).
     public var port: Int = defaultPort
     /// Folder for the SQLite database, the generated JWT secret and the mail outbox.
     /// Created with mode 0700; files inside are 0600.

@@ -18,7 +18,7 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let store = try await PostgresAuthStore.connect(url: "postgres://latchkey@127.0.0.1:5432/latchkey")
-/// let server = try await EmbeddedServer.start(configuration: configuration, store: store)
+/// let app = try await LatchkeyApplication.build(configuration: configuration, store: store)
 /// ```
 public final class PostgresAuthStore: AuthStore, Service {
     let client: PostgresClient
@@ -78,7 +78,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     /// Runs the connection pool until graceful shutdown or cancellation.
     ///
     /// The pool runs once: when the store is already running (say a test runs it and also hands
-    /// it to ``EmbeddedServer``), a second call only waits for shutdown.
+    /// it to the application), a second call only waits for shutdown.
     public func run() async throws {
         guard running.setIfUnset() else {
             try? await gracefulShutdown()
