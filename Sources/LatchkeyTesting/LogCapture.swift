@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Logging
 
 /// Keeps every log line, message and metadata rendered as text, so a test can prove what a
@@ -11,7 +12,7 @@ import Logging
 /// #expect(!logs.lines.contains { $0.contains(password) })
 /// ```
 public final class LogCapture: Sendable {
-    private let storage = Locked<[String]>([])
+    private let storage = NIOLockedValueBox<[String]>([])
 
     public init() {}
 
@@ -33,11 +34,11 @@ public final class LogCapture: Sendable {
     }
 
     /// Every line so far, oldest first: `level message key=value key=value` (keys sorted).
-    public var lines: [String] { storage.withLock { $0 } }
+    public var lines: [String] { storage.withLockedValue { $0 } }
 
     /// Forgets the lines so far.
     public func clear() {
-        storage.withLock { $0.removeAll() }
+        storage.withLockedValue { $0.removeAll() }
     }
 
     struct Handler: LogHandler {
@@ -54,7 +55,7 @@ public final class LogCapture: Sendable {
             let merged = metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 })
             let rendered = merged.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
             let line = "\(event.level) \(event.message) \(rendered)"
-            capture.storage.withLock { $0.append(line) }
+            capture.storage.withLockedValue { $0.append(line) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Latchkey
 
 /// A clock that moves only when told to, for tests: ``advance(by:)`` wakes every sleeper whose
@@ -16,25 +17,25 @@ public final class ManualSessionClock: SessionClock, Sendable {
         var sleepers: [Sleeper] = []
     }
 
-    private let state: Locked<State>
+    private let state: NIOLockedValueBox<State>
 
     /// Starts the clock at `start`.
     public init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) {
-        state = Locked(State(now: start))
+        state = NIOLockedValueBox(State(now: start))
     }
 
     public func now() -> Date {
-        state.withLock { $0.now }
+        state.withLockedValue { $0.now }
     }
 
     /// How many tasks are sleeping on this clock.
     public var sleeperCount: Int {
-        state.withLock { $0.sleepers.count }
+        state.withLockedValue { $0.sleepers.count }
     }
 
     /// Moves time forward by `seconds` and wakes the sleepers that are due.
     public func advance(by seconds: TimeInterval) {
-        let due: [Sleeper] = state.withLock { state in
+        let due: [Sleeper] = state.withLockedValue { state in
             state.now = state.now.addingTimeInterval(seconds)
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
@@ -46,13 +47,13 @@ public final class ManualSessionClock: SessionClock, Sendable {
 
     public func sleep(until deadline: Date) async throws {
         try Task.checkCancellation()
-        let id = state.withLock { state -> UInt64 in
+        let id = state.withLockedValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
+                let resumeNow: Bool = state.withLockedValue { state in
                     if deadline <= state.now { return true }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return false
@@ -61,7 +62,7 @@ public final class ManualSessionClock: SessionClock, Sendable {
                     continuation.resume()
                 } else if Task.isCancelled {
                     // Cancelled before the sleeper was registered: the handler found nothing.
-                    let sleeper = state.withLock { state -> Sleeper? in
+                    let sleeper = state.withLockedValue { state -> Sleeper? in
                         guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
                         return state.sleepers.remove(at: index)
                     }
@@ -69,7 +70,7 @@ public final class ManualSessionClock: SessionClock, Sendable {
                 }
             }
         } onCancel: {
-            let cancelled = state.withLock { state -> Sleeper? in
+            let cancelled = state.withLockedValue { state -> Sleeper? in
                 guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.sleepers.remove(at: index)
             }

@@ -20,18 +20,10 @@ public enum VerificationType: String, Sendable, Hashable {
     case email
 }
 
-/// What ``AuthBackend/updateUser(accessToken:_:)`` changes.
-public struct UserUpdate: Sendable, Hashable {
-    public var email: String?
-    public var password: String?
-    public var data: [String: JSONValue]?
-
-    public init(email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil) {
-        self.email = email
-        self.password = password
-        self.data = data
-    }
-}
+/// What ``AuthBackend/updateUser(accessToken:_:)`` changes: GoTrue's `PUT /user` body, with
+/// `email`, `password` and `data` (metadata merged key by key; `null` removes a key). Printing or
+/// dumping one shows `<redacted>` in place of the password.
+public typealias UserUpdate = UpdateUserBody
 
 /// The auth server, as ``SessionManager`` needs it. ``GoTrueBackend`` speaks GoTrue (the
 /// Latchkey server, Supabase); implement this to put Latchkey in front of another server.

@@ -61,8 +61,7 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     public func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User {
-        let body = UpdateUserBody(email: update.email, password: update.password, data: update.data)
-        return User(wire: try decode(UserResponse.self, from: try await send("PUT", "user", body: body, accessToken: accessToken)))
+        User(wire: try decode(UserResponse.self, from: try await send("PUT", "user", body: update, accessToken: accessToken)))
     }
 
     public func resendConfirmation(email: String) async throws {

@@ -37,6 +37,16 @@ struct SignInFlow {
 
     /// Makes the signed-in session the profile's: checks it reads back from the store, removes
     /// a session left in another store, and saves the settings.
+    /// Sends the sign-in or sign-up to the server behind a progress line; a refusal becomes the
+    /// command's words and exit code.
+    func send<T>(_ prepared: Prepared, progress label: String, _ request: (SessionManager) async throws -> T) async throws -> T {
+        do {
+            return try await context.terminal.progress(label) { try await request(prepared.manager) }
+        } catch let failure as AuthFailure {
+            throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server, signingIn: true)
+        }
+    }
+
     func commit(_ prepared: Prepared) async throws -> ProfileSettings {
         var problem: StorageError?
         do {

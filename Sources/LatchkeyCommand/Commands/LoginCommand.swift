@@ -19,13 +19,8 @@ struct LoginCommand: AsyncParsableCommand {
         try await client.run { context in
             let flow = SignInFlow(context: context, options: account)
             let prepared = try await flow.prepare(confirmPassword: false)
-            let session: Session
-            do {
-                session = try await context.terminal.progress("Signing in…") {
-                    try await prepared.manager.signIn(email: prepared.email, password: prepared.password)
-                }
-            } catch let failure as AuthFailure {
-                throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server, signingIn: true)
+            let session = try await flow.send(prepared, progress: "Signing in…") { manager in
+                try await manager.signIn(email: prepared.email, password: prepared.password)
             }
             let settings = try await flow.commit(prepared)
             context.terminal.output("Signed in to \(settings.server) as \(session.user.email ?? session.user.id)\(ProfileName.suffix(context.profile)).")

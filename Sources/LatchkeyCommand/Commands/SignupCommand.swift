@@ -15,13 +15,8 @@ struct SignupCommand: AsyncParsableCommand {
         try await client.run { context in
             let flow = SignInFlow(context: context, options: account)
             let prepared = try await flow.prepare(confirmPassword: true)
-            let result: SignUpResult
-            do {
-                result = try await context.terminal.progress("Creating your account…") {
-                    try await prepared.manager.signUp(email: prepared.email, password: prepared.password)
-                }
-            } catch let failure as AuthFailure {
-                throw ClientFailure(failure, profile: context.profile, server: prepared.settings.server, signingIn: true)
+            let result = try await flow.send(prepared, progress: "Creating your account…") { manager in
+                try await manager.signUp(email: prepared.email, password: prepared.password)
             }
             switch result {
             case .signedIn(let session):
