@@ -15,7 +15,7 @@ import UIKit
 /// system says time is up, and ends the assertion only after the lock is released: the lock is
 /// never held across a suspension.
 ///
-/// - ``ExpiringActivity`` (iOS, iPadOS, tvOS, watchOS, visionOS; apps and extensions): the
+/// - `ExpiringActivity` (iOS, iPadOS, tvOS, watchOS, visionOS; apps and extensions): the
 ///   default there. `ProcessInfo.performExpiringActivity(withReason:using:)`.
 /// - `UIApplicationBackgroundTask` (iOS, iPadOS, Mac Catalyst; apps only, not extensions):
 ///   `UIApplication.beginBackgroundTask(withName:expirationHandler:)`.
@@ -55,7 +55,7 @@ public struct NoBackgroundActivity: BackgroundActivity {
 }
 
 extension SessionManagerConfiguration {
-    /// The platform's ``BackgroundActivity``: ``ExpiringActivity`` where the system suspends
+    /// The platform's ``BackgroundActivity``: `ExpiringActivity` where the system suspends
     /// processes (iOS, iPadOS, tvOS, watchOS, visionOS), ``NoBackgroundActivity`` elsewhere.
     public static var platformBackgroundActivity: any BackgroundActivity {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)

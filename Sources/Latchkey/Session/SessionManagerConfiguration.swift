@@ -56,7 +56,7 @@ public struct SessionManagerConfiguration: Sendable {
 
     /// Keeps the process running while it holds the cross-process lock, and says when the
     /// system is about to suspend it (then the lock is given up at once). Default
-    /// ``platformBackgroundActivity``: ``ExpiringActivity`` on iOS, iPadOS, tvOS, watchOS and
+    /// ``platformBackgroundActivity``: `ExpiringActivity` on iOS, iPadOS, tvOS, watchOS and
     /// visionOS, ``NoBackgroundActivity`` on macOS and Linux. Only used with a
     /// ``crossProcessLockURL``.
     public var backgroundActivity: any BackgroundActivity = SessionManagerConfiguration.platformBackgroundActivity
