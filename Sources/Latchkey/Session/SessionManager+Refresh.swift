@@ -104,7 +104,9 @@ extension SessionManager {
         if let lock, !lock.isHeld {
             relocked = await lockStoreIfPossible("refresh")
             commitLease = relocked
-            if relocked != nil {
+            if relocked == nil {
+                logger.warning("cannot take the cross-process lock again; storing the refreshed session anyway", metadata: metadata("refresh"))
+            } else {
                 switch await rereadStore(comparedTo: base, "refresh") {
                 case .unchanged:
                     break

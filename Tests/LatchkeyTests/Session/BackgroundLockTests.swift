@@ -157,6 +157,25 @@ struct BackgroundLockTests {
         #expect(lockIsFree(lockURL))
     }
 
+    @Test("The lock was given up and cannot be taken again: the refreshed session is stored anyway (the spent token must not stay)")
+    func relockRefused() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity)
+        _ = try await harness.seed(age: 3570)
+        await harness.manager.restore()
+        harness.backend.holdRefreshes()
+        let caller = Task { try await harness.manager.refresh() }
+        #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
+        activity.expireAll()
+        activity.setRefuse(true)  // still no background time when the answer arrives
+        harness.backend.releaseRefreshes()
+        let fresh = try await caller.value
+        #expect(try await harness.stored()?.session.refreshToken == fresh.refreshToken)
+        #expect(activity.began == 1, "no lock without an assertion")
+        #expect(lockIsFree(lockURL))
+    }
+
     @Test("No background time granted: no lock, nothing sent, the session is kept")
     func refused() async throws {
         defer { removeDirectory(directory) }
