@@ -10,7 +10,7 @@
 #if canImport(Security)
 import Foundation
 import Security
-#if canImport(LocalAuthentication)
+#if canImport(LocalAuthentication) && (os(iOS) || os(macOS) || os(visionOS))
 import LocalAuthentication
 #endif
 
@@ -177,7 +177,7 @@ struct SecItemKeychain: KeychainDriver {
     /// Makes an item that needs authentication answer `errSecInteractionNotAllowed` instead of
     /// prompting.
     static func forbidInteraction(_ query: inout [String: Any]) {
-        #if canImport(LocalAuthentication)
+        #if canImport(LocalAuthentication) && (os(iOS) || os(macOS) || os(visionOS))
         let context = LAContext()
         context.interactionNotAllowed = true
         query[kSecUseAuthenticationContext as String] = context
