@@ -29,8 +29,9 @@ extension AppLock {
     }
 
     /// Unlocks with biometrics only (never a silent passcode prompt). A second call while a
-    /// prompt is showing does nothing. On failure ``message`` and ``offersPasscode`` say what
-    /// happened.
+    /// prompt is showing does nothing, and so does a call while the app is not active (the
+    /// system would refuse or cancel the prompt): call it from the unlock button, or when the
+    /// app becomes active. On failure ``message`` and ``offersPasscode`` say what happened.
     /// - Returns: Whether the app is unlocked.
     @discardableResult
     public func unlock() async -> Bool {
@@ -46,7 +47,7 @@ extension AppLock {
 
     private func authenticate(policy: BiometricPolicy, reason: String) async -> Bool {
         guard isLocked else { return true }
-        guard !isAuthenticating else { return false }
+        guard !isAuthenticating, phase == .active else { return false }
         isAuthenticating = true
         defer { isAuthenticating = false }
         if availability == nil { availability = await authenticator.availability() }
@@ -71,13 +72,13 @@ extension AppLock {
     }
 
     /// Turns the lock on, after one successful biometric check (so nobody enables a lock they
-    /// cannot open). Dismisses the hint.
+    /// cannot open). Dismisses the hint. Only while the app is active.
     /// - Returns: Whether the lock is now enabled.
     @discardableResult
     public func enable() async -> Bool {
         showsEnableHint = false
         guard !isEnabled else { return true }
-        guard !isAuthenticating else { return false }
+        guard !isAuthenticating, phase == .active else { return false }
         isAuthenticating = true
         defer { isAuthenticating = false }
         if availability == nil { availability = await authenticator.availability() }

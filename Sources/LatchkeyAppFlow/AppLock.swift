@@ -15,7 +15,12 @@ import Observation
 ///
 /// Biometric availability is re-checked each time the app becomes active (no polling timer);
 /// if biometrics become unavailable while the lock is enabled, ``availabilityNotice`` says so
-/// and the passcode is offered.
+/// and the passcode is offered. Prompts are shown only while the app is active: ``unlock()``
+/// and the others refuse while it is inactive or in the background.
+///
+/// Fails closed: when the preferences cannot be read (before the first unlock after a reboot,
+/// when "enabled" would read `false`), the lock starts locked, and decides once they can be
+/// read — when the app starts (``reloadPreferences()``) or becomes active.
 @MainActor
 @Observable
 public final class AppLock {
@@ -52,6 +57,11 @@ public final class AppLock {
     public internal(set) var availabilityNotice: String?
     /// Whether to show the one-time "Enable Face ID?" hint (after the first sign-in).
     public internal(set) var showsEnableHint = false
+    /// Whether the preferences have been read: `false` while they could not be (then the lock
+    /// is locked whatever ``isEnabled`` says).
+    public private(set) var hasReadPreferences: Bool
+    /// The last phase reported with ``setPhase(_:)`` (initially `active`).
+    public private(set) var phase: AppPhase = .active
 
     /// The configuration this lock was created with.
     @ObservationIgnored public let configuration: Configuration
@@ -91,14 +101,44 @@ public final class AppLock {
         self.strings = strings
         self.clock = clock
         self.logger = logger
+        if preferences.isAvailable {
+            let enabled = preferences.bool(forKey: configuration.enabledKey)
+            isEnabled = enabled
+            isLocked = enabled && configuration.lockOnLaunch
+            hasReadPreferences = true
+        } else {
+            // "Enabled" cannot be read: fail closed until it can.
+            isEnabled = false
+            isLocked = true
+            hasReadPreferences = false
+        }
+    }
+
+    /// Reads "enabled" again. Called when the app starts (``LaunchRouter/start()``) and when it
+    /// becomes active. The first successful read after a launch that could not read it decides
+    /// the lock as a cold launch would (locked if enabled); later reads only ever enable it
+    /// (another scene turned it on), never unlock.
+    public func reloadPreferences() {
+        guard preferences.isAvailable else { return }
         let enabled = preferences.bool(forKey: configuration.enabledKey)
-        isEnabled = enabled
-        isLocked = enabled && configuration.lockOnLaunch
+        if !hasReadPreferences {
+            hasReadPreferences = true
+            isEnabled = enabled
+            if !(enabled && configuration.lockOnLaunch) {
+                message = nil
+                setLocked(false)
+            }
+            logger.debug("app lock preferences read", metadata: ["operation": "app_lock", "enabled": "\(enabled)"])
+        } else if enabled, !isEnabled {
+            isEnabled = true
+        }
     }
 
     /// Reports the scene phase. `background` locks (or starts the grace period); `active`
-    /// applies the grace period and re-checks biometric availability; `inactive` does nothing.
+    /// reads the preferences again, applies the grace period and re-checks biometric
+    /// availability; `inactive` does nothing but stop prompts.
     public func setPhase(_ phase: AppPhase) {
+        self.phase = phase
         switch phase {
         case .background:
             guard backgroundedAt == nil else { return }
@@ -107,6 +147,7 @@ public final class AppLock {
         case .inactive:
             break
         case .active:
+            reloadPreferences()
             if let backgroundedAt {
                 self.backgroundedAt = nil
                 let away = clock.now().timeIntervalSince(backgroundedAt)
@@ -132,7 +173,7 @@ public final class AppLock {
         message = nil
         offersPasscode = false
         setLocked(false)
-        guard !isEnabled, !preferences.bool(forKey: configuration.hintShownKey) else { return }
+        guard !isEnabled, hasReadPreferences, !preferences.bool(forKey: configuration.hintShownKey) else { return }
         hintCheck = Task { await self.offerEnableHint() }
     }
 

@@ -14,7 +14,8 @@ public enum AuthScreen: String, Sendable, Hashable, CustomStringConvertible {
 ///
 /// The order is fixed: `splash` → `onboarding` → `auth(login | signUp)` → `verifyEmail` →
 /// `locked` → `main`. There is no blank state: until the session check is decided the route is
-/// ``splash``.
+/// ``splash``. The route also stays ``splash`` while the app's preferences cannot be read
+/// (before the first unlock after a reboot), until the app becomes active.
 public enum LaunchRoute: Sendable, Hashable, CustomStringConvertible {
     /// The session check is in progress: show a branded launch screen, never a blank one.
     case splash
@@ -47,8 +48,14 @@ struct LaunchRouteInputs: Sendable, Hashable {
     var authState: AuthState = .unknown
     /// The session check took longer than allowed: fall back to the login route.
     var checkTimedOut = false
+    /// The store could not be read at launch and the manager is restoring again (the app
+    /// became active): as undecided as ``authState`` `unknown`.
+    var recheckingStorage = false
     /// Whether onboarding is required at all (the app has an onboarding flag).
     var hasOnboarding = true
+    /// Whether the onboarding flag could be read (it cannot before the first unlock after a
+    /// reboot: then no screen is decided and no session is distrusted).
+    var onboardingKnown = true
     /// Whether onboarding is completed now.
     var onboardingCompleted = false
     /// Whether onboarding was already completed when this launch began.
@@ -70,7 +77,10 @@ struct LaunchRouteInputs: Sendable, Hashable {
     /// onboarding had already been completed when the launch began. Onboarding completed during
     /// this launch requires a sign-in during this launch.
     func derive() -> LaunchRoute {
-        if authState == .unknown, !checkTimedOut { return .splash }
+        if authState == .unknown || recheckingStorage, !checkTimedOut { return .splash }
+        // The preferences cannot be read yet (a launch before the first unlock after a reboot):
+        // which screen is right cannot be told, and nobody sees this launch anyway.
+        if hasOnboarding, !onboardingKnown { return .splash }
         if hasOnboarding, !onboardingCompleted { return .onboarding }
         let trusted = !hasOnboarding || onboardingCompletedAtLaunch || authenticatedThisLaunch
         guard let session = authState.session, trusted else {

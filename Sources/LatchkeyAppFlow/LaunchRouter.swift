@@ -24,6 +24,11 @@ import Observation
 ///   `main` only if onboarding had been completed when this launch began. Onboarding completed during this
 ///   launch requires a sign-in during this launch; such a restored session is signed out
 ///   (``Configuration/discardsUntrustedSessions``), so it cannot resurface at the next launch.
+/// - A launch that cannot read the app's preferences (before the first unlock after a reboot,
+///   when the onboarding flag would read `false`) decides nothing and signs nobody out: the
+///   route stays `splash` and the app lock stays locked until the flags can be read, which the
+///   router checks when it starts and whenever the app becomes active — when the session
+///   manager also restores again.
 /// - Transitions are logged at debug level.
 @MainActor
 @Observable
@@ -53,8 +58,11 @@ public final class LaunchRouter {
     public var authState: AuthState { inputs.authState }
     /// The auth screen chosen (shown when the route is `auth`).
     public var authScreen: AuthScreen { inputs.authScreen }
-    /// Whether onboarding is completed.
+    /// Whether onboarding is completed (`false` also while the preferences cannot be read).
     public var isOnboardingCompleted: Bool { inputs.onboardingCompleted }
+    /// Whether the onboarding flag has been read (it cannot be before the first unlock after a
+    /// reboot; the route stays `splash` meanwhile).
+    public var isOnboardingFlagRead: Bool { inputs.onboardingKnown }
     /// The address awaiting confirmation: a sign-up's or sign-in's, or the signed-in user's.
     public var verificationEmail: String? { pendingVerificationEmail ?? inputs.authState.session?.user.email }
     /// Where the verify-email screen's last action stands ("I've verified", resend, a code).
@@ -115,11 +123,11 @@ public final class LaunchRouter {
         self.strings = strings
         self.clock = clock
         self.logger = logger
-        let completed = onboarding?.isCompleted ?? true
+        let completed: Bool? = onboarding == nil ? true : onboarding?.isCompletedIfReadable
         inputs = LaunchRouteInputs(
-            hasOnboarding: onboarding != nil, onboardingCompleted: completed, onboardingCompletedAtLaunch: completed,
-            authScreen: configuration.initialAuthScreen, requiresConfirmedEmail: configuration.requiresConfirmedEmail,
-            isLocked: appLock?.isLocked ?? false)
+            hasOnboarding: onboarding != nil, onboardingKnown: completed != nil, onboardingCompleted: completed ?? false,
+            onboardingCompletedAtLaunch: completed ?? false, authScreen: configuration.initialAuthScreen,
+            requiresConfirmedEmail: configuration.requiresConfirmedEmail, isLocked: appLock?.isLocked ?? false)
         appLock?.lockDidChange = { [weak self] in self?.lockChanged() }
     }
 
@@ -127,12 +135,15 @@ public final class LaunchRouter {
         eventTask?.cancel()
     }
 
-    /// Decides the launch: follows the manager's events, restores the session, and falls back to
-    /// the login route if that takes longer than ``Configuration/checkTimeout``. Returns once the
-    /// session check is decided (or timed out). Calling it again does nothing.
+    /// Decides the launch: reads the onboarding and lock flags again, follows the manager's
+    /// events, restores the session, and falls back to the login route if that takes longer
+    /// than ``Configuration/checkTimeout``. Returns once the session check is decided (or timed
+    /// out). Calling it again does nothing.
     public func start() async {
         guard !started else { return }
         started = true
+        reloadPreferences()
+        appLock?.reloadPreferences()
         let events = manager.events()
         eventTask = Task { [weak self] in
             for await event in events {
@@ -166,19 +177,55 @@ public final class LaunchRouter {
         return nil
     }
 
-    /// Reports the scene phase: drives the privacy overlay and the app lock at once, and forwards
-    /// the phase to the session manager (in order). Returns the forwarding, for those who wait.
+    /// Reports the scene phase: drives the privacy overlay and the app lock at once, reads the
+    /// onboarding flag again when the app becomes active, and forwards the phase to the session
+    /// manager (in order; becoming active after a launch that could not read the store restores
+    /// again). Returns the forwarding, for those who wait.
     @discardableResult
     public func setPhase(_ phase: AppPhase) -> Task<Void, Never> {
         appLock?.setPhase(phase)
         privacyOverlay?.setPhase(phase)
+        var recheckingStorage = false
+        if phase == .active {
+            // The manager restores again (the store could not be read): show the launch screen
+            // meanwhile, not a login form that the restore is about to replace.
+            if case .signedOut(.storageFailure) = inputs.authState {
+                inputs.recheckingStorage = true
+                recheckingStorage = true
+            }
+            reloadPreferences()
+        }
         let previous = phaseForwarding
-        let forwarding = Task { [manager] in
+        let forwarding = Task { [manager, weak self] in
             await previous?.value
             await manager.setPhase(phase)
+            if recheckingStorage, let self {
+                self.apply(await manager.state, endingStorageRecheck: true)
+            }
         }
         phaseForwarding = forwarding
         return forwarding
+    }
+
+    /// Reads the onboarding flag again (the router does it when it starts and whenever the app
+    /// becomes active). The first read after a launch that could not read it counts as the
+    /// launch's own: it decides whether onboarding was completed before this launch. Later reads
+    /// only notice onboarding completed elsewhere (another scene), never make a restored session
+    /// trusted.
+    public func reloadPreferences() {
+        guard let onboarding, let completed = onboarding.isCompletedIfReadable else { return }
+        var next = inputs
+        if !next.onboardingKnown {
+            next.onboardingKnown = true
+            next.onboardingCompleted = completed
+            next.onboardingCompletedAtLaunch = completed
+            logger.debug("onboarding flag read", metadata: ["operation": "launch_route", "completed": "\(completed)"])
+        } else if completed, !next.onboardingCompleted {
+            next.onboardingCompleted = true
+        }
+        guard next != inputs else { return }
+        inputs = next
+        discardUntrustedSessionIfNeeded()
     }
 
     /// The onboarding's last button: records completion and shows `next` (login or sign-up).
@@ -245,8 +292,10 @@ public final class LaunchRouter {
 
     /// Publishes `state` in one route update. `authenticated`: a sign-in succeeded during this
     /// launch, so the session is trusted, a pending verification is over and the lock disengages.
-    func apply(_ state: AuthState, authenticated: Bool = false) {
+    /// `endingStorageRecheck`: `state` is the outcome of the restore that becoming active started.
+    func apply(_ state: AuthState, authenticated: Bool = false, endingStorageRecheck: Bool = false) {
         var next = inputs
+        if endingStorageRecheck { next.recheckingStorage = false }
         if state != .unknown { next.checkTimedOut = false }
         next.authState = state
         if authenticated {
@@ -266,7 +315,8 @@ public final class LaunchRouter {
     }
 
     private func discardUntrustedSessionIfNeeded() {
-        guard configuration.discardsUntrustedSessions, inputs.hasOnboarding, !inputs.onboardingCompletedAtLaunch,
+        guard configuration.discardsUntrustedSessions, inputs.hasOnboarding, inputs.onboardingKnown,
+              !inputs.onboardingCompletedAtLaunch,
               !inputs.authenticatedThisLaunch, inputs.authState.isSignedIn, !discardingUntrusted else { return }
         discardingUntrusted = true
         logger.notice("a session restored before onboarding was completed is discarded", metadata: ["operation": "launch_route"])

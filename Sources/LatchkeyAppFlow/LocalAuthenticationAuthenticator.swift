@@ -14,7 +14,16 @@ import LocalAuthentication
 ///   explicit "Use Passcode" path.
 ///
 /// A new `LAContext` is used for every call, so an earlier success is never reused.
-/// The app's `Info.plist` must contain `NSFaceIDUsageDescription`, or Face ID crashes the app.
+///
+/// The app's `Info.plist` must contain `NSFaceIDUsageDescription` (the sentence the system
+/// shows the first time the app asks for Face ID). Without it the system does not let the app
+/// use Face ID: it refuses biometry with an `LAError` (reported here as a ``BiometricError``,
+/// typically ``BiometricError/biometryNotAvailable``) instead of prompting — it does not crash
+/// the app — and `AppLock` then shows biometrics as unavailable and offers the passcode.
+/// Touch ID needs no such key.
+///
+/// Prompt only while the app is active (`AppLock` refuses otherwise): an inactive or
+/// background app's evaluation is cancelled or refused by the system.
 public struct LocalAuthenticationAuthenticator: BiometricAuthenticator {
     /// The title of the system dialog's fallback button. Default
     /// ``AppFlowStrings/usePasscode`` ("Use Passcode").

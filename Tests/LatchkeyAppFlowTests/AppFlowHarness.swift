@@ -15,7 +15,8 @@ import FoundationNetworking
 @MainActor
 final class FlowApp {
     let server: TestServer
-    let keychain = MemoryCredentialStore()
+    /// Survives reinstalls; a reboot locks it until the first unlock.
+    let keychain = LockableStore()
     private(set) var preferences = MemoryPreferences()
     private(set) var marker = MemoryInstallMarker(isSet: false)
     private(set) var container: URL
@@ -80,6 +81,21 @@ final class FlowApp {
         marker = MemoryInstallMarker(isSet: false)
         removeDirectory(container)
         container = temporaryDirectory("latchkey-app")
+    }
+
+    /// The device restarts: until ``firstUnlock()`` the keychain is locked and the preferences
+    /// and install marker cannot be read, as before the first unlock after a reboot.
+    func reboot() async {
+        await keychain.setLocked(true)
+        preferences.isAvailable = false
+        await marker.setReadable(false)
+    }
+
+    /// The person unlocks the device for the first time since it restarted.
+    func firstUnlock() async {
+        await keychain.setLocked(false)
+        preferences.isAvailable = true
+        await marker.setReadable(true)
     }
 
     var legacyDirectory: URL { container.appendingPathComponent("LegacyStore", isDirectory: true) }

@@ -31,16 +31,20 @@ struct FileLock: Sendable {
 
     let url: URL
 
-    /// Waits up to `timeout` seconds for the lock.
-    /// - Throws: ``StorageError`` if the lock file cannot be opened, `nil`-returning timeouts are
-    ///   reported as ``BackendError/TransportFailure/timedOut`` by the caller.
-    func acquire(timeout: TimeInterval) async throws -> Handle? {
+    /// Waits up to `timeout` seconds for the lock, and stops waiting as soon as `giveUp` says so.
+    /// - Returns: The held lock, or `nil` on time-out or when told to give up.
+    /// - Throws: ``StorageError`` if the lock file cannot be opened; `CancellationError`.
+    func acquire(timeout: TimeInterval, giveUp: @Sendable () -> Bool = { false }) async throws -> Handle? {
         try AtomicFile.createDirectory(url.deletingLastPathComponent())
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw AtomicFile.error(errno, "open lock") }
         let deadline = Date().addingTimeInterval(timeout)
         var pause: UInt64 = 1_000_000  // 1 ms, doubling to 20 ms
         while true {
+            if giveUp() {
+                close(descriptor)
+                return nil
+            }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 return Handle(descriptor: descriptor)
             }
@@ -49,7 +53,7 @@ struct FileLock: Sendable {
                 close(descriptor)
                 throw AtomicFile.error(code, "flock")
             }
-            if Date() >= deadline {
+            if Date() >= deadline || giveUp() {
                 close(descriptor)
                 return nil
             }

@@ -120,12 +120,26 @@ extension SessionManager {
         defer { commitLock.unlock() }
         generation += 1
         retryAttempt = 0
-        await persist(record)
+        await persist(record, under: lock)
+        await markInstalled()
         apply(record)
         broadcaster.emit(.signedIn(record.session))
         logger.info("signed in", metadata: metadata("sign_in"))
         scheduleRefresh()
         scheduleAgeTimer()
         return record.session
+    }
+
+    /// A sign-in proves this installation owns the stored session: set the install marker, so
+    /// that a marker left unset by a launch that could not read the store (and so wiped
+    /// nothing) does not make the next launch wipe this session as a reinstall's leftovers.
+    private func markInstalled() async {
+        guard let installMarker else { return }
+        do {
+            if try await installMarker.isSet() { return }
+            try await installMarker.set()
+        } catch {
+            logger.warning("cannot set install marker", metadata: metadata("sign_in"))
+        }
     }
 }

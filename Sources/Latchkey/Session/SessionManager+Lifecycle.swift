@@ -5,11 +5,16 @@ extension SessionManager {
     /// Tells the manager the app's lifecycle phase (forward SwiftUI's `scenePhase`).
     ///
     /// - `background`: proactive refresh pauses.
-    /// - `active` after more than ``SessionManagerConfiguration/foregroundRefreshThreshold`` in
-    ///   the background: the session is refreshed and the user re-fetched, to notice a revoked
-    ///   session or a deleted account. After a shorter absence nothing is sent; the proactive
-    ///   refresh is re-armed.
-    /// - `active` while the store was locked at launch: launch is decided again.
+    /// - `active` while the launch could not read the store or the install marker (a locked
+    ///   device, a launch before the first unlock after a reboot): launch is decided again
+    ///   (``restore()``), whatever the previous phase.
+    /// - `active` otherwise: the wall clock is checked again first, because the device may have
+    ///   slept (a suspended process's timers do not count that time): a session past the
+    ///   ``SessionManagerConfiguration/maximumSessionAge`` ends, and both timers are re-armed
+    ///   from the wall clock. Then, after more than
+    ///   ``SessionManagerConfiguration/foregroundRefreshThreshold`` in the background, the
+    ///   session is refreshed and the user re-fetched, to notice a revoked session or a deleted
+    ///   account. After a shorter absence nothing is sent unless the refresh is due.
     public func setPhase(_ newPhase: AppPhase) async {
         let previous = phase
         phase = newPhase
@@ -21,14 +26,17 @@ extension SessionManager {
                 refreshTimer = nil
             }
         case .active:
-            guard previous != .active else { return }
-            let away = backgroundedAt.map { clock.now().timeIntervalSince($0) } ?? 0
-            backgroundedAt = nil
             if case .signedOut(.storageFailure) = state {
+                backgroundedAt = nil
                 await restore()
                 return
             }
+            guard previous != .active else { return }
+            let away = backgroundedAt.map { clock.now().timeIntervalSince($0) } ?? 0
+            backgroundedAt = nil
             guard record != nil, state.isSignedIn else { return }
+            if await endSessionIfTooOld() { return }
+            scheduleAgeTimer()
             if away > configuration.foregroundRefreshThreshold {
                 logger.info("back from a long background; revalidating", metadata: metadata("foreground"))
                 await revalidate()
@@ -36,6 +44,16 @@ extension SessionManager {
                 scheduleRefresh()
             }
         }
+    }
+
+    /// Ends the session if the wall clock says it is older than the maximum session age (the
+    /// age timer may not have fired: the device slept). Returns whether it ended it.
+    func endSessionIfTooOld() async -> Bool {
+        guard let maximumAge = configuration.maximumSessionAge, let record,
+              clock.now().timeIntervalSince(record.signedInAt) >= maximumAge else { return false }
+        logger.notice("maximum session age reached", metadata: metadata("session_age"))
+        await endSession(.maximumSessionAgeExceeded, ifGeneration: generation)
+        return true
     }
 
     /// Re-fetches the user from the server, updating the stored copy. A deleted or banned
@@ -78,7 +96,7 @@ extension SessionManager {
     /// another process signed out, or signed in another account, nothing is written. When the
     /// lock cannot be taken, the user is updated in memory only.
     func updateStoredUser(_ user: User, generation: UInt64) async {
-        let lock: FileLock.Handle?
+        let lock: StoreLease?
         do {
             lock = try await lockStore("update_user")
         } catch {
@@ -102,7 +120,7 @@ extension SessionManager {
         var updated = base
         updated.session = base.session.replacingUser(user)
         updated.lastServerContact = clock.now()
-        await persist(updated)
+        await persist(updated, under: lock)
         apply(updated, offline: isOffline)
         broadcaster.emit(.userUpdated(user))
         if base.session.refreshToken != known.session.refreshToken {

@@ -56,7 +56,7 @@ extension SessionManager {
 
     private func runRefresh(from start: StoredSession, generation: UInt64) async throws -> Session {
         defer { refreshTask = nil }
-        let lock: FileLock.Handle?
+        let lock: StoreLease?
         do {
             lock = try await lockStore("refresh")
         } catch {
@@ -88,7 +88,7 @@ extension SessionManager {
             if let reason = backendError.definitiveSignOutReason {
                 logger.notice("server refused the refresh", metadata: metadata("refresh").merging(
                     ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
-                await endSession(reason, ifGeneration: generation, holdingStoreLock: true)
+                await endSession(reason, ifGeneration: generation, holding: lock)
                 throw AuthFailure(backend: backendError)
             }
             throw await transientFailure(backendError, generation: generation)
@@ -96,6 +96,33 @@ extension SessionManager {
 
         let now = clock.now()
         let updated = StoredSession(session: fresh.anchored(receivedAt: now), signedInAt: base.signedInAt, lastServerContact: now)
+        // The lock was given up while the server answered (the system was about to suspend the
+        // process, or it was held too long): take it again, and look at the store first.
+        var commitLease = lock
+        var relocked: StoreLease?
+        defer { relocked?.release() }
+        if let lock, !lock.isHeld {
+            relocked = await lockStoreIfPossible("refresh")
+            commitLease = relocked
+            if relocked == nil {
+                logger.warning("cannot take the cross-process lock again; storing the refreshed session anyway", metadata: metadata("refresh"))
+            } else {
+                switch await rereadStore(comparedTo: base, "refresh") {
+                case .unchanged:
+                    break
+                case .signedOut:
+                    await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
+                    throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
+                case .changed(let stored):
+                    // Another process stored newer tokens meanwhile: every process uses those.
+                    await commitLock.lock()
+                    defer { commitLock.unlock() }
+                    guard generation == self.generation else { throw AuthFailure(.notSignedIn) }
+                    publishRenewed(stored, "adopted a session stored by another process while the lock was given up")
+                    return stored.session
+                }
+            }
+        }
         await commitLock.lock()
         defer { commitLock.unlock() }
         guard generation == self.generation else {
@@ -104,8 +131,9 @@ extension SessionManager {
         }
         // The rotated session is durable before anyone sees it. If the write fails the session
         // is still used from memory; the server's parent-reuse rule covers a crash before the
-        // next successful write.
-        await persist(updated)
+        // next successful write. It is written even when the lock cannot be taken again: it is
+        // the newest session of this family, and losing it would leave only a spent token.
+        await persist(updated, under: commitLease)
         publishRenewed(updated, "session refreshed")
         return updated.session
     }

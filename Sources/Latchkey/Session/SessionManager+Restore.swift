@@ -11,8 +11,11 @@ extension SessionManager {
     ///   is used (``AuthState/signedInOffline(_:)``) within the offline grace period.
     /// - Missing install marker with credentials present (a reinstall): credentials are wiped,
     ///   ``SignOutReason/staleInstall``.
-    /// - A store that cannot be read: ``SignOutReason/storageFailure(_:)``, nothing wiped; call
-    ///   again later (for a locked device Latchkey retries when the app becomes active).
+    /// - A store, or an install marker, that cannot be read (a locked device, the first launch
+    ///   after a reboot before the first unlock): ``SignOutReason/storageFailure(_:)``, nothing
+    ///   wiped, nothing decided. Latchkey restores again when the app becomes active
+    ///   (``setPhase(_:)``), signing in with no network request if the token is still valid.
+    ///   A read that fails for any reason other than "nothing stored" never wipes anything.
     ///
     /// Concurrent calls share one restore. Never throws.
     @discardableResult
@@ -120,21 +123,36 @@ extension SessionManager {
     }
 
     /// A reinstall erased the install marker but the keychain kept the credentials: wipe them.
+    ///
+    /// Wipes only what it could read: a marker that cannot tell, or a store that cannot be
+    /// read, ends the restore as a storage failure with nothing wiped and the marker left unset,
+    /// so the next restore decides again.
     private func checkInstallMarker() async -> SignOutReason? {
         guard let installMarker else { return nil }
         let isSet: Bool
         do {
             isSet = try await installMarker.isSet()
         } catch {
-            logger.warning("cannot read install marker; skipping stale-install check", metadata: ["operation": "restore"])
-            return nil
+            let storageError = error as? StorageError ?? .unavailable(reason: "install marker unreadable")
+            logger.notice("cannot tell yet whether this is a reinstall; nothing wiped, deciding later", metadata: [
+                "operation": "restore", "error": "\(storageError)",
+            ])
+            broadcaster.emit(.storageFailed(storageError))
+            return .storageFailure(storageError)
         }
         guard !isSet else { return nil }
-        var hadCredentials = false
+        let hadCredentials: Bool
         do {
             hadCredentials = try await store.load(key: configuration.storageKey) != nil
         } catch {
-            hadCredentials = true  // unreadable leftovers: wipe them too
+            // What cannot be read is never wiped: the leftovers may be this installation's own
+            // session behind a locked store. The marker stays unset; the next restore decides.
+            let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
+            logger.error("cannot read the store to check for a reinstall; nothing wiped", metadata: [
+                "operation": "restore", "error": "\(storageError)",
+            ])
+            broadcaster.emit(.storageFailed(storageError))
+            return .storageFailure(storageError)
         }
         if hadCredentials {
             do {

@@ -29,7 +29,7 @@ extension SessionManager {
         generation += 1
         clearMemory(.userInitiated)
         do {
-            try await store.delete(key: configuration.storageKey)
+            try await deleteStored(under: lock)
         } catch {
             report.storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
             logger.error("cannot delete stored session", metadata: ["operation": "sign_out", "error": "\(error)"])
@@ -66,8 +66,8 @@ extension SessionManager {
 
     /// Ends the session for `reason` unless another sign-in or sign-out happened since
     /// `expectedGeneration` (pass `nil` to end whatever is current): wipes memory and, unless told
-    /// otherwise, the store under the commit lock (and the cross-process lock, unless the caller
-    /// already holds it); then, outside the locks, runs the cleanup steps and emits
+    /// otherwise, the store under the commit lock (and the cross-process lock: the caller's
+    /// `heldLease` while it still holds it, else one taken here); then, outside the locks, runs the cleanup steps and emits
     /// ``SessionEvent/signedOut(_:)``. Returns whether it ended the session.
     ///
     /// Cleanup runs outside the lock so a step may use the manager (read state, even sign out)
@@ -76,27 +76,29 @@ extension SessionManager {
     @discardableResult
     func endSession(
         _ reason: SignOutReason, ifGeneration expectedGeneration: UInt64? = nil, wipeStore: Bool = true,
-        holdingStoreLock: Bool = false
+        holding heldLease: StoreLease? = nil
     ) async -> Bool {
-        let lock = wipeStore && !holdingStoreLock ? await lockStoreIfPossible("end_session") : nil
+        // The caller's lease when it still holds the lock, else a lock of our own.
+        let ownLease = wipeStore && heldLease?.isHeld != true ? await lockStoreIfPossible("end_session") : nil
+        let lease = ownLease ?? heldLease
         await commitLock.lock()
         guard expectedGeneration == nil || expectedGeneration == generation else {
             commitLock.unlock()
-            lock?.release()
+            ownLease?.release()
             return false
         }
         generation += 1
         clearMemory(reason)
         if wipeStore {
             do {
-                try await store.delete(key: configuration.storageKey)
+                try await deleteStored(under: lease)
             } catch {
                 logger.error("cannot delete ended session", metadata: ["operation": "end_session", "error": "\(error)"])
                 broadcaster.emit(.storageFailed(error as? StorageError ?? .unavailable(reason: "unexpected store error")))
             }
         }
         commitLock.unlock()
-        lock?.release()
+        ownLease?.release()
         logger.notice("session ended", metadata: ["operation": "end_session", "reason": "\(reason)"])
         _ = await runCleanupTracked()
         broadcaster.emit(.signedOut(reason))

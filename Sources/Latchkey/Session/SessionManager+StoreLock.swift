@@ -16,34 +16,62 @@ extension SessionManager {
     /// Takes the cross-process lock of ``SessionManagerConfiguration/crossProcessLockURL``, so
     /// that no other process sharing the store writes it until the lock is released. Every
     /// write of the stored session holds it — a refresh, a sign-in, a user update, a sign-out —
-    /// and a read-modify-write first re-reads the store under it (``rereadStore(comparedTo:)``),
+    /// and a read-modify-write first re-reads the store under it (``rereadStore(comparedTo:_:)``),
     /// so no process ever puts back a refresh token another one has spent.
     ///
-    /// Release the handle exactly once. Lock before ``commitLock``, never the other way round.
-    /// - Returns: The held lock, or `nil` when no lock is configured (one process).
+    /// The lock is taken only inside a ``SessionManagerConfiguration/backgroundActivity``
+    /// assertion, held for at most ``SessionManagerConfiguration/crossProcessLockMaximumHold``,
+    /// and given up when the system is about to suspend the process (``StoreLease``); check
+    /// ``StoreLease/isHeld`` before relying on it after a long wait, and write through
+    /// ``persist(_:under:)`` or ``deleteStored(under:)``.
+    ///
+    /// Release the lease exactly once. Lock before ``commitLock``, never the other way round.
+    /// - Returns: The held lease, or `nil` when no lock is configured (one process).
     /// - Throws: ``BackendError/TransportFailure/lockUnavailable`` when the lock file cannot be
-    ///   opened, ``BackendError/TransportFailure/timedOut`` when another process holds the lock
-    ///   longer than ``SessionManagerConfiguration/crossProcessLockTimeout``.
-    func lockStore(_ operation: String) async throws(BackendError) -> FileLock.Handle? {
+    ///   opened or the system grants no time to hold it, ``BackendError/TransportFailure/timedOut``
+    ///   when another process holds the lock longer than
+    ///   ``SessionManagerConfiguration/crossProcessLockTimeout``.
+    func lockStore(_ operation: String) async throws(BackendError) -> StoreLease? {
         guard let url = configuration.crossProcessLockURL else { return nil }
+        let lease = StoreLease()
+        guard let assertion = await configuration.backgroundActivity.begin(
+            name: "Latchkey session write", expiration: { [weak lease] in lease?.revoke() })
+        else {
+            logger.warning("no background time to hold the cross-process lock", metadata: metadata(operation))
+            throw .transport(.lockUnavailable)
+        }
+        lease.attach(assertion)
         let handle: FileLock.Handle?
         do {
-            handle = try await FileLock(url: url).acquire(timeout: configuration.crossProcessLockTimeout)
+            handle = try await FileLock(url: url).acquire(
+                timeout: configuration.crossProcessLockTimeout, giveUp: { lease.isRevoked })
         } catch {
+            lease.abandon()
             logger.warning("cannot take the cross-process lock", metadata: metadata(operation).merging(
                 ["error": "\(error)"], uniquingKeysWith: { $1 }))
             throw .transport(.lockUnavailable)
         }
         guard let handle else {
+            let expired = lease.isRevoked
+            lease.abandon()
+            if expired {
+                logger.warning("background time ended while waiting for the cross-process lock", metadata: metadata(operation))
+                throw .transport(.lockUnavailable)
+            }
             logger.warning("timed out waiting for the cross-process lock", metadata: metadata(operation))
             throw .transport(.timedOut)
         }
-        return handle
+        guard lease.attach(handle) else {
+            logger.warning("background time ended while taking the cross-process lock", metadata: metadata(operation))
+            throw .transport(.lockUnavailable)
+        }
+        lease.bound(by: configuration.crossProcessLockMaximumHold, clock: clock)
+        return lease
     }
 
     /// ``lockStore(_:)`` for writes that must happen whatever (a sign-in's session, a
     /// sign-out's delete): `nil` when the lock cannot be taken, and the write goes ahead.
-    func lockStoreIfPossible(_ operation: String) async -> FileLock.Handle? {
+    func lockStoreIfPossible(_ operation: String) async -> StoreLease? {
         try? await lockStore(operation)
     }
 
@@ -59,5 +87,17 @@ extension SessionManager {
         }
         guard let stored else { return .signedOut }
         return stored.session.refreshToken == known.session.refreshToken ? .unchanged(known) : .changed(stored)
+    }
+
+    /// Runs a store write under `lease`: a revocation (the system about to suspend the process)
+    /// waits for it to finish before the lock is released. A lease already given up, or none,
+    /// lets the write go ahead unprotected, which callers choose knowingly.
+    func underLease<Result>(_ lease: StoreLease?, _ operation: String, _ write: () async -> Result) async -> Result {
+        let protected = lease?.beginWrite() ?? false
+        if lease != nil, !protected {
+            logger.notice("writing the store after the cross-process lock was given up", metadata: metadata(operation))
+        }
+        defer { if protected { lease?.endWrite() } }
+        return await write()
     }
 }

@@ -112,20 +112,35 @@ public actor SessionManager {
         return try StoredSession.decode(data)
     }
 
-    /// Writes `record` to the store; on failure reports it and returns the error (the session
-    /// stays usable in memory).
+    /// Writes `record` to the store (under `lease`, the cross-process lock when held); on
+    /// failure reports it and returns the error (the session stays usable in memory).
     @discardableResult
-    func persist(_ record: StoredSession) async -> StorageError? {
-        do {
-            try await store.save(try record.encoded(), key: configuration.storageKey)
-            return nil
-        } catch {
-            let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
-            logger.error("could not store session", metadata: metadata("persist").merging(
-                ["error": "\(storageError)"], uniquingKeysWith: { $1 }))
-            broadcaster.emit(.storageFailed(storageError))
-            return storageError
+    func persist(_ record: StoredSession, under lease: StoreLease? = nil) async -> StorageError? {
+        await underLease(lease, "persist") {
+            do {
+                try await store.save(try record.encoded(), key: configuration.storageKey)
+                return nil
+            } catch {
+                let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
+                logger.error("could not store session", metadata: metadata("persist").merging(
+                    ["error": "\(storageError)"], uniquingKeysWith: { $1 }))
+                broadcaster.emit(.storageFailed(storageError))
+                return storageError
+            }
         }
+    }
+
+    /// Deletes the stored session (under `lease`, the cross-process lock when held).
+    func deleteStored(under lease: StoreLease?) async throws {
+        let result: Result<Void, any Error> = await underLease(lease, "delete") {
+            do {
+                try await store.delete(key: configuration.storageKey)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
     }
 
     /// Publishes a new current session (already persisted) as `state`.

@@ -48,7 +48,24 @@ public struct SessionManagerConfiguration: Sendable {
     /// holds this advisory lock, and a refresh or user update first re-reads the store and
     /// builds on what another process stored, so a refresh token is never spent twice nor a
     /// spent one written back. Default `nil` (one process).
+    ///
+    /// On iOS put it in the app group's container
+    /// (`FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`). The lock is taken
+    /// only inside a ``backgroundActivity`` assertion and never held across a suspension.
     public var crossProcessLockURL: URL?
+
+    /// Keeps the process running while it holds the cross-process lock, and says when the
+    /// system is about to suspend it (then the lock is given up at once). Default
+    /// ``platformBackgroundActivity``: `ExpiringActivity` on iOS, iPadOS, tvOS, watchOS and
+    /// visionOS, ``NoBackgroundActivity`` on macOS and Linux. Only used with a
+    /// ``crossProcessLockURL``.
+    public var backgroundActivity: any BackgroundActivity = SessionManagerConfiguration.platformBackgroundActivity
+
+    /// The longest the cross-process lock is held at a time (a refresh holds it while the server
+    /// answers). When it passes, the lock is given up; a refresh that still ends takes the lock
+    /// again to store its result, after looking at what other processes stored meanwhile.
+    /// Default 20 s (a request times out after 15 s by default).
+    public var crossProcessLockMaximumHold: TimeInterval = 20
 
     /// How long to wait for the lock held by another process before giving up: a refresh then
     /// fails transiently (the session is kept), a user update is kept in memory only, and a

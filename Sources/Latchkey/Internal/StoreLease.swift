@@ -1,0 +1,136 @@
+import Foundation
+
+/// The cross-process lock, held inside a ``BackgroundActivity`` assertion.
+///
+/// Taken by ``SessionManager/lockStore(_:)``: the assertion first, then the file lock, so the
+/// lock is never held without the assertion. It is given up (``revoke()``) when the system is
+/// about to suspend the process or when it has been held for
+/// ``SessionManagerConfiguration/crossProcessLockMaximumHold``; a store write running at that
+/// moment finishes first (writes take milliseconds), then the file lock is released, and only
+/// then the assertion ends. After a revocation ``isHeld`` is `false`: whoever still wants to
+/// write must take the lock again.
+final class StoreLease: Sendable {
+    private struct State {
+        var handle: FileLock.Handle?
+        var assertion: (any BackgroundActivityAssertion)?
+        var holdTimer: Task<Void, Never>?
+        /// Store writes running under the lock.
+        var writers = 0
+        /// The file lock is still being waited for.
+        var acquiring = true
+        /// The lock is to be given up (expiration, hold bound, the normal end).
+        var revoked = false
+        var finished = false
+
+        /// Whether the lock can be released and the assertion ended now.
+        var canFinish: Bool { revoked && writers == 0 && !acquiring && !finished }
+    }
+
+    private let state = LockedValue(State())
+
+    init() {}
+
+    /// Whether the lock is held and not being given up.
+    var isHeld: Bool {
+        state.withLock { !$0.revoked && $0.handle != nil }
+    }
+
+    /// Whether the lease is being given up — while waiting for the lock, stop waiting.
+    var isRevoked: Bool {
+        state.withLock { $0.revoked }
+    }
+
+    /// Records the assertion the lock will be held in.
+    func attach(_ assertion: any BackgroundActivityAssertion) {
+        state.withLock { $0.assertion = assertion }
+    }
+
+    /// Records the lock once taken. Returns `false`, and releases the lock and ends the
+    /// assertion at once, if the lease was revoked while the lock was being taken.
+    func attach(_ handle: FileLock.Handle) -> Bool {
+        let kept = state.withLock { state -> Bool in
+            state.acquiring = false
+            guard !state.revoked else { return false }
+            state.handle = handle
+            return true
+        }
+        if !kept {
+            handle.release()
+            finishIfPossible()
+        }
+        return kept
+    }
+
+    /// The lock could not be taken: end the assertion.
+    func abandon() {
+        state.withLock { state in
+            state.acquiring = false
+            state.revoked = true
+        }
+        finishIfPossible()
+    }
+
+    /// Revokes the lease after `seconds` on `clock`, if it is still held then.
+    func bound(by seconds: TimeInterval, clock: any SessionClock) {
+        let deadline = clock.now().addingTimeInterval(seconds)
+        let timer = Task { [weak self] in
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }
+            self?.revoke()
+        }
+        let cancel = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.holdTimer = timer
+            return false
+        }
+        if cancel { timer.cancel() }
+    }
+
+    /// Marks the start of a store write under the lock, so that a revocation waits for it.
+    /// Pair a `true` answer with ``endWrite()``.
+    /// - Returns: `false` when the lock is no longer held.
+    func beginWrite() -> Bool {
+        state.withLock { state -> Bool in
+            guard !state.revoked, state.handle != nil else { return false }
+            state.writers += 1
+            return true
+        }
+    }
+
+    /// Ends a write begun with ``beginWrite()``; completes a revocation that waited for it.
+    func endWrite() {
+        state.withLock { $0.writers -= 1 }
+        finishIfPossible()
+    }
+
+    /// Gives the lock up now, or as soon as the running write (or the wait for the lock) ends:
+    /// the system is about to suspend the process, or the lock was held too long.
+    func revoke() {
+        state.withLock { $0.revoked = true }
+        finishIfPossible()
+    }
+
+    /// Releases the lock and ends the assertion: the normal end. Calling it again does nothing.
+    func release() {
+        revoke()
+    }
+
+    /// Releases the file lock, then ends the assertion (in that order), once, when nothing
+    /// needs the lock any more.
+    private func finishIfPossible() {
+        let parts = state.withLock { state -> (FileLock.Handle?, (any BackgroundActivityAssertion)?, Task<Void, Never>?)? in
+            guard state.canFinish else { return nil }
+            state.finished = true
+            defer {
+                state.handle = nil
+                state.assertion = nil
+                state.holdTimer = nil
+            }
+            return (state.handle, state.assertion, state.holdTimer)
+        }
+        guard let parts else { return }
+        let (handle, assertion, timer) = parts
+        timer?.cancel()
+        handle?.release()
+        assertion?.end()
+    }
+}

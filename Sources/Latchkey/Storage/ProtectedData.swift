@@ -1,0 +1,68 @@
+import Foundation
+
+/// Whether the data an app keeps protected until the device's first unlock can be read now.
+///
+/// After a reboot, and before the person unlocks the device for the first time, iOS may launch
+/// an app in the background (a push, a background fetch, prewarming). Its preferences then read
+/// as empty, files with the default protection (`completeUntilFirstUserAuthentication`) cannot
+/// be opened, and keychain items cannot be read. "Nothing stored" then means "cannot tell yet":
+/// a missing install marker, an onboarding flag or an app-lock flag that reads `false` must not
+/// be believed. ``UserDefaultsInstallMarker`` and LatchkeyAppFlow's preferences ask this
+/// question before they report "not set".
+///
+/// The real answer is ``FirstUnlockProbe``; tests inject their own.
+public protocol ProtectedDataAvailability: Sendable {
+    /// Whether data protected until the first unlock can be read now.
+    func isAvailable() -> Bool
+}
+
+/// Tells whether the device has been unlocked since it started, by reading a small file of its
+/// own protected `completeUntilFirstUserAuthentication` — the protection of the app's
+/// preferences and, by default, of every file it creates.
+///
+/// Before the first unlock such a file exists but cannot be opened, and a new one cannot be
+/// created; afterwards both work until the next reboot, so a positive answer is remembered for
+/// the life of the process. The file holds no data. On iOS, iPadOS, tvOS, watchOS and visionOS
+/// the file is read; on macOS and Linux, where a running app's files are readable, the answer is
+/// always `true` and nothing is written.
+public struct FirstUnlockProbe: ProtectedDataAvailability {
+    /// The probe file.
+    public let url: URL
+
+    /// A probe at `url` (in the app's own container; the directory is created when needed).
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// The probe in the app's Application Support directory.
+    public static var standard: FirstUnlockProbe {
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return FirstUnlockProbe(url: support.appendingPathComponent("dev.latchkey/first-unlock-probe"))
+    }
+
+    /// Probes that answered `true` in this process (the answer cannot change back before a reboot).
+    private static let available = LockedValue(Set<String>())
+
+    public func isAvailable() -> Bool {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        if Self.available.withLock({ $0.contains(url.path) }) { return true }
+        let readable: Bool
+        if FileManager.default.fileExists(atPath: url.path) {
+            // Its name is readable before the first unlock; its contents are not.
+            readable = (try? Data(contentsOf: url)) != nil
+        } else {
+            // Creating a file of this class needs its key, which exists only after the first unlock.
+            try? FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            readable = FileManager.default.createFile(
+                atPath: url.path, contents: Data("1".utf8),
+                attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
+        }
+        if readable { Self.available.withLock { _ = $0.insert(url.path) } }
+        return readable
+        #else
+        return true
+        #endif
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+@testable import Latchkey
+import LatchkeyTestSupport
+import LatchkeyTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether nobody holds the lock on `url` (briefly takes and drops it to find out).
+func lockIsFree(_ url: URL) -> Bool {
+    let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return true }
+    defer { close(descriptor) }
+    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+    _ = flock(descriptor, LOCK_UN)
+    return true
+}
+
+/// The system's background-time assertions, as the test scripts them: granted or refused,
+/// expired when the test says so. Records whether the lock file was free when each assertion
+/// began and when it ended.
+final class ScriptedActivity: BackgroundActivity, Sendable {
+    struct State {
+        var refuse = false
+        var began = 0
+        var ended = 0
+        var lockFreeAtBegin: [Bool] = []
+        var lockFreeAtEnd: [Bool] = []
+        var running: [Int: @Sendable () -> Void] = [:]
+    }
+
+    let lockURL: URL
+    let state = Locked(State())
+
+    init(lockURL: URL) {
+        self.lockURL = lockURL
+    }
+
+    var began: Int { state.withLock { $0.began } }
+    var ended: Int { state.withLock { $0.ended } }
+    var running: Int { state.withLock { $0.running.count } }
+    var lockFreeAtBegin: [Bool] { state.withLock { $0.lockFreeAtBegin } }
+    var lockFreeAtEnd: [Bool] { state.withLock { $0.lockFreeAtEnd } }
+    func setRefuse(_ refuse: Bool) { state.withLock { $0.refuse = refuse } }
+
+    func begin(name: String, expiration: @escaping @Sendable () -> Void) async -> (any BackgroundActivityAssertion)? {
+        let free = lockIsFree(lockURL)
+        return state.withLock { state -> (any BackgroundActivityAssertion)? in
+            state.lockFreeAtBegin.append(free)
+            guard !state.refuse else { return nil }
+            state.began += 1
+            state.running[state.began] = expiration
+            return Assertion(id: state.began, owner: self)
+        }
+    }
+
+    /// The system is about to suspend the process: every running assertion expires.
+    func expireAll() {
+        let handlers = state.withLock { Array($0.running.values) }
+        handlers.forEach { $0() }
+    }
+
+    fileprivate func end(_ id: Int) {
+        let free = lockIsFree(lockURL)
+        state.withLock { state in
+            guard state.running.removeValue(forKey: id) != nil else { return }
+            state.ended += 1
+            state.lockFreeAtEnd.append(free)
+        }
+    }
+
+    struct Assertion: BackgroundActivityAssertion {
+        let id: Int
+        let owner: ScriptedActivity
+        func end() { owner.end(id) }
+    }
+}
+
+/// A store whose saves wait at a gate while the test holds it.
+actor GatedStore: CredentialStore {
+    let base = MemoryCredentialStore()
+    let gate = Gate()
+
+    func load(key: String) async throws -> Data? { try await base.load(key: key) }
+    func save(_ data: Data, key: String) async throws {
+        await gate.pass()
+        try await base.save(data, key: key)
+    }
+    func delete(key: String) async throws { try await base.delete(key: key) }
+}
+
+@Suite("The cross-process lock and the system's background time")
+struct BackgroundLockTests {
+    let directory = temporaryDirectory("background-lock")
+    var lockURL: URL { directory.appendingPathComponent("shared/refresh.lock") }
+
+    func harness(_ activity: ScriptedActivity, maximumHold: TimeInterval = 20) -> Harness {
+        Harness {
+            $0.automaticRefresh = false
+            $0.crossProcessLockURL = lockURL
+            $0.backgroundActivity = activity
+            $0.crossProcessLockMaximumHold = maximumHold
+        }
+    }
+
+    @Test("A refresh takes the lock only inside an assertion, and releases it before the assertion ends")
+    func lockInsideAssertion() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity)
+        _ = try await harness.seed(age: 3570)
+        #expect(await harness.manager.restore().isSignedIn)
+        harness.backend.holdRefreshes()
+        let caller = Task { try await harness.manager.refresh() }
+        #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
+        #expect(activity.running == 1, "the lock is held inside a running assertion")
+        #expect(!lockIsFree(lockURL))
+        harness.backend.releaseRefreshes()
+        let fresh = try await caller.value
+        #expect(activity.began == 1)
+        #expect(activity.ended == 1)
+        #expect(activity.lockFreeAtBegin == [true], "the assertion began before the lock was taken")
+        #expect(activity.lockFreeAtEnd == [true], "the lock was released before the assertion ended")
+        #expect(try await harness.stored()?.session.refreshToken == fresh.refreshToken)
+    }
+
+    @Test("When the assertion expires, the lock is released at once; the refresh then stores its result under the lock taken again")
+    func expirationReleasesTheLock() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity)
+        _ = try await harness.seed(age: 3570)
+        await harness.manager.restore()
+        harness.backend.holdRefreshes()
+        let caller = Task { try await harness.manager.refresh() }
+        #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
+        #expect(!lockIsFree(lockURL))
+
+        activity.expireAll()  // the system is about to suspend the app
+        #expect(lockIsFree(lockURL), "released before the expiration handler returned")
+        #expect(activity.ended == 1)
+        #expect(activity.lockFreeAtEnd == [true])
+
+        harness.backend.releaseRefreshes()  // the app runs again; the server's answer arrives
+        let fresh = try await caller.value
+        #expect(activity.began == 2, "the result is stored inside a new assertion")
+        #expect(activity.ended == 2)
+        #expect(activity.lockFreeAtEnd == [true, true])
+        #expect(try await harness.stored()?.session.refreshToken == fresh.refreshToken)
+        #expect(await harness.manager.currentSession?.refreshToken == fresh.refreshToken)
+        #expect(lockIsFree(lockURL))
+    }
+
+    @Test("The lock was given up and cannot be taken again: the refreshed session is stored anyway (the spent token must not stay)")
+    func relockRefused() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity)
+        _ = try await harness.seed(age: 3570)
+        await harness.manager.restore()
+        harness.backend.holdRefreshes()
+        let caller = Task { try await harness.manager.refresh() }
+        #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
+        activity.expireAll()
+        activity.setRefuse(true)  // still no background time when the answer arrives
+        harness.backend.releaseRefreshes()
+        let fresh = try await caller.value
+        #expect(try await harness.stored()?.session.refreshToken == fresh.refreshToken)
+        #expect(activity.began == 1, "no lock without an assertion")
+        #expect(lockIsFree(lockURL))
+    }
+
+    @Test("No background time granted: no lock, nothing sent, the session is kept")
+    func refused() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity)
+        let seeded = try await harness.seed(age: 3570)
+        await harness.manager.restore()
+        activity.setRefuse(true)
+        await #expect(throws: AuthFailure(.network, code: "lock_unavailable")) { try await harness.manager.refresh() }
+        #expect(harness.backend.refreshCalls == 0)
+        #expect(await harness.manager.state.isSignedIn)
+        #expect(try await harness.stored()?.session.refreshToken == seeded.refreshToken)
+        #expect(lockIsFree(lockURL))
+    }
+
+    @Test("The lock is held no longer than crossProcessLockMaximumHold")
+    func holdBound() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity, maximumHold: 20)
+        _ = try await harness.seed(age: 3570)
+        await harness.manager.restore()
+        harness.backend.holdRefreshes()
+        let caller = Task { try await harness.manager.refresh() }
+        #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
+        #expect(await eventually { harness.clock.sleeperCount >= 1 }, "the hold bound is armed")
+        harness.clock.advance(by: 21)
+        #expect(await eventually { lockIsFree(self.lockURL) })
+        #expect(await eventually { activity.ended == 1 })
+        harness.backend.releaseRefreshes()
+        let fresh = try await caller.value
+        #expect(try await harness.stored()?.session.refreshToken == fresh.refreshToken)
+        #expect(activity.lockFreeAtEnd.allSatisfy { $0 })
+    }
+
+    @Test("An expiration during a store write waits for the write, then releases the lock, then ends the assertion")
+    func expirationDuringWrite() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let store = GatedStore()
+        var configuration = SessionManagerConfiguration()
+        configuration.crossProcessLockURL = lockURL
+        configuration.backgroundActivity = activity
+        let manager = SessionManager(
+            backend: TestBackend(), store: store, configuration: configuration, clock: ManualSessionClock(), logger: .quiet)
+        await manager.restore()
+        store.gate.hold()
+        let signIn = Task { try await manager.signIn(email: "ada@example.com", password: "correct horse") }
+        #expect(await eventually { store.gate.waitingCount == 1 })
+        #expect(!lockIsFree(lockURL))
+        activity.expireAll()
+        #expect(!lockIsFree(lockURL), "the write in progress keeps the lock")
+        #expect(activity.ended == 0)
+        store.gate.release()
+        _ = try await signIn.value
+        #expect(await eventually { activity.ended == 1 })
+        #expect(activity.lockFreeAtEnd == [true])
+        #expect(lockIsFree(lockURL))
+        #expect(try await store.base.load(key: "latchkey.session") != nil)
+    }
+}
