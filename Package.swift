@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyCommandTests",
-            dependencies: ["LatchkeyCommand", "Latchkey", "LatchkeyServer", "LatchkeyTesting"],
+            dependencies: ["LatchkeyCommand", "Latchkey", "LatchkeyServer", "LatchkeyTesting", "LatchkeyTestSupport"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestSupport
 
 /// Runs the built `latchkey` binary as a separate process, as a user or a script would.
 struct CommandRunner {
@@ -29,38 +30,39 @@ struct CommandRunner {
     /// process's standard input (otherwise /dev/null); `removing` names environment variables
     /// the child must not inherit.
     static func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, removing: [String] = []) throws -> Running {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "LATCHKEY_JWT_SECRET")
         for key in removing { env.removeValue(forKey: key) }
         for (key, value) in environment { env[key] = value }
-        process.environment = env
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-out-\(UUID().uuidString)")
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
+        let stdout = open(out.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let stderr = open(err.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        var stdin: Int32?
         if let input {
             let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-in-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: inputFile.path, contents: Data(input.utf8), attributes: [.posixPermissions: 0o600])
-            process.standardInput = try FileHandle(forReadingFrom: inputFile)
-            try? FileManager.default.removeItem(at: inputFile)  // the open handle keeps it readable
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            stdin = open(inputFile.path, O_RDONLY | O_CLOEXEC)
+            try? FileManager.default.removeItem(at: inputFile)  // the open descriptor keeps it readable
         }
-        try process.run()
+        defer {
+            for descriptor in [stdout, stderr, stdin ?? -1] where descriptor >= 0 { close(descriptor) }
+        }
+        guard stdout >= 0, stderr >= 0, input == nil || (stdin ?? -1) >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot open the output files of a command"])
+        }
+        let process = try ChildProcess(
+            executable: executable.path, arguments: arguments, environment: env,
+            standardInput: stdin, standardOutput: stdout, standardError: stderr)
         return Running(process: process, stdoutFile: out, stderrFile: err)
     }
 
     final class Running: @unchecked Sendable {
-        let process: Process
+        let process: ChildProcess
         let stdoutFile: URL
         let stderrFile: URL
 
-        init(process: Process, stdoutFile: URL, stderrFile: URL) {
+        init(process: ChildProcess, stdoutFile: URL, stderrFile: URL) {
             self.process = process
             self.stdoutFile = stdoutFile
             self.stderrFile = stderrFile

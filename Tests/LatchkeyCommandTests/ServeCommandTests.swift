@@ -43,7 +43,7 @@ struct ServeCommandTests {
         #expect(try await get(base + "/admin/users", bearer: serviceRole).0 == 200)
         #expect(try await get(base + "/admin/users", bearer: anon).0 == 403)
 
-        kill(server.process.processIdentifier, SIGTERM)
+        server.process.send(SIGTERM)
         #expect(await server.wait(upTo: 20), "the server stops on SIGTERM")
         #expect(server.process.terminationStatus == 0)
         #expect(!server.stderr.contains("Fatal error"))

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ final class PseudoTerminal: @unchecked Sendable {
     private let master: Int32
     private let slave: Int32
     private var transcript = Data()
-    let process: Process
+    let process: ChildProcess
 
     /// Starts `latchkey arguments…` on a new pseudo-terminal.
     init(_ arguments: [String], environment: [String: String]) throws {
@@ -36,19 +37,13 @@ final class PseudoTerminal: @unchecked Sendable {
         guard slave >= 0 else { throw PseudoTerminalError("cannot open the terminal side") }
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
 
-        process = Process()
-        process.executableURL = CommandRunner.executable
-        process.arguments = arguments
         var variables = ProcessInfo.processInfo.environment
         for key in ClientSandbox.ambient + ["LATCHKEY_JWT_SECRET"] { variables.removeValue(forKey: key) }
         for (key, value) in environment { variables[key] = value }
         variables["TERM"] = "xterm"
-        process.environment = variables
-        let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        process.standardInput = terminal
-        process.standardOutput = terminal
-        process.standardError = terminal
-        try process.run()
+        process = try ChildProcess(
+            executable: CommandRunner.executable.path, arguments: arguments, environment: variables,
+            standardInput: slave, standardOutput: slave, standardError: slave)
     }
 
     deinit {

@@ -1,0 +1,98 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started with `posix_spawn`, for tests that run the `latchkey` binary.
+///
+/// Foundation's `Process.run()` on Linux (Swift 6.3) crashes now and then: it over-reads the
+/// `dirent` records of `/proc/self/fd` while deciding which descriptors to close
+/// (swift-corelibs-foundation#5472). A test suite that starts a hundred processes hits it in a
+/// fair share of runs, so the tests spawn directly. Standard input, output and error are the
+/// given descriptors (`/dev/null` when `nil`); signal dispositions and the signal mask are reset
+/// to their defaults in the child, as a shell would.
+package final class ChildProcess: @unchecked Sendable {
+    /// The child's process id.
+    package let processIdentifier: pid_t
+    private let lock = NSLock()
+    private var status: Int32?
+
+    /// Starts `executable` with `arguments` and exactly `environment`.
+    package init(
+        executable: String, arguments: [String], environment: [String: String],
+        standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil
+    ) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (source, target) in [(standardInput, Int32(0)), (standardOutput, 1), (standardError, 2)] {
+            if let source {
+                posix_spawn_file_actions_adddup2(&actions, source, target)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(executable): \(String(cString: strerror(result)))"])
+        }
+        processIdentifier = pid
+    }
+
+    /// Whether the child is still running (reaps it once it has exited).
+    package var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if status != nil { return false }
+        var raw: Int32 = 0
+        let reaped = waitpid(processIdentifier, &raw, WNOHANG)
+        guard reaped == processIdentifier else { return reaped == 0 }
+        status = raw
+        return false
+    }
+
+    /// Blocks until the child exits.
+    package func waitUntilExit() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard status == nil else { return }
+        var raw: Int32 = 0
+        while waitpid(processIdentifier, &raw, 0) == -1 && errno == EINTR {}
+        status = raw
+    }
+
+    /// The exit code, or 128 + the signal number when a signal ended the child (as a shell
+    /// reports it). Waits for the child to exit.
+    package var terminationStatus: Int32 {
+        waitUntilExit()
+        let raw = lock.withLock { status ?? 0 }
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+    }
+
+    /// Sends `signal` to the child.
+    package func send(_ signal: Int32) {
+        kill(processIdentifier, signal)
+    }
+}
