@@ -27,9 +27,23 @@ extension RefreshGrantBody: CustomStringConvertible, CustomDebugStringConvertibl
 }
 
 extension UpdateUserBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { describe("UpdateUserBody", ["email": email, "password": mask(password)]) }
+    public var description: String { describe("UpdateUserBody", ["email": email, "password": mask(password), "nonce": mask(nonce)]) }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["email": email as Any, "password": mask(password) as Any]) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["email": email as Any, "password": mask(password) as Any, "nonce": mask(nonce) as Any])
+    }
+}
+
+extension PKCEGrantBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { describe("PKCEGrantBody", ["auth_code": mask(auth_code), "code_verifier": mask(code_verifier)]) }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["auth_code": mask(auth_code) as Any, "code_verifier": mask(code_verifier) as Any]) }
+}
+
+extension GenerateLinkBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { describe("GenerateLinkBody", ["type": type, "email": email, "password": mask(password)]) }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["type": type as Any, "email": email as Any, "password": mask(password) as Any]) }
 }
 
 extension VerifyBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

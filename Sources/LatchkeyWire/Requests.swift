@@ -5,20 +5,104 @@ import Foundation
 /// unknown fields are ignored.
 
 /// `POST /signup`.
+///
+/// Without `email`, `phone` and `password` it is an anonymous sign-in (when the server allows
+/// them). `code_challenge` and `code_challenge_method` start a PKCE flow: the confirmation link
+/// then redirects with `?code=`.
 public struct SignUpBody: Codable, Sendable, Hashable {
     public var email: String?
+    public var phone: String?
     public var password: String?
     public var data: [String: JSONValue]?
     public var redirect_to: String?
     /// supabase-js sends `options.emailRedirectTo` as `email_redirect_to` in some versions.
     public var email_redirect_to: String?
+    public var code_challenge: String?
+    public var code_challenge_method: String?
 
-    public init(email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, redirect_to: String? = nil, email_redirect_to: String? = nil) {
+    public init(
+        email: String? = nil, phone: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, redirect_to: String? = nil,
+        email_redirect_to: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil
+    ) {
         self.email = email
+        self.phone = phone
         self.password = password
         self.data = data
         self.redirect_to = redirect_to
         self.email_redirect_to = email_redirect_to
+        self.code_challenge = code_challenge
+        self.code_challenge_method = code_challenge_method
+    }
+}
+
+/// `POST /token?grant_type=pkce`: the authorization code from a link's `?code=` and the
+/// verifier its challenge was made from.
+public struct PKCEGrantBody: Codable, Sendable, Hashable {
+    public var auth_code: String?
+    public var code_verifier: String?
+
+    public init(auth_code: String? = nil, code_verifier: String? = nil) {
+        self.auth_code = auth_code
+        self.code_verifier = code_verifier
+    }
+}
+
+/// `POST /otp` (and `POST /magiclink`, which ignores `create_user`): mails a sign-in link and
+/// code, creating the account first when `create_user` is not `false`.
+public struct OTPBody: Codable, Sendable, Hashable {
+    public var email: String?
+    public var phone: String?
+    public var create_user: Bool?
+    public var data: [String: JSONValue]?
+    public var channel: String?
+    public var code_challenge: String?
+    public var code_challenge_method: String?
+
+    public init(
+        email: String? = nil, phone: String? = nil, create_user: Bool? = nil, data: [String: JSONValue]? = nil, channel: String? = nil,
+        code_challenge: String? = nil, code_challenge_method: String? = nil
+    ) {
+        self.email = email
+        self.phone = phone
+        self.create_user = create_user
+        self.data = data
+        self.channel = channel
+        self.code_challenge = code_challenge
+        self.code_challenge_method = code_challenge_method
+    }
+}
+
+/// `POST /invite`.
+public struct InviteBody: Codable, Sendable, Hashable {
+    public var email: String?
+    public var data: [String: JSONValue]?
+
+    public init(email: String? = nil, data: [String: JSONValue]? = nil) {
+        self.email = email
+        self.data = data
+    }
+}
+
+/// `POST /admin/generate_link`: `type` is `signup`, `invite`, `magiclink`, `recovery`,
+/// `email_change_current` or `email_change_new`.
+public struct GenerateLinkBody: Codable, Sendable, Hashable {
+    public var type: String?
+    public var email: String?
+    public var new_email: String?
+    public var password: String?
+    public var data: [String: JSONValue]?
+    public var redirect_to: String?
+
+    public init(
+        type: String? = nil, email: String? = nil, new_email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil,
+        redirect_to: String? = nil
+    ) {
+        self.type = type
+        self.email = email
+        self.new_email = new_email
+        self.password = password
+        self.data = data
+        self.redirect_to = redirect_to
     }
 }
 
@@ -43,31 +127,49 @@ public struct RefreshGrantBody: Codable, Sendable, Hashable {
 }
 
 /// `PUT /user`.
+///
+/// `nonce` is the code from `GET /reauthenticate`, which a password change needs when the
+/// server requires reauthentication; `code_challenge` makes an email change a PKCE flow.
 public struct UpdateUserBody: Codable, Sendable, Hashable {
     public var email: String?
     public var password: String?
     public var data: [String: JSONValue]?
+    public var nonce: String?
+    public var code_challenge: String?
+    public var code_challenge_method: String?
 
-    public init(email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil) {
+    public init(
+        email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, nonce: String? = nil,
+        code_challenge: String? = nil, code_challenge_method: String? = nil
+    ) {
         self.email = email
         self.password = password
         self.data = data
+        self.nonce = nonce
+        self.code_challenge = code_challenge
+        self.code_challenge_method = code_challenge_method
     }
 }
 
-/// `POST /verify`.
+/// `POST /verify`: either `token_hash` (the token of an email link), or `email` with `token`
+/// (the code from the email).
 public struct VerifyBody: Codable, Sendable, Hashable {
     public var type: String?
     public var token: String?
     public var token_hash: String?
     public var email: String?
+    public var phone: String?
     public var redirect_to: String?
 
-    public init(type: String? = nil, token: String? = nil, token_hash: String? = nil, email: String? = nil, redirect_to: String? = nil) {
+    public init(
+        type: String? = nil, token: String? = nil, token_hash: String? = nil, email: String? = nil, phone: String? = nil,
+        redirect_to: String? = nil
+    ) {
         self.type = type
         self.token = token
         self.token_hash = token_hash
         self.email = email
+        self.phone = phone
         self.redirect_to = redirect_to
     }
 }
@@ -75,13 +177,22 @@ public struct VerifyBody: Codable, Sendable, Hashable {
 /// `POST /recover` and `POST /resend`.
 public struct EmailBody: Codable, Sendable, Hashable {
     public var email: String?
+    public var phone: String?
     public var type: String?
     public var redirect_to: String?
+    public var code_challenge: String?
+    public var code_challenge_method: String?
 
-    public init(email: String? = nil, type: String? = nil, redirect_to: String? = nil) {
+    public init(
+        email: String? = nil, phone: String? = nil, type: String? = nil, redirect_to: String? = nil, code_challenge: String? = nil,
+        code_challenge_method: String? = nil
+    ) {
         self.email = email
+        self.phone = phone
         self.type = type
         self.redirect_to = redirect_to
+        self.code_challenge = code_challenge
+        self.code_challenge_method = code_challenge_method
     }
 }
 

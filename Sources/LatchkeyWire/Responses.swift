@@ -54,6 +54,7 @@ public struct UserResponse: Codable, Sendable, Hashable {
     public var created_at: String?
     public var updated_at: String?
     public var is_anonymous: Bool?
+    public var invited_at: String?
 
     /// A user with only its id; set the other fields as needed.
     public init(id: String) {
@@ -85,6 +86,7 @@ public struct UserResponse: Codable, Sendable, Hashable {
         created_at = field(.created_at)
         updated_at = field(.updated_at)
         is_anonymous = field(.is_anonymous)
+        invited_at = field(.invited_at)
     }
 }
 
@@ -237,4 +239,55 @@ public struct AuditEntryResponse: Codable, Sendable, Hashable {
         self.created_at = created_at
         self.ip_address = ip_address
     }
+}
+
+/// `POST /admin/generate_link`: the user's fields, and beside them the link, the emailed code
+/// and the link's token (what `/verify` takes as `token_hash`), as GoTrue answers it. Nothing
+/// is mailed: the caller delivers the link itself.
+public struct GenerateLinkResponse: Codable, Sendable, Hashable {
+    public var user: UserResponse
+    public var action_link: String
+    public var email_otp: String
+    public var hashed_token: String
+    public var verification_type: String
+    public var redirect_to: String
+
+    public init(user: UserResponse, action_link: String, email_otp: String, hashed_token: String, verification_type: String, redirect_to: String) {
+        self.user = user
+        self.action_link = action_link
+        self.email_otp = email_otp
+        self.hashed_token = hashed_token
+        self.verification_type = verification_type
+        self.redirect_to = redirect_to
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case action_link, email_otp, hashed_token, verification_type, redirect_to
+    }
+
+    public init(from decoder: any Decoder) throws {
+        user = try UserResponse(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        action_link = try container.decode(String.self, forKey: .action_link)
+        email_otp = try container.decode(String.self, forKey: .email_otp)
+        hashed_token = try container.decode(String.self, forKey: .hashed_token)
+        verification_type = try container.decode(String.self, forKey: .verification_type)
+        redirect_to = try container.decode(String.self, forKey: .redirect_to)
+    }
+
+    /// The user's fields and the link's, in one flat object.
+    public func encode(to encoder: any Encoder) throws {
+        try user.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(action_link, forKey: .action_link)
+        try container.encode(email_otp, forKey: .email_otp)
+        try container.encode(hashed_token, forKey: .hashed_token)
+        try container.encode(verification_type, forKey: .verification_type)
+        try container.encode(redirect_to, forKey: .redirect_to)
+    }
+}
+
+extension GenerateLinkResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "GenerateLinkResponse(user: \(user.id), verification_type: \(verification_type), link and code: <redacted>)" }
+    public var debugDescription: String { description }
 }

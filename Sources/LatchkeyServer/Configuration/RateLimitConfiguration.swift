@@ -17,9 +17,13 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     public var enabled: Bool = true
     /// Failed password attempts per account: 10 per 5 minutes.
     public var failedPasswordAttemptsPerAccount = Limit(count: 10, per: 300)
+    /// Wrong emailed codes per address: 10 per 5 minutes, then every code for the address is
+    /// refused until the window passes (a six-digit code cannot be guessed in time).
+    public var failedCodeAttemptsPerAddress = Limit(count: 10, per: 300)
     /// Sign-in and sign-up requests per client IP: 100 per 5 minutes.
     public var signInsPerIP = Limit(count: 100, per: 300)
-    /// Emails (confirmation, recovery, email change) per address: 5 per hour, at most one a minute.
+    /// Emails of one kind (confirmation, recovery, email change, reauthentication) per address: 5
+    /// per hour, at most one a minute.
     public var emailsPerAddress = Limit(count: 5, per: 3600)
     /// Seconds between two emails to the same address.
     public var emailInterval: TimeInterval = 60

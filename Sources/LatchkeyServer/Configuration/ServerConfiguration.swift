@@ -77,6 +77,13 @@ public struct ServerConfiguration: Sendable {
     public var confirmationTokenTTL: TimeInterval = 86_400
     /// Lifetime of password-recovery links, in seconds.
     public var recoveryTokenTTL: TimeInterval = 3600
+    /// Seconds an emailed six-digit code (and a reauthentication nonce) stays valid.
+    public var emailCodeTTL: TimeInterval = 3600
+    /// Whether `POST /signup` with neither email nor phone signs in an anonymous user.
+    public var enableAnonymousUsers: Bool = false
+    /// Whether changing the password from a session older than 24 hours needs the nonce mailed by
+    /// `GET /reauthenticate` (GoTrue's `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`).
+    public var securePasswordChange: Bool = false
     /// Request rate limits (per server instance).
     public var rateLimits: RateLimitConfiguration = .default
     /// Threads that hash and verify passwords; `nil` means one per CPU core.
@@ -100,6 +107,7 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("LATCHKEY_JWT_SECRET must be at least 32 bytes long")
         }
         guard accessTokenTTL >= 30 else { throw ConfigurationError("--access-token-ttl must be at least 30 seconds") }
+        guard emailCodeTTL >= 1 else { throw ConfigurationError("--email-code-ttl must be at least 1 second") }
         guard refreshReuseInterval >= 0 else { throw ConfigurationError("--refresh-reuse-interval cannot be negative") }
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31") }
         guard minimumPasswordLength >= 6 else { throw ConfigurationError("minimum password length must be at least 6") }

@@ -25,6 +25,19 @@ public struct AuthError: Error, Sendable, Equatable {
 extension AuthError {
     /// Whether this is a 429: the client may try again after ``retryAfter`` seconds.
     var isRateLimit: Bool { status == .tooManyRequests }
+
+    /// The OAuth `error` a redirect carries for this error, as GoTrue maps statuses (and
+    /// `over_request_rate_limit` for a 429).
+    var oauthErrorName: String {
+        switch status.code {
+        case 400: "invalid_request"
+        case 401: "unauthorized_client"
+        case 429: "over_request_rate_limit"
+        case 500: "server_error"
+        case 503: "temporarily_unavailable"
+        default: "access_denied"
+        }
+    }
 }
 
 extension AuthError {
@@ -48,12 +61,37 @@ extension AuthError {
     public static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
     public static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
     public static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
+    public static let codeExpired = AuthError(.forbidden, "otp_expired", "Token has expired or is invalid")
+    public static let flowStateNotFound = AuthError(.notFound, "flow_state_not_found", "invalid flow state, no valid flow state found")
+    public static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
+    public static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
+    public static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
+    public static let reauthenticationNotValid = AuthError(.unprocessableContent, "reauthentication_not_valid", "Nonce has expired or is invalid")
+    public static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+    public static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")
+    public static let anonymousPasswordWithoutEmail = AuthError(
+        .unprocessableContent, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
+    public static let verifyEmailFirst = AuthError(.unprocessableContent, "email_not_confirmed", "Please verify your email first.")
+    public static let noUserWithEmail = AuthError(.notFound, "user_not_found", "User with this email not found")
+    public static let noFlowStateForLink = AuthError(
+        .badRequest, "flow_state_not_found", "No associated flow state found. No valid flow state found for user.")
     public static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
     public static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
     public static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
     public static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
     public static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
     public static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
+
+    /// 500 "Error sending … email": a mail that could not be handed to the mail server.
+    public static func mailNotSent(_ name: String) -> AuthError {
+        AuthError(.internalServerError, "unexpected_failure", "Error sending \(name) email")
+    }
+
+    /// 400 `phone_provider_disabled`: Latchkey has no SMS provider, so every phone flow answers
+    /// what GoTrue answers with the phone provider off.
+    public static func phoneProviderDisabled(_ message: String = "Unsupported phone provider") -> AuthError {
+        AuthError(.badRequest, "phone_provider_disabled", message)
+    }
 
     /// 400 `validation_failed` with a message saying which input was wrong.
     public static func validation(_ message: String) -> AuthError {

@@ -18,6 +18,8 @@ public struct AuditEntry: Sendable, Hashable {
         case userRepeatedSignUp = "user_repeated_signup"
         case userUpdatedPassword = "user_updated_password"
         case verificationAttempted = "verification_attempted"
+        case userInvited = "user_invited"
+        case userReauthenticateRequested = "user_reauthenticate_requested"
     }
 
     public var id: UUID
@@ -48,8 +50,8 @@ public struct AuditEntry: Sendable, Hashable {
         switch action {
         case .login, .logout, .userSignedUp, .userRepeatedSignUp, .verificationAttempted: "account"
         case .tokenRefreshed, .tokenRevoked: "token"
-        case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword: "user"
-        case .userDeleted: "team"
+        case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword, .userReauthenticateRequested: "user"
+        case .userDeleted, .userInvited: "team"
         }
     }
 }

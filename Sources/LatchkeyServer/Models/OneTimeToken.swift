@@ -1,26 +1,36 @@
 import Foundation
 
-/// A single-use token sent by email: sign-up confirmation, password recovery or email change.
+/// A single-use secret sent by email: a link token and, with it, a short numeric code.
 ///
-/// Only the SHA-256 of the token is stored; a user has at most one live token per kind.
+/// Kinds follow GoTrue's columns: sign-up confirmation and invitations, password recovery and
+/// magic links, email change, and reauthentication before a password change. Only hashes are
+/// stored: the SHA-256 of the link token, and ``EmailCode/hash(_:address:)`` of the code, which
+/// binds the code to the address it was mailed to. A user has at most one live token per kind.
 public struct OneTimeToken: Sendable, Hashable {
     public enum Kind: String, Sendable, CaseIterable {
+        /// Sign-up confirmation and invitation.
         case confirmation = "confirmation_token"
+        /// Password recovery and magic link.
         case recovery = "recovery_token"
         case emailChange = "email_change_token_new"
+        /// The nonce a password change asks for when secure password change is on.
+        case reauthentication = "reauthentication_token"
     }
 
     public var userID: UUID
     public var kind: Kind
     public var tokenHash: String
+    /// The hash of the emailed code, bound to ``relatesTo``; `nil` for a token sent without one.
+    public var codeHash: String?
     /// The address the token was sent to.
     public var relatesTo: String
     public var createdAt: Date
 
-    public init(userID: UUID, kind: Kind, tokenHash: String, relatesTo: String, createdAt: Date) {
+    public init(userID: UUID, kind: Kind, tokenHash: String, codeHash: String? = nil, relatesTo: String, createdAt: Date) {
         self.userID = userID
         self.kind = kind
         self.tokenHash = tokenHash
+        self.codeHash = codeHash
         self.relatesTo = relatesTo
         self.createdAt = createdAt
     }

@@ -7,6 +7,7 @@ public struct UserRecord: Sendable, Hashable {
     public var id: UUID
     public var aud: String
     public var role: String
+    /// The (normalised) address; empty for an anonymous user.
     public var email: String
     /// bcrypt hash; `nil` for an account created by an administrator without a password.
     public var passwordHash: String?
@@ -18,6 +19,12 @@ public struct UserRecord: Sendable, Hashable {
     public var emailChangeSentAt: Date?
     public var lastSignInAt: Date?
     public var bannedUntil: Date?
+    /// Signed in without an email address or password (`POST /signup` with neither); ``email``
+    /// is empty until the user adds one.
+    public var isAnonymous: Bool
+    /// When an administrator invited the address (`POST /invite`); the user sets a password
+    /// after following the invitation.
+    public var invitedAt: Date?
     public var appMetadata: [String: JSONValue]
     public var userMetadata: [String: JSONValue]
     public var createdAt: Date
@@ -27,7 +34,7 @@ public struct UserRecord: Sendable, Hashable {
         id: UUID = UUID(), aud: String = "authenticated", role: String = "authenticated", email: String,
         passwordHash: String?, emailConfirmedAt: Date? = nil, confirmationSentAt: Date? = nil,
         recoverySentAt: Date? = nil, newEmail: String? = nil, emailChangeSentAt: Date? = nil,
-        lastSignInAt: Date? = nil, bannedUntil: Date? = nil,
+        lastSignInAt: Date? = nil, bannedUntil: Date? = nil, isAnonymous: Bool = false, invitedAt: Date? = nil,
         appMetadata: [String: JSONValue] = ["provider": .string("email"), "providers": .array([.string("email")])],
         userMetadata: [String: JSONValue] = [:], createdAt: Date, updatedAt: Date
     ) {
@@ -43,6 +50,8 @@ public struct UserRecord: Sendable, Hashable {
         self.emailChangeSentAt = emailChangeSentAt
         self.lastSignInAt = lastSignInAt
         self.bannedUntil = bannedUntil
+        self.isAnonymous = isAnonymous
+        self.invitedAt = invitedAt
         self.appMetadata = appMetadata
         self.userMetadata = userMetadata
         self.createdAt = createdAt
@@ -54,4 +63,10 @@ public struct UserRecord: Sendable, Hashable {
         guard let bannedUntil else { return false }
         return bannedUntil > now
     }
+}
+
+extension UserRecord {
+    /// ``email`` as the stores keep it: `NULL` for an anonymous user's empty address, so that the
+    /// unique constraint applies to real addresses only.
+    var storedEmail: String? { email.isEmpty ? nil : email }
 }

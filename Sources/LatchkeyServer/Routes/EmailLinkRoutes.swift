@@ -1,19 +1,19 @@
 import Foundation
 import Hummingbird
 
-/// `POST/GET /verify`, `POST /recover` and `POST /resend`: everything that starts or ends with
-/// a link in an email.
+/// Everything that starts or ends with an email: `/verify`, `/recover`, `/resend`, `/otp`,
+/// `/magiclink`, and the administrator's `/invite` and `/admin/generate_link`.
 struct EmailLinkRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
         router.post("/verify") { request, context in
             let body = try await JSONBody.decode(VerifyBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.emailLinks.verify(body, ipAddress: context.clientIP))
+            return try JSONBody.response(try await service.verification.verify(body, ipAddress: context.clientIP))
         }
         router.get("/verify") { request, context in
             let query = request.uri.queryParameters
-            let location = try await service.emailLinks.follow(
+            let location = try await service.verification.follow(
                 type: query.get("type"), token: query.get("token"), redirectTo: query.get("redirect_to"), ipAddress: context.clientIP)
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
         }
@@ -25,8 +25,28 @@ struct EmailLinkRoutes {
         }
         router.post("/resend") { request, context in
             let body = try await JSONBody.decode(EmailBody.self, from: request, context: context)
-            try await service.emailLinks.resend(body, ipAddress: context.clientIP)
+            let redirect = request.uri.queryParameters.get("redirect_to")
+            try await service.emailLinks.resend(body, queryRedirect: redirect, ipAddress: context.clientIP)
             return JSONBody.empty()
+        }
+        for path in ["/otp", "/magiclink"] {
+            router.post(RouterPath(path)) { request, context in
+                let body = try await JSONBody.decode(OTPBody.self, from: request, context: context)
+                let redirect = request.uri.queryParameters.get("redirect_to")
+                try await service.emailSignIn.send(body, queryRedirect: redirect, ipAddress: context.clientIP)
+                return JSONBody.empty()
+            }
+        }
+        router.post("/invite") { request, context in
+            try await service.authentication.admin(bearer: request.bearerToken())
+            let body = try await JSONBody.decode(InviteBody.self, from: request, context: context)
+            let redirect = request.uri.queryParameters.get("redirect_to")
+            return try JSONBody.response(try await service.invitations.invite(body, queryRedirect: redirect, ipAddress: context.clientIP))
+        }
+        router.post("/admin/generate_link") { request, context in
+            try await service.authentication.admin(bearer: request.bearerToken())
+            let body = try await JSONBody.decode(GenerateLinkBody.self, from: request, context: context)
+            return try JSONBody.response(try await service.invitations.generateLink(body, ipAddress: context.clientIP))
         }
     }
 }

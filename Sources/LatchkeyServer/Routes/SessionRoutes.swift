@@ -19,10 +19,13 @@ struct SessionRoutes {
             case "refresh_token":
                 let body = try await JSONBody.decode(RefreshGrantBody.self, from: request, context: context)
                 return try JSONBody.response(try await service.refreshGrant.refresh(body, ipAddress: context.clientIP))
+            case "pkce":
+                let body = try await JSONBody.decode(PKCEGrantBody.self, from: request, context: context)
+                return try JSONBody.response(try await service.pkceGrant.exchange(body, ipAddress: context.clientIP))
             case nil:
-                throw AuthError(.badRequest, "validation_failed", "grant_type is required: password or refresh_token")
+                throw AuthError(.badRequest, "validation_failed", "grant_type is required: password, refresh_token or pkce")
             case let other?:
-                throw AuthError(.badRequest, "unsupported_grant_type", "Unsupported grant_type \"\(other.prefix(40))\": use password or refresh_token")
+                throw AuthError(.badRequest, "unsupported_grant_type", "Unsupported grant_type \"\(other.prefix(40))\": use password, refresh_token or pkce")
             }
         }
         router.post("/logout") { request, context in

@@ -12,7 +12,13 @@ struct UserRoutes {
         router.put("/user") { request, context in
             let signedIn = try await service.authentication.user(bearer: request.bearerToken())
             let body = try await JSONBody.decode(UpdateUserBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.userUpdate.update(signedIn, with: body, ipAddress: context.clientIP))
+            let redirect = request.uri.queryParameters.get("redirect_to")
+            return try JSONBody.response(try await service.userUpdate.update(signedIn, with: body, redirectTo: redirect, ipAddress: context.clientIP))
+        }
+        router.get("/reauthenticate") { request, context in
+            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
+            try await service.reauthentication.request(for: signedIn, ipAddress: context.clientIP)
+            return JSONBody.empty()
         }
         router.get("/profiles/:id") { request, context in
             _ = try await service.authentication.user(bearer: request.bearerToken())

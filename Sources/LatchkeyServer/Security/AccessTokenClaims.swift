@@ -47,7 +47,7 @@ extension AccessTokenClaims {
             iss: .init(value: issuer), sub: .init(value: user.id.uuidString.lowercased()), aud: .init(value: user.aud),
             exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: "", role: user.role, aal: "aal1",
             amr: [.init(method: session.authMethod, timestamp: Int(session.createdAt.timeIntervalSince1970))],
-            sessionID: session.id.uuidString.lowercased(), isAnonymous: false,
+            sessionID: session.id.uuidString.lowercased(), isAnonymous: user.isAnonymous,
             appMetadata: user.appMetadata, userMetadata: user.userMetadata)
     }
 }

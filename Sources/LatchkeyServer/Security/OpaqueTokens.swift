@@ -7,14 +7,35 @@ import Foundation
 /// server key (``successor(of:)``), so the server can recompute the active token of a session
 /// from a spent one — which is how a client that lost a refresh response gets the same session
 /// back — while storing nothing but SHA-256 hashes.
+///
+/// Emailed one-time codes are short (six digits), so their stored form is keyed as well
+/// (``codeHash(_:address:)``): a copy of the database alone does not give away live codes.
 struct OpaqueTokens: Sendable {
     private let rotationKey: SymmetricKey
+    private let codeKey: SymmetricKey
 
     init(jwtSecret: String) {
         self.rotationKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey refresh-token rotation v1".utf8),
             outputByteCount: 32)
+        self.codeKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
+            info: Data("latchkey email code v1".utf8),
+            outputByteCount: 32)
+    }
+
+    /// A random numeric code of `length` digits, uniformly distributed (leading zeros kept).
+    static func randomCode(length: Int = 6) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+    }
+
+    /// The stored form of an emailed code: an HMAC over the address and the code, so a code is
+    /// good only for the address it was sent to.
+    func codeHash(_ code: String, address: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data((address + "\u{0}" + code).utf8), using: codeKey)
+        return Array(mac).hexString
     }
 
     /// A fresh random token of `byteCount` random bytes, base64url without padding.

@@ -19,8 +19,18 @@ struct AuthService: Sendable {
     let userUpdate: UserUpdate
     /// `GET/PUT /profiles/{id}`.
     let profiles: Profiles
-    /// `/verify`, `/recover` and `/resend`.
+    /// `/recover` and `/resend`.
     let emailLinks: EmailLinks
+    /// `POST/GET /verify`.
+    let verification: EmailVerification
+    /// `POST /token?grant_type=pkce`.
+    let pkceGrant: PKCEGrant
+    /// `POST /otp` and `POST /magiclink`.
+    let emailSignIn: EmailSignIn
+    /// `POST /invite` and `POST /admin/generate_link`.
+    let invitations: Invitations
+    /// `GET /reauthenticate`, and the nonce a password change may need.
+    let reauthentication: Reauthentication
     /// `/admin/users…`.
     let adminUsers: AdminUsers
     /// `GET /admin/audit`.
@@ -41,25 +51,37 @@ struct AuthService: Sendable {
         let sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)
+        let linkSettings = EmailLinks.Settings(
+            confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
+            codeTTL: configuration.emailCodeTTL, externalURL: externalURL,
+            redirects: RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs))
         let emailLinks = EmailLinks(
-            store: store, clock: clock, mailer: mailer, limits: limits, sessions: sessions,
-            settings: EmailLinks.Settings(
-                confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
-                externalURL: externalURL,
-                redirects: RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs)))
+            store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, logger: logger)
+        let reauthentication = Reauthentication(
+            store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock)
         signUp = SignUp(
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
-            settings: SignUp.Settings(disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm), logger: logger)
+            settings: SignUp.Settings(
+                disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
+            logger: logger)
         passwordGrant = PasswordGrant(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, logger: logger)
         refreshGrant = RefreshGrant(
             store: store, clock: clock, tokens: tokens, limits: limits, sessions: sessions,
             reuseInterval: configuration.refreshReuseInterval, logger: logger)
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
-            store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, autoconfirm: configuration.autoconfirm)
+            store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
+            autoconfirm: configuration.autoconfirm)
         profiles = Profiles(store: store, clock: clock)
         self.emailLinks = emailLinks
+        self.reauthentication = reauthentication
+        verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)
+        pkceGrant = PKCEGrant(store: store, clock: clock, limits: limits, sessions: sessions)
+        emailSignIn = EmailSignIn(
+            store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
+            autoconfirm: configuration.autoconfirm)
+        invitations = Invitations(store: store, clock: clock, passwords: passwords, emailLinks: emailLinks)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)

@@ -1,189 +1,167 @@
 import Foundation
+import Logging
 
-/// Email links: sign-up confirmation, password recovery and email change — sending them,
-/// sending them again, and following them.
+/// Emails that carry a one-time token — sign-up confirmation, invitation, recovery, magic link,
+/// email change, reauthentication — and sending them again.
+///
+/// Every such email carries a link and a six-digit code; both redeem the same token, once (see
+/// ``EmailVerification``). A request with a PKCE challenge also stores a ``FlowState``, and its
+/// link then redirects with `?code=` instead of a session.
 struct EmailLinks: Sendable {
-    /// The `type` values of `/verify` and what they consume.
-    enum VerificationType: String, Sendable {
-        case signup
-        case recovery
-        case emailChange = "email_change"
-
-        var kind: OneTimeToken.Kind {
-            switch self {
-            case .signup: .confirmation
-            case .recovery: .recovery
-            case .emailChange: .emailChange
-            }
-        }
-
-        init(parsing raw: String?) throws(AuthError) {
-            guard let raw, let value = VerificationType(rawValue: raw) else {
-                throw AuthError.validation("Verify requires a type of signup, recovery or email_change")
-            }
-            self = value
-        }
-    }
-
-    /// How long links stay valid, and where they point.
+    /// How long links and codes stay valid, and where they point.
     struct Settings: Sendable {
         var confirmationTokenTTL: TimeInterval
         var recoveryTokenTTL: TimeInterval
+        /// How long an emailed code (and a reauthentication nonce) stays valid.
+        var codeTTL: TimeInterval
         /// Where `/verify` links point (the server itself).
         var externalURL: String
         /// Where users land after following a link.
         var redirects: RedirectPolicy
     }
 
+    /// A token issued for an email: what the email (or `POST /admin/generate_link`) shows.
+    struct Issued: Sendable {
+        /// The `/verify` link; `nil` for reauthentication, which is a code only.
+        var link: String?
+        var code: String
+        /// The link's token: what `POST /verify` takes as `token_hash`.
+        var linkToken: String
+        /// Where the link lands after verifying.
+        var redirectTo: String
+    }
+
     private let store: any AuthStore
     private let clock: any ServerClock
     private let mailer: any Mailer
     private let limits: RateLimits
-    private let sessions: SessionIssuer
-    private let settings: Settings
+    private let tokens: OpaqueTokens
+    let settings: Settings
+    private let logger: Logger
 
-    init(store: any AuthStore, clock: any ServerClock, mailer: any Mailer, limits: RateLimits, sessions: SessionIssuer, settings: Settings) {
+    init(
+        store: any AuthStore, clock: any ServerClock, mailer: any Mailer, limits: RateLimits, tokens: OpaqueTokens, settings: Settings,
+        logger: Logger
+    ) {
         self.store = store
         self.clock = clock
         self.mailer = mailer
         self.limits = limits
-        self.sessions = sessions
+        self.tokens = tokens
         self.settings = settings
+        self.logger = logger
     }
 
-    // MARK: Sending
+    // MARK: Issuing and sending
 
-    /// Creates a link token of `type` for `user`, stores its hash and mails the link to
-    /// `address`. The caller has applied the per-address email rate limit.
-    func send(_ type: VerificationType, to user: UserRecord, address: String, redirectTo: String?, ipAddress: String) async throws {
+    /// Creates a token of `purpose` for `user`, stores its hashes (replacing the user's previous
+    /// one of the same kind), records when it was sent, and stores the PKCE flow if there is
+    /// one. Mails nothing.
+    ///
+    /// - Parameter audit: the entry to record; by default the purpose's own.
+    func issue(
+        _ purpose: EmailPurpose, for user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
+        audit: AuditEntry? = nil
+    ) async throws -> Issued {
         let now = clock.now()
-        let token = OpaqueTokens.random()
+        let linkToken = (pkce == nil ? "" : "pkce_") + OpaqueTokens.random()
+        let code = OpaqueTokens.randomCode()
         var updated = user
-        let action: AuditEntry.Action
-        switch type {
+        var action = AuditEntry.Action.userModified
+        switch purpose {
         case .signup:
             updated.confirmationSentAt = now
             action = .userConfirmationRequested
-        case .recovery:
+        case .invite:
+            updated.confirmationSentAt = now
+            updated.invitedAt = now
+            action = .userInvited
+        case .recovery, .magicLink:
             updated.recoverySentAt = now
             action = .userRecoveryRequested
         case .emailChange:
             updated.emailChangeSentAt = now
             updated.newEmail = address
-            action = .userModified
+        case .reauthentication:
+            action = .userReauthenticateRequested
         }
         updated.updatedAt = now
+        if let pkce {
+            try await store.saveFlowState(
+                FlowState(
+                    userID: user.id, authenticationMethod: purpose.authenticationMethod, codeChallenge: pkce.challenge,
+                    codeChallengeMethod: pkce.method, createdAt: now))
+        }
         try await store.saveOneTimeToken(
-            OneTimeToken(userID: user.id, kind: type.kind, tokenHash: OpaqueTokens.hash(token), relatesTo: address, createdAt: now),
+            OneTimeToken(
+                userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(linkToken),
+                codeHash: tokens.codeHash(code, address: address), relatesTo: address, createdAt: now),
             updatingUser: updated,
-            audit: AuditEntry(action: action, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now))
-        var components = URLComponents(string: settings.externalURL + "/verify")!
-        components.queryItems = [
-            URLQueryItem(name: "token", value: token), URLQueryItem(name: "type", value: type.rawValue),
-            URLQueryItem(name: "redirect_to", value: settings.redirects.resolve(redirectTo)),
-        ]
-        let link = components.url!.absoluteString
-        try await mailer.send(Self.message(type, to: address, link: link))
+            audit: audit ?? AuditEntry(action: action, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now))
+        let redirect = settings.redirects.resolve(redirectTo)
+        var link: String?
+        if purpose != .reauthentication {
+            var components = URLComponents(string: settings.externalURL + "/verify")!
+            components.queryItems = [
+                URLQueryItem(name: "token", value: linkToken), URLQueryItem(name: "type", value: purpose.rawValue),
+                URLQueryItem(name: "redirect_to", value: redirect),
+            ]
+            link = components.url!.absoluteString
+        }
+        return Issued(link: link, code: code, linkToken: linkToken, redirectTo: redirect)
     }
 
-    static func message(_ type: VerificationType, to address: String, link: String) -> MailMessage {
-        switch type {
-        case .signup:
-            MailMessage(to: address, subject: "Confirm your signup", body: "Follow this link to confirm your email address:\n\n\(link)\n\nIf you did not sign up, ignore this message.\n")
-        case .recovery:
-            MailMessage(to: address, subject: "Reset your password", body: "Follow this link to reset the password for your account:\n\n\(link)\n\nIf you did not ask for this, ignore this message; your password is unchanged.\n")
-        case .emailChange:
-            MailMessage(to: address, subject: "Confirm email change", body: "Follow this link to confirm this as the new email address of your account:\n\n\(link)\n")
+    /// Issues a token of `purpose` and mails it to `address`. The caller has counted the email
+    /// against the address's rate limit. A mail that cannot be handed over is GoTrue's 500
+    /// "Error sending … email", logged without the link or the code.
+    func send(
+        _ purpose: EmailPurpose, to user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
+        audit: AuditEntry? = nil
+    ) async throws {
+        let issued = try await issue(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
+        do {
+            try await mailer.send(EmailMessages.message(purpose, to: address, link: issued.link, code: issued.code))
+        } catch {
+            logger.error(
+                "sending an email failed",
+                metadata: ["purpose": "\(purpose.rawValue)", "email_hash": "\(EmailHash.of(address))", "error": "\(String(describing: error))"])
+            throw AuthError.mailNotSent(purpose.mailName)
         }
     }
 
-    /// `POST /recover`: mails a recovery link when the address has an account that is not
-    /// banned. The answer is the same either way, so it cannot be used to find accounts.
+    // MARK: Requests
+
+    /// `POST /recover`: mails a recovery link and code when the address has an account that is
+    /// not banned. The answer is the same either way — the rate limit counts the request
+    /// whether or not the account exists — so it cannot be used to find accounts.
     func recover(_ body: EmailBody, queryRedirect: String?, ipAddress: String) async throws {
         let email = try InputRules.normalizedEmail(body.email)
-        try limits.admitEmail(to: email)
+        let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
+        try limits.admitEmail(to: email, for: .recovery)
         if let user = try await store.user(email: email), !user.isBanned(at: clock.now()) {
-            try await send(.recovery, to: user, address: email, redirectTo: body.redirect_to ?? queryRedirect, ipAddress: ipAddress)
+            try await send(.recovery, to: user, address: email, redirectTo: body.redirect_to ?? queryRedirect, pkce: pkce, ipAddress: ipAddress)
         }
     }
 
     /// `POST /resend`: sends the sign-up confirmation (or the pending email change) again, when
     /// there is one to send; the answer is the same either way.
-    func resend(_ body: EmailBody, ipAddress: String) async throws {
+    func resend(_ body: EmailBody, queryRedirect: String?, ipAddress: String) async throws {
         let type = body.type ?? "signup"
-        guard type == "signup" || type == "email_change" else { throw AuthError.validation("Resend supports the types signup and email_change") }
+        if type == "sms" || type == "phone_change" || (body.phone != nil && body.email == nil) {
+            throw AuthError.phoneProviderDisabled("Phone logins are disabled")
+        }
+        guard let purpose = ["signup": EmailPurpose.signup, "email_change": .emailChange][type] else {
+            throw AuthError.validation("Missing one of these types: signup, email_change, sms, phone_change")
+        }
         let email = try InputRules.normalizedEmail(body.email)
-        try limits.admitEmail(to: email)
-        if type == "signup", let user = try await store.user(email: email), user.emailConfirmedAt == nil {
-            try await send(.signup, to: user, address: email, redirectTo: body.redirect_to, ipAddress: ipAddress)
-        } else if type == "email_change", let user = try await store.user(email: email), let pending = user.newEmail {
-            try await send(.emailChange, to: user, address: pending, redirectTo: body.redirect_to, ipAddress: ipAddress)
+        let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
+        try limits.admitEmail(to: email, for: purpose)
+        let redirect = body.redirect_to ?? queryRedirect
+        guard let user = try await store.user(email: email), !user.isBanned(at: clock.now()) else { return }
+        if purpose == .signup, user.emailConfirmedAt == nil {
+            try await send(.signup, to: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
+        } else if purpose == .emailChange, let pending = user.newEmail {
+            try await send(.emailChange, to: user, address: pending, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
         }
-    }
-
-    // MARK: Following
-
-    /// `POST /verify`: verifies a link token and signs the user in.
-    func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {
-        let type = try VerificationType(parsing: body.type)
-        guard let token = body.token_hash ?? body.token, !token.isEmpty else { throw AuthError.validation("Verify requires a token or a token_hash") }
-        return try await verify(type, token: token, ipAddress: ipAddress)
-    }
-
-    /// `GET /verify`, the link a user clicks: verifies, and returns where to redirect — the app,
-    /// with the session in the URL fragment (never the query, so it is not sent to servers or
-    /// kept in their logs), or with GoTrue's `error`, `error_code` and `error_description` when
-    /// the link is no good.
-    func follow(type rawType: String?, token: String?, redirectTo: String?, ipAddress: String) async throws -> String {
-        let redirect = settings.redirects.resolve(redirectTo)
-        var fragment: String
-        do {
-            let type = try VerificationType(parsing: rawType)
-            guard let token, !token.isEmpty else { throw AuthError.otpExpired }
-            let session = try await verify(type, token: token, ipAddress: ipAddress)
-            fragment = session.fragment(type: type.rawValue)
-        } catch let error as AuthError {
-            var components = URLComponents()
-            components.queryItems = [
-                URLQueryItem(name: "error", value: error.isRateLimit ? "over_request_rate_limit" : "access_denied"),
-                URLQueryItem(name: "error_code", value: error.code),
-                URLQueryItem(name: "error_description", value: error.message),
-            ]
-            fragment = components.percentEncodedQuery ?? ""
-        }
-        let base = redirect.split(separator: "#", maxSplits: 1).first.map(String.init) ?? redirect
-        return base + "#" + fragment
-    }
-
-    /// Verifies a link token and signs the user in: confirms the email, starts a recovery
-    /// session, or applies an email change. Expired or unknown tokens are 403 `otp_expired`.
-    private func verify(_ type: VerificationType, token: String, ipAddress: String) async throws -> SessionResponse {
-        try limits.admitVerification(from: ipAddress)
-        let now = clock.now()
-        guard let (record, user) = try await store.consumeOneTimeToken(hash: OpaqueTokens.hash(token), kinds: [type.kind]) else {
-            throw AuthError.otpExpired
-        }
-        let ttl = type == .recovery ? settings.recoveryTokenTTL : settings.confirmationTokenTTL
-        guard now.timeIntervalSince(record.createdAt) < ttl else { throw AuthError.otpExpired }
-        var updated = user
-        updated.updatedAt = now
-        switch type {
-        case .signup, .recovery:
-            guard record.relatesTo == user.email else { throw AuthError.otpExpired }
-            // Following a recovery link proves the address as well.
-            if updated.emailConfirmedAt == nil { updated.emailConfirmedAt = now }
-        case .emailChange:
-            guard updated.newEmail == record.relatesTo else { throw AuthError.otpExpired }
-            if let owner = try await store.user(email: record.relatesTo), owner.id != user.id { throw AuthError.emailExists }
-            updated.email = record.relatesTo
-            updated.newEmail = nil
-            updated.emailChangeSentAt = nil
-            updated.emailConfirmedAt = now
-        }
-        if user.isBanned(at: now) { throw AuthError.userBanned }
-        try await store.updateUser(
-            updated, audit: AuditEntry(action: .userModified, actorID: user.id, actorUsername: updated.email,
-                                       traits: ["verified": .string(type.rawValue)], ipAddress: ipAddress, createdAt: now))
-        return try await sessions.start(for: updated, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
     }
 }

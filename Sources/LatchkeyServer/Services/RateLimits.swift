@@ -25,12 +25,28 @@ struct RateLimits: Sendable {
         try admit("refresh:\(sessionID)", limits.refreshesPerSession)
     }
 
-    /// Counts an email to `address`: 429 `over_email_send_rate_limit` past the limit or sooner
-    /// than the minimum interval after the previous one.
-    func admitEmail(to address: String) throws(AuthError) {
-        if let retryAfter = limiter.consume("email:\(address)", limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval) {
+    /// Counts an email for `purpose` to `address`: 429 `over_email_send_rate_limit` past the
+    /// limit or sooner than the minimum interval after the previous one of the same kind (a
+    /// recovery mail right after a confirmation is fine, as in GoTrue).
+    ///
+    /// Callers count the request whether or not the address has an account, so the answer never
+    /// tells the two apart.
+    func admitEmail(to address: String, for purpose: EmailPurpose) throws(AuthError) {
+        let key = "email:\(purpose.kind.rawValue):\(address)"
+        if let retryAfter = limiter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval) {
             throw AuthError.emailRateLimited(retryAfter: retryAfter)
         }
+    }
+
+    /// Refuses a code for `address` after too many wrong ones, without counting this attempt.
+    func checkCodeAttempts(for address: String) throws(AuthError) {
+        if let retryAfter = limiter.check("failed-code:\(address)", limit: limits.failedCodeAttemptsPerAddress) {
+            throw AuthError.rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    func recordFailedCode(for address: String) {
+        limiter.record("failed-code:\(address)", limit: limits.failedCodeAttemptsPerAddress)
     }
 
     /// Refuses a password attempt on an account with too many recent failures, without

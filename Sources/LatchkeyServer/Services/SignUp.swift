@@ -1,11 +1,13 @@
 import Foundation
 import Logging
 
-/// `POST /signup`: creates an account with an email address and a password.
+/// `POST /signup`: creates an account with an email address and a password, or an anonymous one.
 ///
-/// With autoconfirm the account is signed in at once; otherwise a confirmation link is mailed
-/// and the answer is the unconfirmed user. Signing up again with an unconfirmed address sends
-/// the confirmation again and changes nothing else.
+/// With autoconfirm the account is signed in at once; otherwise a confirmation link and code
+/// are mailed and the answer is the unconfirmed user. Signing up again with an unconfirmed
+/// address sends the confirmation again and changes nothing else; with a confirmed address it
+/// sends nothing and answers a user that looks new (GoTrue's obfuscated user), so the answer
+/// does not tell whether the address has an account.
 struct SignUp: Sendable {
     /// A session (autoconfirm) or the user waiting for confirmation.
     enum Outcome: Encodable, Sendable {
@@ -20,10 +22,11 @@ struct SignUp: Sendable {
         }
     }
 
-    /// Whether sign-ups are open, and whether they need confirming.
+    /// Whether sign-ups are open, whether they need confirming, and whether anonymous ones are allowed.
     struct Settings: Sendable {
         var disabled: Bool
         var autoconfirm: Bool
+        var anonymousUsers: Bool = false
     }
 
     private let store: any AuthStore
@@ -52,21 +55,33 @@ struct SignUp: Sendable {
     /// Signs `body`'s address up; `queryRedirect` is the request's `redirect_to` parameter.
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {
         guard !settings.disabled else { throw AuthError.signupDisabled }
+        if (body.email ?? "").isEmpty {
+            if let phone = body.phone, !phone.isEmpty { throw AuthError.phoneProviderDisabled("Phone signups are disabled") }
+            return .session(try await signUpAnonymously(body, ipAddress: ipAddress))
+        }
         try limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
         try passwords.check(password)
+        let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
         let redirect = body.email_redirect_to ?? body.redirect_to ?? queryRedirect
 
         if let existing = try await store.user(email: email) {
-            guard existing.emailConfirmedAt == nil else { throw AuthError.userAlreadyExists }
-            // An unconfirmed sign-up repeated: send the confirmation again, change nothing else.
-            try limits.admitEmail(to: email)
+            if !settings.autoconfirm { try limits.admitEmail(to: email, for: .signup) }
             try await store.appendAudit(
                 AuditEntry(action: .userRepeatedSignUp, actorID: existing.id, actorUsername: email, ipAddress: ipAddress, createdAt: clock.now()))
-            return try await confirm(existing, redirect: redirect, ipAddress: ipAddress)
+            if existing.emailConfirmedAt != nil {
+                // With autoconfirm a new sign-up would be signed in, so an existing one cannot
+                // pass for new: GoTrue's 422. Otherwise the answer looks like a new sign-up's.
+                guard !settings.autoconfirm else { throw AuthError.userAlreadyExists }
+                _ = try await passwords.hash(password)  // the same work as a new sign-up
+                return .user(Self.lookalike(email: email, data: body.data ?? [:], at: clock.now()))
+            }
+            // An unconfirmed sign-up repeated: send the confirmation again, change nothing else.
+            return try await confirm(existing, redirect: redirect, pkce: pkce, ipAddress: ipAddress)
         }
 
+        if !settings.autoconfirm { try limits.admitEmail(to: email, for: .signup) }
         let now = clock.now()
         var user = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
@@ -81,13 +96,36 @@ struct SignUp: Sendable {
         if settings.autoconfirm {
             return .session(try await sessions.start(for: user, method: "password", ipAddress: ipAddress))
         }
-        try limits.admitEmail(to: email)
-        return try await confirm(user, redirect: redirect, ipAddress: ipAddress)
+        return try await confirm(user, redirect: redirect, pkce: pkce, ipAddress: ipAddress)
     }
 
-    /// Mails `user` a confirmation link and answers the user as stored afterwards.
-    private func confirm(_ user: UserRecord, redirect: String?, ipAddress: String) async throws -> Outcome {
-        try await emailLinks.send(.signup, to: user, address: user.email, redirectTo: redirect, ipAddress: ipAddress)
+    /// `POST /signup` with neither email nor phone: a user with no address and no password,
+    /// signed in at once (`is_anonymous` in its token), who becomes permanent by adding an
+    /// email address (and then a password) with `PUT /user`.
+    private func signUpAnonymously(_ body: SignUpBody, ipAddress: String) async throws -> SessionResponse {
+        guard settings.anonymousUsers else { throw AuthError.anonymousProviderDisabled }
+        try limits.admitSignIn(from: ipAddress)
+        let now = clock.now()
+        let user = UserRecord(
+            email: "", passwordHash: nil, isAnonymous: true, appMetadata: [:], userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
+        try await store.insertUser(
+            user, audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: "",
+                                    traits: ["provider": .string("anonymous")], ipAddress: ipAddress, createdAt: now))
+        logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
+        return try await sessions.start(for: user, method: "anonymous", ipAddress: ipAddress)
+    }
+
+    /// Mails `user` a confirmation link and code and answers the user as stored afterwards.
+    private func confirm(_ user: UserRecord, redirect: String?, pkce: PKCEChallenge?, ipAddress: String) async throws -> Outcome {
+        try await emailLinks.send(.signup, to: user, address: user.email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
         return .user(UserResponse(try await store.user(id: user.id) ?? user))
+    }
+
+    /// What a new, unconfirmed sign-up of `email` answers — with an id that belongs to nobody —
+    /// so that signing up with a taken address cannot be told from signing up with a free one.
+    static func lookalike(email: String, data: [String: JSONValue], at now: Date) -> UserResponse {
+        var user = UserRecord(email: email, passwordHash: nil, userMetadata: data, createdAt: now, updatedAt: now)
+        user.confirmationSentAt = now
+        return UserResponse(user)
     }
 }

@@ -4,28 +4,42 @@ import Foundation
 ///
 /// Metadata is merged key by key (`null` removes a key). A new password ends the user's other
 /// sessions (``PasswordPolicy``). A new email replaces the address at once with autoconfirm;
-/// otherwise it waits as `new_email` until the link mailed to it is followed.
+/// otherwise it waits as `new_email` until the link or code mailed to it is used (a PKCE flow
+/// when the body carries a `code_challenge`). An anonymous user becomes permanent once an
+/// address is confirmed; it cannot set a password without giving an address.
 struct UserUpdate: Sendable {
     private let store: any AuthStore
     private let clock: any ServerClock
     private let passwords: PasswordPolicy
     private let limits: RateLimits
     private let emailLinks: EmailLinks
+    private let reauthentication: Reauthentication
     /// Whether a new address applies without confirmation.
     private let autoconfirm: Bool
 
-    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, limits: RateLimits, emailLinks: EmailLinks, autoconfirm: Bool) {
+    init(
+        store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, limits: RateLimits, emailLinks: EmailLinks,
+        reauthentication: Reauthentication, autoconfirm: Bool
+    ) {
         self.store = store
         self.clock = clock
         self.passwords = passwords
         self.limits = limits
         self.emailLinks = emailLinks
+        self.reauthentication = reauthentication
         self.autoconfirm = autoconfirm
     }
 
-    func update(_ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, ipAddress: String) async throws -> UserResponse {
+    func update(_ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String) async throws -> UserResponse {
         let now = clock.now()
         var user = signedIn.user
+        let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
+        if user.isAnonymous, let password = body.password, !password.isEmpty, body.email == nil {
+            throw AuthError.anonymousPasswordWithoutEmail
+        }
+        if body.password != nil {
+            try await reauthentication.authorizePasswordChange(signedIn, nonce: body.nonce)
+        }
         if let data = body.data {
             for (key, value) in data {
                 if value == .null { user.userMetadata.removeValue(forKey: key) } else { user.userMetadata[key] = value }
@@ -41,6 +55,10 @@ struct UserUpdate: Sendable {
                 if try await store.user(email: email) != nil { throw AuthError.emailExists }
                 if autoconfirm {
                     user.email = email
+                    if user.isAnonymous {
+                        user.isAnonymous = false
+                        user.emailConfirmedAt = now
+                    }
                 } else {
                     pendingEmail = email
                 }
@@ -59,8 +77,8 @@ struct UserUpdate: Sendable {
             try await passwords.passwordChanged(userID: user.id, keeping: signedIn.session.id)
         }
         if let pendingEmail {
-            try limits.admitEmail(to: pendingEmail)
-            try await emailLinks.send(.emailChange, to: user, address: pendingEmail, redirectTo: nil, ipAddress: ipAddress)
+            try limits.admitEmail(to: pendingEmail, for: .emailChange)
+            try await emailLinks.send(.emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress)
         }
         return UserResponse(try await store.user(id: user.id) ?? user)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where users, sessions, refresh tokens, email-link tokens and the audit log live.
+/// Where users, sessions, refresh tokens, email-link tokens, PKCE flows and the audit log live.
 ///
 /// Each method is one atomic unit of work: the store runs it in a single transaction, so a
 /// failure never leaves half of it written, and concurrent calls never interleave inside one.
@@ -46,6 +46,19 @@ public protocol AuthStore: Sendable {
     func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws
     /// Deletes and returns the token with this hash and kind, with its user.
     func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
+    /// Deletes and returns the token whose emailed code has this hash (``OneTimeToken/codeHash``)
+    /// and whose kind is one of `kinds`, with its user. Link and code are one token: using
+    /// either spends both.
+    func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
+
+    /// Stores a PKCE flow waiting for its email link.
+    func saveFlowState(_ flow: FlowState) async throws
+    /// Gives the newest flow of `userID` for `authenticationMethod` an authorization code
+    /// (stores its hash and `issuedAt`) and returns it; `nil` when there is no such flow.
+    func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState?
+    /// Deletes and returns the flow whose authorization code has this hash: a code is spent by
+    /// its first use, right or wrong.
+    func consumeFlowState(authCodeHash: String) async throws -> FlowState?
 
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.

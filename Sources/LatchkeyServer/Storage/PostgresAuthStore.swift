@@ -107,7 +107,8 @@ public final class PostgresAuthStore: AuthStore, Service {
     }
 
     public func user(email: String) async throws -> UserRecord? {
-        try await autocommit { connection in
+        guard !email.isEmpty else { return nil }
+        return try await autocommit { connection in
             try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE email = \(email)", logger: self.logger)
                 .firstRow { try PostgresRows.user($0) }
         }
@@ -153,10 +154,11 @@ public final class PostgresAuthStore: AuthStore, Service {
         try await transaction { connection in
             try await connection.query(
                 """
-                INSERT INTO one_time_tokens (user_id, kind, token_hash, relates_to, created_at)
-                VALUES (\(token.userID), \(token.kind.rawValue), \(token.tokenHash), \(token.relatesTo), \(token.createdAt))
+                INSERT INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at)
+                VALUES (\(token.userID), \(token.kind.rawValue), \(token.tokenHash), \(token.codeHash), \(token.relatesTo), \(token.createdAt))
                 ON CONFLICT (user_id, kind) DO UPDATE SET
-                    token_hash = EXCLUDED.token_hash, relates_to = EXCLUDED.relates_to, created_at = EXCLUDED.created_at
+                    token_hash = EXCLUDED.token_hash, code_hash = EXCLUDED.code_hash, relates_to = EXCLUDED.relates_to,
+                    created_at = EXCLUDED.created_at
                 """, logger: self.logger)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
@@ -164,11 +166,20 @@ public final class PostgresAuthStore: AuthStore, Service {
     }
 
     public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await consumeOneTimeToken(column: "token_hash", value: hash, kinds: kinds)
+    }
+
+    public func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
+    }
+
+    /// `column` is a fixed column name, never input.
+    private func consumeOneTimeToken(column: String, value: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         let consumed = try await transaction { connection -> ConsumedToken? in
             // Deleting with RETURNING spends the token exactly once, however many instances race.
             guard let token = try await connection.query(
                 """
-                DELETE FROM one_time_tokens WHERE token_hash = \(hash) AND kind = ANY(\(kinds.map(\.rawValue)))
+                DELETE FROM one_time_tokens WHERE \(unescaped: column) = \(value) AND kind = ANY(\(kinds.map(\.rawValue)))
                 RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
                 """, logger: self.logger
             ).firstRow({ try PostgresRows.oneTimeToken($0) }),
@@ -179,6 +190,41 @@ public final class PostgresAuthStore: AuthStore, Service {
             return ConsumedToken(token: token, user: user)
         }
         return consumed.map { ($0.token, $0.user) }
+    }
+
+    // MARK: PKCE flows
+
+    public func saveFlowState(_ flow: FlowState) async throws {
+        try await autocommit { connection in
+            _ = try await connection.query(
+                """
+                INSERT INTO flow_states (\(unescaped: PostgresRows.flowStateColumns))
+                VALUES (\(flow.id), \(flow.userID), \(flow.authenticationMethod), \(flow.codeChallenge),
+                    \(flow.codeChallengeMethod.rawValue), \(flow.authCodeHash), \(flow.authCodeIssuedAt), \(flow.createdAt))
+                """, logger: self.logger)
+        }
+    }
+
+    public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+        try await autocommit { connection in
+            try await connection.query(
+                """
+                UPDATE flow_states SET auth_code_hash = \(authCodeHash), auth_code_issued_at = \(issuedAt)
+                WHERE id = (SELECT id FROM flow_states WHERE user_id = \(userID) AND authentication_method = \(authenticationMethod)
+                    ORDER BY created_at DESC LIMIT 1)
+                RETURNING \(unescaped: PostgresRows.flowStateColumns)
+                """, logger: self.logger
+            ).firstRow { try PostgresRows.flowState($0) }
+        }
+    }
+
+    public func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
+        try await autocommit { connection in
+            try await connection.query(
+                "DELETE FROM flow_states WHERE auth_code_hash = \(authCodeHash) RETURNING \(unescaped: PostgresRows.flowStateColumns)",
+                logger: self.logger
+            ).firstRow { try PostgresRows.flowState($0) }
+        }
     }
 
     // MARK: Audit

@@ -94,7 +94,27 @@ enum PostgresMigrations {
                 created_at TIMESTAMPTZ NOT NULL
             )
             """,
-        ])
+        ]),
+        Migration(version: "v2: anonymous and invited users, email codes, PKCE flows", statements: [
+            "ALTER TABLE users ALTER COLUMN email DROP NOT NULL",
+            "ALTER TABLE users ADD COLUMN is_anonymous BOOLEAN NOT NULL DEFAULT FALSE",
+            "ALTER TABLE users ADD COLUMN invited_at TIMESTAMPTZ",
+            "ALTER TABLE one_time_tokens ADD COLUMN code_hash TEXT",
+            "CREATE INDEX one_time_tokens_code ON one_time_tokens (code_hash)",
+            """
+            CREATE TABLE flow_states (
+                id UUID PRIMARY KEY,
+                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                authentication_method TEXT NOT NULL,
+                code_challenge TEXT NOT NULL,
+                code_challenge_method TEXT NOT NULL,
+                auth_code_hash TEXT UNIQUE,
+                auth_code_issued_at TIMESTAMPTZ,
+                created_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "CREATE INDEX flow_states_user ON flow_states (user_id, authentication_method, created_at)",
+        ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -14,7 +14,7 @@ enum PostgresRows {
     static let userColumns = """
         id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at, \
         new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata::text, user_metadata::text, \
-        created_at, updated_at
+        created_at, updated_at, is_anonymous, invited_at
         """
 
     /// ``userColumns`` of the table aliased `u`.
@@ -26,9 +26,10 @@ enum PostgresRows {
         let cells = row.makeRandomAccess()
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[offset + index].decode(T.self) }
         return UserRecord(
-            id: try cell(0), aud: try cell(1), role: try cell(2), email: try cell(3), passwordHash: try cell(4),
+            id: try cell(0), aud: try cell(1), role: try cell(2), email: try cell(3, String?.self) ?? "", passwordHash: try cell(4),
             emailConfirmedAt: try cell(5), confirmationSentAt: try cell(6), recoverySentAt: try cell(7), newEmail: try cell(8),
             emailChangeSentAt: try cell(9), lastSignInAt: try cell(10), bannedUntil: try cell(11),
+            isAnonymous: try cell(16), invitedAt: try cell(17),
             appMetadata: .fromJSONString(try cell(12, String.self)), userMetadata: .fromJSONString(try cell(13, String.self)),
             createdAt: try cell(14), updatedAt: try cell(15))
     }
@@ -36,22 +37,24 @@ enum PostgresRows {
     static func insertUser(_ user: UserRecord) -> PostgresQuery {
         """
         INSERT INTO users (id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at,
-            new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at)
-        VALUES (\(user.id), \(user.aud), \(user.role), \(user.email), \(user.passwordHash), \(user.emailConfirmedAt),
+            new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at,
+            is_anonymous, invited_at)
+        VALUES (\(user.id), \(user.aud), \(user.role), \(user.storedEmail), \(user.passwordHash), \(user.emailConfirmedAt),
             \(user.confirmationSentAt), \(user.recoverySentAt), \(user.newEmail), \(user.emailChangeSentAt), \(user.lastSignInAt),
             \(user.bannedUntil), \(user.appMetadata.jsonString())::jsonb, \(user.userMetadata.jsonString())::jsonb,
-            \(user.createdAt), \(user.updatedAt))
+            \(user.createdAt), \(user.updatedAt), \(user.isAnonymous), \(user.invitedAt))
         """
     }
 
     static func updateUser(_ user: UserRecord) -> PostgresQuery {
         """
-        UPDATE users SET aud = \(user.aud), role = \(user.role), email = \(user.email), password_hash = \(user.passwordHash),
+        UPDATE users SET aud = \(user.aud), role = \(user.role), email = \(user.storedEmail), password_hash = \(user.passwordHash),
             email_confirmed_at = \(user.emailConfirmedAt), confirmation_sent_at = \(user.confirmationSentAt),
             recovery_sent_at = \(user.recoverySentAt), new_email = \(user.newEmail), email_change_sent_at = \(user.emailChangeSentAt),
             last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil),
             app_metadata = \(user.appMetadata.jsonString())::jsonb, user_metadata = \(user.userMetadata.jsonString())::jsonb,
-            created_at = \(user.createdAt), updated_at = \(user.updatedAt)
+            created_at = \(user.createdAt), updated_at = \(user.updatedAt), is_anonymous = \(user.isAnonymous),
+            invited_at = \(user.invitedAt)
         WHERE id = \(user.id)
         """
     }
@@ -121,14 +124,30 @@ enum PostgresRows {
 
     // MARK: Email-link tokens
 
-    static let oneTimeTokenColumns = "user_id, kind, token_hash, relates_to, created_at"
+    static let oneTimeTokenColumns = "user_id, kind, token_hash, code_hash, relates_to, created_at"
 
     static func oneTimeToken(_ row: PostgresRow) throws -> OneTimeToken {
-        let (userID, kind, hash, relatesTo, createdAt) = try row.decode((UUID, String, String, String, Date).self)
+        let (userID, kind, hash, codeHash, relatesTo, createdAt) = try row.decode((UUID, String, String, String?, String, Date).self)
         guard let kind = OneTimeToken.Kind(rawValue: kind) else {
             throw StoreError.unreadableRow("one_time_tokens.kind holds an unknown kind")
         }
-        return OneTimeToken(userID: userID, kind: kind, tokenHash: hash, relatesTo: relatesTo, createdAt: createdAt)
+        return OneTimeToken(userID: userID, kind: kind, tokenHash: hash, codeHash: codeHash, relatesTo: relatesTo, createdAt: createdAt)
+    }
+
+    // MARK: PKCE flows
+
+    static let flowStateColumns =
+        "id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_hash, auth_code_issued_at, created_at"
+
+    static func flowState(_ row: PostgresRow) throws -> FlowState {
+        let (id, userID, method, challenge, challengeMethod, codeHash, issuedAt, createdAt) =
+            try row.decode((UUID, UUID, String, String, String, String?, Date?, Date).self)
+        guard let challengeMethod = FlowState.ChallengeMethod(rawValue: challengeMethod) else {
+            throw StoreError.unreadableRow("flow_states.code_challenge_method holds an unknown method")
+        }
+        return FlowState(
+            id: id, userID: userID, authenticationMethod: method, codeChallenge: challenge, codeChallengeMethod: challengeMethod,
+            authCodeHash: codeHash, authCodeIssuedAt: issuedAt, createdAt: createdAt)
     }
 
     // MARK: Audit

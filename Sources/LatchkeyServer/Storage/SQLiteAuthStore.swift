@@ -44,7 +44,8 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func user(email: String) async throws -> UserRecord? {
-        try await pool.read { db in
+        guard !email.isEmpty else { return nil }
+        return try await pool.read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
@@ -156,27 +157,77 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.run(sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.relatesTo, token.createdAt.timeIntervalSince1970])
+            try db.run(
+                sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
+                    token.createdAt.timeIntervalSince1970,
+                ])
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
     }
 
     public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await consumeOneTimeToken(column: "token_hash", value: hash, kinds: kinds)
+    }
+
+    public func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
+    }
+
+    /// `column` is a fixed column name, never input.
+    private func consumeOneTimeToken(column: String, value: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await write { db in
-            guard let row = try db.fetchRow(sql: "SELECT * FROM one_time_tokens WHERE token_hash = ?", arguments: [hash]) else { return nil }
-            guard let kind = OneTimeToken.Kind(rawValue: row["kind"]) else {
-                throw StoreError.unreadableRow("one_time_tokens.kind holds an unknown kind")
+            for row in try db.fetchRows(sql: "SELECT * FROM one_time_tokens WHERE \(column) = ?", arguments: [value]) {
+                let token = try SQLiteRows.oneTimeToken(row)
+                guard kinds.contains(token.kind),
+                    let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
+                else { continue }
+                try db.run(sql: "DELETE FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [row["user_id"] as String, token.kind.rawValue])
+                return (token, try SQLiteRows.user(userRow))
             }
-            guard kinds.contains(kind),
-                let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
+            return nil
+        }
+    }
+
+    // MARK: PKCE flows
+
+    public func saveFlowState(_ flow: FlowState) async throws {
+        try await write { db in
+            try db.run(
+                sql: """
+                    INSERT INTO flow_states (id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_hash,
+                        auth_code_issued_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    flow.id.uuidString.lowercased(), flow.userID.uuidString.lowercased(), flow.authenticationMethod, flow.codeChallenge,
+                    flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
+                    flow.createdAt.timeIntervalSince1970,
+                ])
+        }
+    }
+
+    public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+        try await write { db in
+            guard let row = try db.fetchRow(
+                sql: "SELECT * FROM flow_states WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC LIMIT 1",
+                arguments: [userID.uuidString.lowercased(), authenticationMethod])
             else { return nil }
-            try db.run(sql: "DELETE FROM one_time_tokens WHERE token_hash = ?", arguments: [hash])
-            let token = OneTimeToken(
-                userID: try SQLiteRows.uuid(row, "user_id", of: "one_time_tokens"), kind: kind, tokenHash: row["token_hash"], relatesTo: row["relates_to"],
-                createdAt: Date(timeIntervalSince1970: row["created_at"]))
-            return (token, try SQLiteRows.user(userRow))
+            var flow = try SQLiteRows.flowState(row)
+            flow.authCodeHash = authCodeHash
+            flow.authCodeIssuedAt = issuedAt
+            try db.run(sql: "UPDATE flow_states SET auth_code_hash = ?, auth_code_issued_at = ? WHERE id = ?",
+                arguments: [authCodeHash, issuedAt.timeIntervalSince1970, flow.id.uuidString.lowercased()])
+            return flow
+        }
+    }
+
+    public func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
+        try await write { db in
+            guard let row = try db.fetchRow(sql: "SELECT * FROM flow_states WHERE auth_code_hash = ?", arguments: [authCodeHash]) else { return nil }
+            try db.run(sql: "DELETE FROM flow_states WHERE auth_code_hash = ?", arguments: [authCodeHash])
+            return try SQLiteRows.flowState(row)
         }
     }
 
@@ -204,7 +255,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     private static func insert(_ user: UserRecord, _ db: Database) throws {
-        try db.run(sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        try db.run(sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: SQLiteRows.userArguments(user))
     }
 
@@ -214,7 +265,8 @@ public final class SQLiteAuthStore: AuthStore {
         try db.run(sql: """
                 UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
                 confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,
-                banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ? WHERE id = ?
+                banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ?, is_anonymous = ?,
+                invited_at = ? WHERE id = ?
                 """,
             arguments: arguments)
     }

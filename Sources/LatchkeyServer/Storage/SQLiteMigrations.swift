@@ -68,6 +68,53 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v2: anonymous and invited users, email codes, PKCE flows") { db in
+            // SQLite cannot drop NOT NULL from a column: the users table is rebuilt (GRDB runs
+            // migrations with foreign keys off and checks them before committing).
+            try db.execute(sql: """
+                CREATE TABLE users_v2 (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    aud TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    email TEXT UNIQUE,
+                    password_hash TEXT,
+                    email_confirmed_at DOUBLE,
+                    confirmation_sent_at DOUBLE,
+                    recovery_sent_at DOUBLE,
+                    new_email TEXT,
+                    email_change_sent_at DOUBLE,
+                    last_sign_in_at DOUBLE,
+                    banned_until DOUBLE,
+                    app_metadata TEXT NOT NULL,
+                    user_metadata TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    updated_at DOUBLE NOT NULL,
+                    is_anonymous INTEGER NOT NULL DEFAULT 0,
+                    invited_at DOUBLE
+                );
+                INSERT INTO users_v2 (id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at,
+                    recovery_sent_at, new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata,
+                    user_metadata, created_at, updated_at)
+                SELECT id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at,
+                    recovery_sent_at, new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata,
+                    user_metadata, created_at, updated_at FROM users;
+                DROP TABLE users;
+                ALTER TABLE users_v2 RENAME TO users;
+                ALTER TABLE one_time_tokens ADD COLUMN code_hash TEXT;
+                CREATE INDEX one_time_tokens_code ON one_time_tokens(code_hash);
+                CREATE TABLE flow_states (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    authentication_method TEXT NOT NULL,
+                    code_challenge TEXT NOT NULL,
+                    code_challenge_method TEXT NOT NULL,
+                    auth_code_hash TEXT UNIQUE,
+                    auth_code_issued_at DOUBLE,
+                    created_at DOUBLE NOT NULL
+                );
+                CREATE INDEX flow_states_user ON flow_states(user_id, authentication_method, created_at);
+                """)
+        }
         return migrator
     }
 }

@@ -28,7 +28,7 @@ enum SQLiteRows {
 
     static func user(_ row: Row, prefix: String = "") throws -> UserRecord {
         UserRecord(
-            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"], email: row[prefix + "email"],
+            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"], email: row[prefix + "email"] as String? ?? "",
             passwordHash: row[prefix + "password_hash"],
             emailConfirmedAt: date(row[prefix + "email_confirmed_at"]),
             confirmationSentAt: date(row[prefix + "confirmation_sent_at"]),
@@ -37,6 +37,8 @@ enum SQLiteRows {
             emailChangeSentAt: date(row[prefix + "email_change_sent_at"]),
             lastSignInAt: date(row[prefix + "last_sign_in_at"]),
             bannedUntil: date(row[prefix + "banned_until"]),
+            isAnonymous: row[prefix + "is_anonymous"],
+            invitedAt: date(row[prefix + "invited_at"]),
             appMetadata: .fromJSONString(row[prefix + "app_metadata"]),
             userMetadata: .fromJSONString(row[prefix + "user_metadata"]),
             createdAt: Date(timeIntervalSince1970: row[prefix + "created_at"]),
@@ -45,18 +47,20 @@ enum SQLiteRows {
 
     static func userArguments(_ user: UserRecord) -> StatementArguments {
         [
-            user.id.uuidString.lowercased(), user.aud, user.role, user.email, user.passwordHash,
+            user.id.uuidString.lowercased(), user.aud, user.role, user.storedEmail, user.passwordHash,
             user.emailConfirmedAt?.timeIntervalSince1970, user.confirmationSentAt?.timeIntervalSince1970,
             user.recoverySentAt?.timeIntervalSince1970, user.newEmail, user.emailChangeSentAt?.timeIntervalSince1970,
             user.lastSignInAt?.timeIntervalSince1970, user.bannedUntil?.timeIntervalSince1970,
             user.appMetadata.jsonString(), user.userMetadata.jsonString(),
             user.createdAt.timeIntervalSince1970, user.updatedAt.timeIntervalSince1970,
+            user.isAnonymous, user.invitedAt?.timeIntervalSince1970,
         ]
     }
 
     static let userColumns = """
         id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at, \
-        new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at
+        new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at, \
+        is_anonymous, invited_at
         """
 
     static func session(_ row: Row) throws -> SessionRecord {
@@ -66,6 +70,26 @@ enum SQLiteRows {
             updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
             refreshedAt: Date(timeIntervalSince1970: row["refreshed_at"]),
             notAfter: date(row["not_after"]), authMethod: row["auth_method"])
+    }
+
+    static func oneTimeToken(_ row: Row) throws -> OneTimeToken {
+        guard let kind = OneTimeToken.Kind(rawValue: row["kind"]) else {
+            throw StoreError.unreadableRow("one_time_tokens.kind holds an unknown kind")
+        }
+        return OneTimeToken(
+            userID: try uuid(row, "user_id", of: "one_time_tokens"), kind: kind, tokenHash: row["token_hash"], codeHash: row["code_hash"],
+            relatesTo: row["relates_to"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    static func flowState(_ row: Row) throws -> FlowState {
+        guard let method = FlowState.ChallengeMethod(rawValue: row["code_challenge_method"]) else {
+            throw StoreError.unreadableRow("flow_states.code_challenge_method holds an unknown method")
+        }
+        return FlowState(
+            id: try uuid(row, "id", of: "flow_states"), userID: try uuid(row, "user_id", of: "flow_states"),
+            authenticationMethod: row["authentication_method"], codeChallenge: row["code_challenge"], codeChallengeMethod: method,
+            authCodeHash: row["auth_code_hash"], authCodeIssuedAt: date(row["auth_code_issued_at"]),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
     static func refreshToken(_ row: Row) throws -> RefreshTokenRecord {

@@ -22,8 +22,9 @@ extension UserResponse {
         banned_until = user.bannedUntil.map(WireDate.format)
         created_at = WireDate.format(user.createdAt)
         updated_at = WireDate.format(user.updatedAt)
-        is_anonymous = false
-        identities = [
+        is_anonymous = user.isAnonymous
+        invited_at = user.invitedAt.map(WireDate.format)
+        identities = user.email.isEmpty ? [] : [
             Identity(
                 identity_id: id, id: id, user_id: id,
                 identity_data: [

@@ -46,6 +46,14 @@ final class RetryingStore: AuthStore {
     func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await base.consumeOneTimeToken(hash: hash, kinds: kinds)
     }
+    func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await base.consumeOneTimeToken(codeHash: codeHash, kinds: kinds)
+    }
+    func saveFlowState(_ flow: FlowState) async throws { try await base.saveFlowState(flow) }
+    func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+        try await base.issueAuthCode(userID: userID, authenticationMethod: authenticationMethod, authCodeHash: authCodeHash, issuedAt: issuedAt)
+    }
+    func consumeFlowState(authCodeHash: String) async throws -> FlowState? { try await base.consumeFlowState(authCodeHash: authCodeHash) }
     func appendAudit(_ entry: AuditEntry) async throws { try await base.appendAudit(entry) }
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] { try await base.auditEntries(offset: offset, limit: limit) }
     func close() async throws { try await base.close() }

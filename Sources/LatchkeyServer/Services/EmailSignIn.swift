@@ -1,0 +1,66 @@
+import Foundation
+
+/// `POST /otp` and `POST /magiclink`: sign-in by email, with a link and a code.
+///
+/// An address with a confirmed account gets a magic-link email. An address without one gets a
+/// sign-up confirmation (which signs in just the same) and, when `create_user` allows it, an
+/// account with no password. The answer is `{}` in every case — with `create_user: false` as
+/// well, where GoTrue answers 422 for an unknown address and so tells which addresses have
+/// accounts; Latchkey then simply sends nothing.
+struct EmailSignIn: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let limits: RateLimits
+    private let emailLinks: EmailLinks
+    private let signUpDisabled: Bool
+    /// Whether a new account is confirmed at once (it then gets a magic link, not a confirmation).
+    private let autoconfirm: Bool
+
+    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, emailLinks: EmailLinks, signUpDisabled: Bool, autoconfirm: Bool) {
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.emailLinks = emailLinks
+        self.signUpDisabled = signUpDisabled
+        self.autoconfirm = autoconfirm
+    }
+
+    /// Mails `body.email` a sign-in link and code; `queryRedirect` is the request's
+    /// `redirect_to` parameter.
+    func send(_ body: OTPBody, queryRedirect: String?, ipAddress: String) async throws {
+        if body.email != nil, body.phone != nil { throw AuthError.validation("Only an email address or phone number should be provided") }
+        if body.email != nil, body.channel != nil { throw AuthError.validation("Channel should only be specified with Phone OTP") }
+        let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
+        if body.email == nil {
+            if body.phone != nil { throw AuthError.phoneProviderDisabled() }
+            throw AuthError.validation("One of email or phone must be set")
+        }
+        let email = try InputRules.normalizedEmail(body.email)
+        try limits.admitSignIn(from: ipAddress)
+        let existing = try await store.user(email: email)
+        if let existing, existing.emailConfirmedAt != nil {
+            try limits.admitEmail(to: email, for: .magicLink)
+            guard !existing.isBanned(at: clock.now()) else { return }
+            try await emailLinks.send(.magicLink, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress)
+            return
+        }
+        let purpose: EmailPurpose = existing == nil && autoconfirm ? .magicLink : .signup
+        try limits.admitEmail(to: email, for: purpose)
+        if let existing {
+            try await emailLinks.send(.signup, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress)
+            return
+        }
+        guard body.create_user ?? true, !signUpDisabled else { return }
+        let now = clock.now()
+        var user = UserRecord(email: email, passwordHash: nil, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
+        if autoconfirm { user.emailConfirmedAt = now }
+        do {
+            try await store.insertUser(
+                user, audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: email,
+                                        traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now))
+        } catch StoreError.duplicateEmail {
+            return  // signed up a moment ago by another request, which mails the link
+        }
+        try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress)
+    }
+}

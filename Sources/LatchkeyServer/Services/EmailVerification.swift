@@ -1,0 +1,195 @@
+import Foundation
+
+/// `POST /verify` and `GET /verify`: redeeming the token of an email, by its link or its code.
+///
+/// A link's token (`token_hash`, or `token` in the link itself) or an email's code with its
+/// address (`email` and `token`) each redeem the token once: redeeming one spends the other.
+/// Wrong codes count against the address and are refused for a while after ten. Following a
+/// link whose token starts `pkce_` ends in a redirect with `?code=` for
+/// `POST /token?grant_type=pkce`, not in a session.
+struct EmailVerification: Sendable {
+    /// The `type` values of `/verify`.
+    enum VerificationType: String, Sendable {
+        case signup
+        case invite
+        case recovery
+        case magiclink
+        case emailChange = "email_change"
+        /// A code from any sign-up confirmation or magic-link email (GoTrue's `email` type).
+        case email
+
+        var kinds: [OneTimeToken.Kind] {
+            switch self {
+            case .signup, .invite: [.confirmation]
+            case .recovery, .magiclink: [.recovery]
+            case .emailChange: [.emailChange]
+            case .email: [.confirmation, .recovery]
+            }
+        }
+
+        /// The authentication method of a PKCE flow started for this type.
+        var authenticationMethod: String { self == .signup ? "email/signup" : rawValue }
+
+        init(parsing raw: String?) throws(AuthError) {
+            guard let raw, !raw.isEmpty else { throw AuthError.validation("Verify requires a verification type") }
+            guard let value = VerificationType(rawValue: raw) else {
+                if raw == "sms" || raw == "phone_change" { throw AuthError.codeExpired }
+                throw AuthError.validation("Invalid email verification type")
+            }
+            self = value
+        }
+    }
+
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let limits: RateLimits
+    private let tokens: OpaqueTokens
+    private let sessions: SessionIssuer
+    private let settings: EmailLinks.Settings
+
+    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, tokens: OpaqueTokens, sessions: SessionIssuer, settings: EmailLinks.Settings) {
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.tokens = tokens
+        self.sessions = sessions
+        self.settings = settings
+    }
+
+    /// `POST /verify`: a session for a valid link token or code.
+    func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {
+        let type = try VerificationType(parsing: body.type)
+        let token = body.token ?? ""
+        let tokenHash = body.token_hash ?? ""
+        guard token.isEmpty != tokenHash.isEmpty else { throw AuthError.validation("Verify requires either a token or a token hash") }
+        try limits.admitVerification(from: ipAddress)
+        let redeemed: (token: OneTimeToken, user: UserRecord)
+        if !tokenHash.isEmpty {
+            guard body.email == nil, body.phone == nil, body.redirect_to == nil else {
+                throw AuthError.validation("Only the token_hash and type should be provided")
+            }
+            redeemed = try await redeemLink(tokenHash, type: type)
+        } else if let rawEmail = body.email, body.phone == nil {
+            let email = try InputRules.normalizedEmail(rawEmail)
+            redeemed = try await redeemCode(token, address: email, type: type)
+        } else if body.phone != nil, body.email == nil {
+            throw AuthError.codeExpired
+        } else {
+            throw AuthError.validation("Only an email address or phone number should be provided on verify")
+        }
+        let user = try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress)
+        return try await sessions.start(for: user, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
+    }
+
+    /// `GET /verify`, the link a user clicks: verifies, and returns where to redirect — the app,
+    /// with the session in the URL fragment (never the query, so it is not sent to servers or
+    /// kept in their logs); for a PKCE link, with `?code=`; or with GoTrue's `error`,
+    /// `error_code` and `error_description` when the link is no good (in the fragment, and for
+    /// a PKCE link in the query as well).
+    func follow(type rawType: String?, token: String?, redirectTo: String?, ipAddress: String) async throws -> String {
+        let redirect = settings.redirects.resolve(redirectTo)
+        let isPKCE = token?.hasPrefix("pkce_") ?? false
+        do {
+            let type = try VerificationType(parsing: rawType)
+            guard let token, !token.isEmpty else { throw AuthError.validation("Verify requires a token or a token hash") }
+            try limits.admitVerification(from: ipAddress)
+            let redeemed = try await redeemLink(token, type: type)
+            let user = try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress)
+            if isPKCE {
+                let code = OpaqueTokens.random()
+                guard try await store.issueAuthCode(
+                    userID: user.id, authenticationMethod: type.authenticationMethod, authCodeHash: OpaqueTokens.hash(code), issuedAt: clock.now()
+                ) != nil else {
+                    throw AuthError.noFlowStateForLink
+                }
+                return Self.adding(query: [URLQueryItem(name: "code", value: code)], to: redirect)
+            }
+            let session = try await sessions.start(for: user, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
+            return Self.replacingFragment(of: redirect, with: session.fragment(type: type.rawValue))
+        } catch let error as AuthError {
+            let items = [
+                URLQueryItem(name: "error", value: error.oauthErrorName),
+                URLQueryItem(name: "error_code", value: error.code),
+                URLQueryItem(name: "error_description", value: error.message),
+            ]
+            var components = URLComponents()
+            components.queryItems = items + [URLQueryItem(name: "sb", value: "")]
+            let base = isPKCE ? Self.adding(query: items, to: redirect) : redirect
+            return Self.replacingFragment(of: base, with: components.percentEncodedQuery ?? "")
+        }
+    }
+
+    // MARK: Redeeming
+
+    /// Spends the token a link carries. Unknown, spent, mistyped and expired tokens are all 403
+    /// `otp_expired`.
+    private func redeemLink(_ token: String, type: VerificationType) async throws -> (token: OneTimeToken, user: UserRecord) {
+        guard let redeemed = try await store.consumeOneTimeToken(hash: OpaqueTokens.hash(token), kinds: type.kinds) else {
+            throw AuthError.otpExpired
+        }
+        let ttl = redeemed.token.kind == .recovery ? settings.recoveryTokenTTL : settings.confirmationTokenTTL
+        guard clock.now().timeIntervalSince(redeemed.token.createdAt) < ttl else { throw AuthError.otpExpired }
+        return redeemed
+    }
+
+    /// Spends the token whose code `code` was mailed to `address`. A wrong code counts against
+    /// the address; all failures are 403 `otp_expired` "Token has expired or is invalid".
+    private func redeemCode(_ code: String, address: String, type: VerificationType) async throws -> (token: OneTimeToken, user: UserRecord) {
+        try limits.checkCodeAttempts(for: address)
+        guard let redeemed = try await store.consumeOneTimeToken(codeHash: tokens.codeHash(code, address: address), kinds: type.kinds),
+            redeemed.token.relatesTo == address
+        else {
+            limits.recordFailedCode(for: address)
+            throw AuthError.codeExpired
+        }
+        guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
+        return redeemed
+    }
+
+    /// What redeeming `token` does to `user`: confirms the address (sign-up, invitation, and
+    /// recovery or magic link, which prove it too), or applies the email change. Returns the
+    /// user as saved.
+    private func apply(_ token: OneTimeToken, to user: UserRecord, ipAddress: String) async throws -> UserRecord {
+        let now = clock.now()
+        if user.isBanned(at: now) { throw AuthError.userBannedForbidden }
+        var updated = user
+        updated.updatedAt = now
+        switch token.kind {
+        case .confirmation, .recovery:
+            guard token.relatesTo == user.email else { throw AuthError.otpExpired }
+            if updated.emailConfirmedAt == nil { updated.emailConfirmedAt = now }
+        case .emailChange:
+            guard updated.newEmail == token.relatesTo else { throw AuthError.otpExpired }
+            if let owner = try await store.user(email: token.relatesTo), owner.id != user.id { throw AuthError.emailExists }
+            updated.email = token.relatesTo
+            updated.newEmail = nil
+            updated.emailChangeSentAt = nil
+            updated.emailConfirmedAt = now
+            updated.isAnonymous = false
+        case .reauthentication:
+            throw AuthError.otpExpired
+        }
+        do {
+            try await store.updateUser(
+                updated, audit: AuditEntry(action: .userModified, actorID: user.id, actorUsername: updated.email,
+                                           traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
+        } catch StoreError.duplicateEmail {
+            throw AuthError.emailExists
+        }
+        return updated
+    }
+
+    // MARK: Redirect URLs
+
+    static func adding(query items: [URLQueryItem], to url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        let names = Set(items.map(\.name))
+        components.queryItems = (components.queryItems ?? []).filter { !names.contains($0.name) } + items
+        return components.string ?? url
+    }
+
+    static func replacingFragment(of url: String, with fragment: String) -> String {
+        let base = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? url
+        return base + "#" + fragment
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// `POST /invite` and `POST /admin/generate_link`: the administrator's ways to hand out email
+/// links — mailed by the server (an invitation), or returned for the caller to deliver.
+struct Invitations: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let passwords: PasswordPolicy
+    private let emailLinks: EmailLinks
+
+    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, emailLinks: EmailLinks) {
+        self.store = store
+        self.clock = clock
+        self.passwords = passwords
+        self.emailLinks = emailLinks
+    }
+
+    /// `POST /invite`: creates the account (no password) unless an unconfirmed one exists, and
+    /// mails it an invitation link and code. An address with a confirmed account is 422
+    /// `email_exists`.
+    func invite(_ body: InviteBody, queryRedirect: String?, ipAddress: String) async throws -> UserResponse {
+        let email = try InputRules.normalizedEmail(body.email)
+        let user = try await invitee(email, data: body.data)
+        try await emailLinks.send(.invite, to: user, address: email, redirectTo: queryRedirect, pkce: nil, ipAddress: ipAddress,
+                                  audit: adminAudit(.userInvited, user, ipAddress: ipAddress))
+        return UserResponse(try await store.user(id: user.id) ?? user)
+    }
+
+    /// `POST /admin/generate_link`: issues the link and code of `type` without mailing them, and
+    /// answers them with the user, as GoTrue does. `signup` and `magiclink` create the account
+    /// when there is none (`magiclink` then becomes a `signup` link); `recovery` and the email
+    /// change types need an existing account (404 `user_not_found`).
+    func generateLink(_ body: GenerateLinkBody, ipAddress: String) async throws -> GenerateLinkResponse {
+        var type = body.type ?? ""
+        let email = try InputRules.normalizedEmail(body.email)
+        let existing = try await store.user(email: email)
+        let validTypes = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"]
+        guard validTypes.contains(type) else { throw AuthError.validation("Invalid email action link type requested: \(type)") }
+        if existing == nil {
+            switch type {
+            case "magiclink": type = "signup"
+            case "recovery", "email_change_current", "email_change_new":
+                throw AuthError.noUserWithEmail
+            default: break
+            }
+        }
+        let now = clock.now()
+        let issued: EmailLinks.Issued
+        let user: UserRecord
+        switch type {
+        case "signup":
+            if let existing, existing.emailConfirmedAt != nil { throw AuthError.emailExists }
+            var record: UserRecord
+            if let existing {
+                record = existing
+                if let data = body.data { record.userMetadata.merge(data) { _, new in new } }
+            } else {
+                guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
+                try passwords.check(password)
+                record = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:],
+                                    createdAt: now, updatedAt: now)
+                try await insert(record, ipAddress: ipAddress)
+            }
+            issued = try await emailLinks.issue(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+            user = record
+        case "invite":
+            user = try await invitee(email, data: body.data)
+            issued = try await emailLinks.issue(.invite, for: user, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress,
+                                                audit: adminAudit(.userInvited, user, ipAddress: ipAddress))
+        case "magiclink", "recovery":
+            user = existing!
+            issued = try await emailLinks.issue(type == "magiclink" ? .magicLink : .recovery, for: user, address: email,
+                                                redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+        default:  // email_change_current, email_change_new
+            guard type == "email_change_new" else {
+                throw AuthError.validation("Enable secure email change to generate link for current email")
+            }
+            user = existing!
+            let newEmail = try InputRules.normalizedEmail(body.new_email)
+            if let owner = try await store.user(email: newEmail), owner.id != user.id { throw AuthError.emailExists }
+            issued = try await emailLinks.issue(.emailChange, for: user, address: newEmail, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+        }
+        let stored = try await store.user(id: user.id) ?? user
+        return GenerateLinkResponse(
+            user: UserResponse(stored), action_link: issued.link ?? "", email_otp: issued.code, hashed_token: issued.linkToken,
+            verification_type: type, redirect_to: issued.redirectTo)
+    }
+
+    /// The account an invitation goes to: the unconfirmed one of `email`, or a new one.
+    private func invitee(_ email: String, data: [String: JSONValue]?) async throws -> UserRecord {
+        if let existing = try await store.user(email: email) {
+            guard existing.emailConfirmedAt == nil else { throw AuthError.emailExists }
+            return existing
+        }
+        let now = clock.now()
+        let user = UserRecord(email: email, passwordHash: nil, userMetadata: data ?? [:], createdAt: now, updatedAt: now)
+        try await insert(user, ipAddress: "")
+        return user
+    }
+
+    private func insert(_ user: UserRecord, ipAddress: String) async throws {
+        do {
+            try await store.insertUser(user, audit: nil)
+        } catch StoreError.duplicateEmail {
+            throw AuthError.emailExists
+        }
+    }
+
+    private func adminAudit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String) -> AuditEntry {
+        AuditEntry(
+            action: action, actorID: nil, actorUsername: "service_role",
+            traits: ["user_id": .string(user.id.uuidString.lowercased()), "user_email": .string(user.email)], ipAddress: ipAddress,
+            createdAt: clock.now())
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// `POST /token?grant_type=pkce`: trades the authorization code of a followed PKCE link, and
+/// the verifier its challenge was made from, for a session.
+///
+/// A code is spent by its first use, right or wrong (so an intercepted code cannot be tried
+/// twice), and is good for five minutes after the flow started, as in GoTrue.
+struct PKCEGrant: Sendable {
+    /// GoTrue's default flow-state lifetime.
+    static let flowStateLifetime: TimeInterval = 300
+
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let limits: RateLimits
+    private let sessions: SessionIssuer
+
+    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, sessions: SessionIssuer) {
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.sessions = sessions
+    }
+
+    func exchange(_ body: PKCEGrantBody, ipAddress: String) async throws -> SessionResponse {
+        guard let code = body.auth_code, !code.isEmpty, let verifier = body.code_verifier, !verifier.isEmpty else {
+            throw AuthError.validation("invalid request: both auth code and code verifier should be non-empty")
+        }
+        try limits.admitVerification(from: ipAddress)
+        guard let flow = try await store.consumeFlowState(authCodeHash: OpaqueTokens.hash(code)) else { throw AuthError.flowStateNotFound }
+        // A magic link's flow counts from when its code was issued, every other from its start.
+        let start = flow.authenticationMethod == EmailPurpose.magicLink.authenticationMethod ? (flow.authCodeIssuedAt ?? flow.createdAt) : flow.createdAt
+        guard clock.now().timeIntervalSince(start) <= Self.flowStateLifetime else { throw AuthError.flowStateExpired }
+        guard PKCEChallenge.matches(challenge: flow.codeChallenge, method: flow.codeChallengeMethod, verifier: verifier) else {
+            throw AuthError.badCodeVerifier
+        }
+        guard let user = try await store.user(id: flow.userID) else { throw AuthError.flowStateNotFound }
+        if user.isBanned(at: clock.now()) { throw AuthError.userBanned }
+        return try await sessions.start(for: user, method: flow.authenticationMethod, ipAddress: ipAddress)
+    }
+}
