@@ -204,6 +204,17 @@ public final class TestAuthServer: Sendable {
     }
 }
 
+extension TestAuthServer {
+    /// The six-digit code in the newest email to `address` (every confirmation, invitation,
+    /// recovery, magic-link, email-change and reauthentication email carries one).
+    public func emailCode(to address: String) throws -> String {
+        guard let mail = try outbox().last(where: { $0.contains("To: \(address)") }),
+            let match = mail.firstMatch(of: /code[^:\n]*: ([0-9]{6})/)
+        else { throw TestServerError("no email with a code to \(address) in the outbox") }
+        return String(match.output.1)
+    }
+}
+
 /// A test server could not do what a test asked of it.
 public struct TestServerError: Error, CustomStringConvertible {
     public let description: String

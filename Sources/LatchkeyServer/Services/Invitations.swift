@@ -32,6 +32,7 @@ struct Invitations: Sendable {
     /// change types need an existing account (404 `user_not_found`).
     func generateLink(_ body: GenerateLinkBody, ipAddress: String) async throws -> GenerateLinkResponse {
         var type = body.type ?? ""
+        let requested = type
         let email = try InputRules.normalizedEmail(body.email)
         let existing = try await store.user(email: email)
         let validTypes = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"]
@@ -55,10 +56,14 @@ struct Invitations: Sendable {
                 record = existing
                 if let data = body.data { record.userMetadata.merge(data) { _, new in new } }
             } else {
-                guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
-                try passwords.check(password)
-                record = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:],
-                                    createdAt: now, updatedAt: now)
+                // A magic link for a new address signs up an account without a password.
+                var passwordHash: String?
+                if requested != "magiclink" {
+                    guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
+                    try passwords.check(password)
+                    passwordHash = try await passwords.hash(password)
+                }
+                record = UserRecord(email: email, passwordHash: passwordHash, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
                 try await insert(record, ipAddress: ipAddress)
             }
             issued = try await emailLinks.issue(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)

@@ -22,7 +22,7 @@ struct EmailLinkTests {
             let session = try #require(TestSession(verified))
             #expect(try await server.request(.GET, "/user", bearer: session.accessToken)["email_confirmed_at"] as? String != nil)
             #expect(try await server.signIn("c1@example.com").status == 200)
-            let again = try await server.request(.POST, "/verify", json: ["type": "signup", "token": token])
+            let again = try await server.request(.POST, "/verify", json: ["type": "signup", "token_hash": token])
             again.expectError(403, "otp_expired")
         }
     }
@@ -70,7 +70,7 @@ struct EmailLinkTests {
             _ = try await server.request(.POST, "/signup", json: ["email": "c4@example.com", "password": "correct horse battery"])
             let token = try server.linkToken(to: "c4@example.com", type: "signup")
             server.clock.advance(by: 86_401)
-            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token": token]).errorCode == "otp_expired")
+            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token_hash": token]).errorCode == "otp_expired")
         }
     }
 
@@ -85,12 +85,12 @@ struct EmailLinkTests {
             #expect(known.body == unknown.body)
             #expect(try server.outbox().filter { $0.contains("ghost@example.com") }.isEmpty)
             let token = try server.linkToken(to: "forgot@example.com", type: "recovery")
-            let session = try #require(TestSession(try await server.request(.POST, "/verify", json: ["type": "recovery", "token": token])))
+            let session = try #require(TestSession(try await server.request(.POST, "/verify", json: ["type": "recovery", "token_hash": token])))
             #expect(try await server.request(.PUT, "/user", json: ["password": "remembered password"], bearer: session.accessToken).status == 200)
             #expect(try await server.signIn("forgot@example.com", "remembered password").status == 200)
             #expect(try await server.auditActions().contains("user_recovery_requested"))
             // A signup token cannot be used as a recovery token and vice versa.
-            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token": token]).errorCode == "otp_expired")
+            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token_hash": token]).errorCode == "otp_expired")
         }
     }
 
@@ -106,9 +106,9 @@ struct EmailLinkTests {
             #expect(try await server.request(.POST, "/resend", json: ["type": "signup", "email": "c5@example.com"]).status == 200)
             let second = try server.linkToken(to: "c5@example.com", type: "signup")
             #expect(first != second)
-            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token": first]).status == 403)
-            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token": second]).status == 200)
-            let badType = try await server.request(.POST, "/verify", json: ["type": "magiclink", "token": second])
+            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token_hash": first]).status == 403)
+            #expect(try await server.request(.POST, "/verify", json: ["type": "signup", "token_hash": second]).status == 200)
+            let badType = try await server.request(.POST, "/verify", json: ["type": "bogus", "token_hash": second])
             #expect(badType.status == 400)
         }
     }

@@ -52,7 +52,9 @@ struct SignUpAndSignInTests {
             let weak = try await server.request(.POST, "/signup", json: ["email": "weak@example.com", "password": "short"])
             weak.expectError(422, "weak_password")
             #expect(((weak["weak_password"] as? [String: Any])?["reasons"] as? [String]) == ["length"])
-            for email in ["not-an-email", "a@b", "two@@example.com", "spa ce@example.com", ""] {
+            let noEmail = try await server.request(.POST, "/signup", json: ["email": "", "password": "correct horse battery"])
+            noEmail.expectError(422, "anonymous_provider_disabled")
+            for email in ["not-an-email", "a@b", "two@@example.com", "spa ce@example.com"] {
                 let bad = try await server.request(.POST, "/signup", json: ["email": email, "password": "correct horse battery"])
                 #expect(bad.status == 400, "\(email)")
                 #expect(bad.errorCode == "validation_failed", "\(email)")

@@ -55,7 +55,7 @@ struct UserRoutesTests {
             #expect(change["email"] as? String == "old@example.com")
             #expect(change["new_email"] as? String == "new@example.com")
             let token = try server.linkToken(to: "new@example.com", type: "email_change")
-            let verified = try await server.request(.POST, "/verify", json: ["type": "email_change", "token": token])
+            let verified = try await server.request(.POST, "/verify", json: ["type": "email_change", "token_hash": token])
             #expect(verified.status == 200)
             #expect((verified["user"] as? [String: Any])?["email"] as? String == "new@example.com")
             #expect(try await server.signIn("new@example.com").status == 200)

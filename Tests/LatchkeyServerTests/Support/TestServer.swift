@@ -96,6 +96,12 @@ struct TestServer: Sendable {
 
     /// The link token in the newest email to `address`.
     func linkToken(to address: String, type: String) throws -> String { try server.linkToken(to: address, type: type) }
+
+    /// The six-digit code in the newest email to `address`.
+    func emailCode(to address: String) throws -> String { try server.emailCode(to: address) }
+
+    /// How many emails went to `address`.
+    func mailCount(to address: String) throws -> Int { try outbox().filter { $0.contains("To: \(address)") }.count }
 }
 
 /// A response with helpers to read GoTrue JSON.
