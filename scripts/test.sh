@@ -27,6 +27,15 @@ else
     echo "test.sh: PostgreSQL not available: the PostgreSQL tests are SKIPPED (apt-get install postgresql to run them)"
 fi
 
+# --- Supabase client interop (optional; runs after swift test) -----------------------------
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
+    interop=1
+    echo "test.sh: Supabase client interop runs after swift test (supabase-auth $(python3 -c 'import importlib.metadata as m; print(m.version("supabase-auth"))'), Tests/Interop)"
+else
+    interop=0
+    echo "test.sh: python3 with supabase_auth and pytest not available: the Supabase client interop tests are SKIPPED (pip install supabase-auth pytest to run them)"
+fi
+
 # --- Linux desktop keyring (optional) -----------------------------------------------------
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
     echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"
@@ -40,4 +49,14 @@ if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemo
 else
     echo "test.sh: no dbus-run-session/gnome-keyring-daemon: the desktop keyring tests are SKIPPED"
     swift test "$@"
+fi
+
+# --- Supabase client interop: the real Python client against `latchkey serve` ----------------
+if [ "$interop" = 1 ]; then
+    if ! build_log=$(swift build --product latchkey 2>&1); then
+        echo "$build_log" | tail -n 30
+        exit 1
+    fi
+    echo "test.sh: interop: the Supabase Python client against .build/debug/latchkey"
+    LATCHKEY_BIN="$PWD/.build/debug/latchkey" python3 -m pytest Tests/Interop -q -p no:cacheprovider
 fi
