@@ -42,6 +42,14 @@ struct ServeCommand: AsyncParsableCommand {
     var databasePoolSize: Int = ServerConfiguration.defaultDatabasePoolSize
     @Option(name: .customLong("database-timeout"), help: "PostgreSQL: seconds a request waits for a connection before it is answered 503.")
     var databaseTimeout: Double = ServerConfiguration.defaultDatabaseTimeout
+    @Flag(name: .customLong("enable-anonymous-users"), help: "Let POST /signup without an email sign in an anonymous user.")
+    var enableAnonymousUsers = false
+    @Flag(
+        name: .customLong("secure-password-change"),
+        help: "Changing the password from a session older than 24 h needs the nonce mailed by GET /reauthenticate.")
+    var securePasswordChange = false
+    @Option(name: .customLong("email-code-ttl"), help: "Seconds an emailed six-digit code stays valid.")
+    var emailCodeTTL: Int = Int(ServerConfiguration.defaultEmailCodeTTL)
     @Option(name: .customLong("password-min-length"), help: "Minimum password length.")
     var passwordMinLength: Int = ServerConfiguration.defaultMinimumPasswordLength
     @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for new password hashes.")
@@ -56,12 +64,14 @@ struct ServeCommand: AsyncParsableCommand {
     var emailLimit: Int = RateLimitConfiguration.default.emailsPerAddress.count
     @Option(name: .customLong("rate-limit-refresh"), help: "Refreshes per session per 5 minutes.")
     var refreshLimit: Int = RateLimitConfiguration.default.refreshesPerSession.count
+    @Option(name: .customLong("rate-limit-verify"), help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
+    var verifyLimit: Int = RateLimitConfiguration.default.verificationsPerIP.count
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
-        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit] where limit < 1 {
+        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit] where limit < 1 {
             throw ValidationError("rate limits must be at least 1; use --no-rate-limits to turn them off")
         }
     }
@@ -84,12 +94,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.jwtSecret = data.environmentSecret
         configuration.minimumPasswordLength = passwordMinLength
         configuration.bcryptCost = bcryptCost
+        configuration.enableAnonymousUsers = enableAnonymousUsers
+        configuration.securePasswordChange = securePasswordChange
+        configuration.emailCodeTTL = TimeInterval(emailCodeTTL)
         var limits = RateLimitConfiguration()
         limits.enabled = !noRateLimits
         limits.signInsPerIP.count = signInLimit
         limits.failedPasswordAttemptsPerAccount.count = failedPasswordLimit
         limits.emailsPerAddress.count = emailLimit
         limits.refreshesPerSession.count = refreshLimit
+        limits.verificationsPerIP.count = verifyLimit
         configuration.rateLimits = limits
         return configuration
     }

@@ -17,6 +17,7 @@ public struct ServerConfiguration: Sendable {
     public static let defaultPort = 9999
     /// Default access-token lifetime: one hour, as GoTrue.
     public static let defaultAccessTokenTTL: TimeInterval = 3600
+    public static let defaultEmailCodeTTL: TimeInterval = 3600
     /// Default window in which a spent refresh token may be presented again without being
     /// treated as stolen: 10 seconds, as GoTrue.
     public static let defaultRefreshReuseInterval: TimeInterval = 10
@@ -78,7 +79,7 @@ public struct ServerConfiguration: Sendable {
     /// Lifetime of password-recovery links, in seconds.
     public var recoveryTokenTTL: TimeInterval = 3600
     /// Seconds an emailed six-digit code (and a reauthentication nonce) stays valid.
-    public var emailCodeTTL: TimeInterval = 3600
+    public var emailCodeTTL: TimeInterval = defaultEmailCodeTTL
     /// Whether `POST /signup` with neither email nor phone signs in an anonymous user.
     public var enableAnonymousUsers: Bool = false
     /// Whether changing the password from a session older than 24 hours needs the nonce mailed by
