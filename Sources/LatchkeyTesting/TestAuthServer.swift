@@ -23,8 +23,9 @@ import FoundationNetworking
 ///
 /// Sign-ups are confirmed at once, bcrypt runs at its lowest cost and rate limits are off unless
 /// `configure` says otherwise; emails land in ``outboxDirectory``, where
-/// ``linkToken(to:type:)`` finds a link's token to pass to `verify`. (The links themselves name
-/// the configured `externalURL`; with a free port and none configured, that is port 0.) The server's clock is a
+/// ``linkToken(to:type:)`` finds a link's token to pass to `verify`, ``emailCode(to:)`` an
+/// email's six-digit code, and ``followLink(to:type:)`` opens a link as a browser would. The
+/// links name the server's own URL (or the configured `externalURL`). The server's clock is a
 /// ``ManualServerClock`` unless another is passed.
 public final class TestAuthServer: Sendable {
     /// Where the server answers, such as `http://127.0.0.1:53412`.
@@ -212,6 +213,35 @@ extension TestAuthServer {
             let match = mail.firstMatch(of: /code[^:\n]*: ([0-9]{6})/)
         else { throw TestServerError("no email with a code to \(address) in the outbox") }
         return String(match.output.1)
+    }
+}
+
+extension TestAuthServer {
+    /// Opens the link of the newest email of `type` to `address` as a browser would, without
+    /// following the redirect, and returns where the server redirects to: the app's URL with
+    /// the session in the fragment, with `?code=` for a PKCE link, or with the error.
+    public func followLink(to address: String, type: String) async throws -> URL {
+        let token = try linkToken(to: address, type: type)
+        guard let mail = try outbox().last(where: { $0.contains("token=\(token)") }),
+            let start = mail.range(of: "http"), let link = URL(string: String(mail[start.lowerBound...].prefix(while: { !$0.isWhitespace })))
+        else { throw TestServerError("no link in the \(type) email to \(address)") }
+        let session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (_, response) = try await session.data(for: URLRequest(url: link))
+        guard let http = response as? HTTPURLResponse, http.statusCode == 303,
+            let location = http.value(forHTTPHeaderField: "Location"), let url = URL(string: location)
+        else { throw TestServerError("the \(type) link to \(address) did not redirect") }
+        return url
+    }
+}
+
+/// Hands a redirect back instead of following it.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

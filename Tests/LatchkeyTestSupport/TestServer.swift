@@ -14,12 +14,16 @@ package final class TestServer: Sendable {
     package let server: TestAuthServer
     package let serverClock: ManualServerClock
 
-    package static func start(autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, accessTokenTTL: TimeInterval = 3600) async throws -> TestServer {
+    package static func start(
+        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, accessTokenTTL: TimeInterval = 3600,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         let clock = ManualServerClock(Date())
         let server = try await TestAuthServer.start(clock: clock) { configuration in
             configuration.autoconfirm = autoconfirm
             configuration.rateLimits = rateLimits
             configuration.accessTokenTTL = accessTokenTTL
+            configure(&configuration)
         }
         return TestServer(server: server, serverClock: clock)
     }
@@ -71,9 +75,10 @@ package final class TestServer: Sendable {
 /// Runs `body` against a fresh server and always shuts it down afterwards.
 package func withTestServer<T: Sendable>(
     autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled,
+    configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(autoconfirm: autoconfirm, rateLimits: rateLimits)
+    let server = try await TestServer.start(autoconfirm: autoconfirm, rateLimits: rateLimits, configure: configure)
     do {
         let result = try await body(server)
         await server.stop()

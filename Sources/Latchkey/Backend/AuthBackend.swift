@@ -21,8 +21,9 @@ public enum VerificationType: String, Sendable, Hashable {
 }
 
 /// What ``AuthBackend/updateUser(accessToken:_:)`` changes: GoTrue's `PUT /user` body, with
-/// `email`, `password` and `data` (metadata merged key by key; `null` removes a key). Printing or
-/// dumping one shows `<redacted>` in place of the password.
+/// `email`, `password`, `data` (metadata merged key by key; `null` removes a key) and `nonce`
+/// (from ``SessionManager/reauthenticate()``, when the server asks for one). Printing or dumping
+/// one shows `<redacted>` in place of the password and the nonce.
 public typealias UserUpdate = UpdateUserBody
 
 /// The auth server, as ``SessionManager`` needs it. ``GoTrueBackend`` speaks GoTrue (the
@@ -40,4 +41,35 @@ public protocol AuthBackend: Sendable {
     func resendConfirmation(email: String) async throws
     func recoverPassword(email: String) async throws
     func verify(type: VerificationType, email: String, token: String) async throws -> Session
+
+    /// Mails a sign-in link and six-digit code (`POST /otp`); creates the account first when
+    /// `createUser` is true and there is none. With `codeChallenge` the link is a PKCE link.
+    func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws
+    /// Mails a password-recovery link and code; with `codeChallenge` the link is a PKCE link.
+    func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws
+    /// Trades the `code` of a PKCE link's redirect and its verifier for a session.
+    func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session
+    /// Signs in a new anonymous user.
+    func signInAnonymously(data: [String: JSONValue]) async throws -> Session
+    /// Mails the signed-in user a nonce for ``UserUpdate/nonce`` (`GET /reauthenticate`).
+    func reauthenticate(accessToken: String) async throws
+}
+
+/// Backends written before these flows existed answer them as unsupported.
+extension AuthBackend {
+    public func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws {
+        throw BackendError.unsupported("email sign-in")
+    }
+    public func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws {
+        try await recoverPassword(email: email)
+    }
+    public func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session {
+        throw BackendError.unsupported("PKCE code exchange")
+    }
+    public func signInAnonymously(data: [String: JSONValue]) async throws -> Session {
+        throw BackendError.unsupported("anonymous sign-in")
+    }
+    public func reauthenticate(accessToken: String) async throws {
+        throw BackendError.unsupported("reauthentication")
+    }
 }

@@ -77,6 +77,33 @@ public struct GoTrueBackend: AuthBackend {
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
+    public func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws {
+        _ = try await send(
+            "POST", "otp", query: redirectTo.map { [("redirect_to", $0)] } ?? [],
+            body: OTPBody(email: email, create_user: createUser, code_challenge: codeChallenge, code_challenge_method: codeChallenge.map { _ in "s256" }))
+    }
+
+    public func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws {
+        _ = try await send(
+            "POST", "recover", query: redirectTo.map { [("redirect_to", $0)] } ?? [],
+            body: EmailBody(email: email, code_challenge: codeChallenge, code_challenge_method: codeChallenge.map { _ in "s256" }))
+    }
+
+    public func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session {
+        let body = try await send("POST", "token", query: [("grant_type", "pkce")],
+                                  body: PKCEGrantBody(auth_code: authCode, code_verifier: codeVerifier))
+        return Session(wire: try decode(SessionResponse.self, from: body))
+    }
+
+    public func signInAnonymously(data: [String: JSONValue]) async throws -> Session {
+        let body = try await send("POST", "signup", body: SignUpBody(data: data))
+        return Session(wire: try decode(SessionResponse.self, from: body))
+    }
+
+    public func reauthenticate(accessToken: String) async throws {
+        _ = try await send("GET", "reauthenticate", accessToken: accessToken)
+    }
+
     /// What the server says about itself (`GET /settings`), for a sign-up form to know the
     /// rules before anyone types.
     /// - Throws: ``BackendError``.

@@ -121,11 +121,13 @@ extension AuthFailure {
              "session_expired", "user_not_found", "bad_jwt", "no_authorization":
             return .sessionRevoked
         case "weak_password", "validation_failed", "email_address_invalid", "bad_json",
-             "email_address_not_authorized", "same_password", "otp_expired":
+             "email_address_not_authorized", "same_password", "otp_expired", "flow_state_not_found", "flow_state_expired",
+             "bad_code_verifier", "reauthentication_not_valid":
             return .invalidInput
         case "email_exists", "user_already_exists", "phone_exists", "conflict":
             return .accountExists
-        case "not_admin", "signup_disabled", "email_provider_disabled", "insufficient_aal":
+        case "not_admin", "signup_disabled", "email_provider_disabled", "insufficient_aal", "reauthentication_needed",
+             "anonymous_provider_disabled", "otp_disabled", "phone_provider_disabled":
             return .permission
         case "invalid_grant":
             // Older GoTrue: {"error":"invalid_grant","error_description":"Invalid login credentials"}

@@ -72,6 +72,11 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// What a backend answers for a flow it does not implement.
+    public static func unsupported(_ flow: String) -> BackendError {
+        .invalidResponse(reason: "\(flow) is not supported by this backend")
+    }
+
     /// The HTTP status, when the server answered.
     public var status: Int? {
         if case .server(let status, _, _, _) = self { return status }

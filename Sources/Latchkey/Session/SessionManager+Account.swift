@@ -105,7 +105,7 @@ extension SessionManager {
 
     /// Stores and publishes a session obtained with credentials. Switching to another account
     /// runs the cleanup steps first, so one account never sees another's local data.
-    private func commitSignIn(_ received: Session) async throws -> Session {
+    func commitSignIn(_ received: Session) async throws -> Session {
         let now = clock.now()
         let record = StoredSession(session: received.anchored(receivedAt: now), signedInAt: now, lastServerContact: now)
         if let previous = self.record, previous.session.user.id != received.user.id {

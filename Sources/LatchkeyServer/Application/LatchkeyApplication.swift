@@ -26,6 +26,11 @@ public enum LatchkeyApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
+        var chosen = configuration
+        if chosen.port == 0, chosen.externalURL == nil {
+            chosen.port = try await FreePort.pick(host: chosen.host)
+        }
+        let configuration = chosen
         try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)
         let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         let store: any AuthStore = if let store { store } else { try await openStore(configuration, logger: logger) }

@@ -1,0 +1,123 @@
+import Foundation
+@testable import Latchkey
+import LatchkeyTestSupport
+import LatchkeyTesting
+import Testing
+
+/// The email flows of ``SessionManager`` against the real server: codes, PKCE links,
+/// anonymous users and reauthentication.
+@Suite("End to end: email codes, PKCE links, anonymous users")
+struct EmailFlowTests {
+    static let callback = "com.example.app://callback"
+
+    func withServer(_ body: (TestServer) async throws -> Void) async throws {
+        try await withTestServer(autoconfirm: false, configure: {
+            $0.additionalRedirectURLs = [Self.callback]
+            $0.enableAnonymousUsers = true
+            $0.securePasswordChange = true
+        }) { server in try await body(server) }
+    }
+
+    @Test("a sign-in email's code signs a new address up and in")
+    func codeSignIn() async throws {
+        try await withServer { server in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            try await manager.sendSignInEmail(email: "coder@example.com")
+            let code = try server.server.emailCode(to: "coder@example.com")
+            let session = try await manager.verify(type: .email, email: "coder@example.com", token: code)
+            #expect(session.user.email == "coder@example.com")
+            #expect(await manager.state == .signedIn(session))
+        }
+    }
+
+    @Test("a PKCE magic link survives a relaunch: the new process trades ?code= with the stored verifier, once")
+    func pkceMagicLink() async throws {
+        try await withServer { server in
+            let app = E2EApp(server: server)
+            let first = app.launch()
+            await first.restore()
+            try await first.sendSignInEmail(email: "linked@example.com", redirectTo: URL(string: Self.callback))
+            let redirect = try await server.server.followLink(to: "linked@example.com", type: "signup")
+            #expect(redirect.absoluteString.hasPrefix(Self.callback + "?code="))
+            let relaunched = app.launch()
+            await relaunched.restore()
+            let session = try await relaunched.exchangeCode(from: redirect)
+            #expect(session.user.email == "linked@example.com")
+            await #expect(throws: AuthFailure.self) { try await relaunched.exchangeCode(from: redirect) }
+        }
+    }
+
+    @Test("an error redirect and a URL without a code are AuthFailures, and leave the state alone")
+    func exchangeErrors() async throws {
+        try await withServer { server in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            let expired = URL(string: Self.callback + "?error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid#error=access_denied")!
+            do {
+                try await manager.exchangeCode(from: expired)
+                Issue.record("an error redirect must throw")
+            } catch let failure as AuthFailure {
+                #expect(failure.category == .invalidInput)
+                #expect(failure.code == "otp_expired")
+            }
+            await #expect(throws: AuthFailure.self) { try await manager.exchangeCode(from: URL(string: Self.callback)!) }
+            #expect(await manager.state == .signedOut(.noSession))
+        }
+    }
+
+    @Test("password recovery by PKCE link, then a new password")
+    func recoveryByLink() async throws {
+        try await withServer { server in
+            let app = E2EApp(server: server)
+            let manager = app.launch()
+            await manager.restore()
+            try await manager.sendSignInEmail(email: "forgetful@example.com")
+            _ = try await manager.verify(type: .email, email: "forgetful@example.com", token: try server.server.emailCode(to: "forgetful@example.com"))
+            await manager.signOut()
+            try await manager.recoverPassword(email: "forgetful@example.com", redirectTo: URL(string: Self.callback))
+            let redirect = try await server.server.followLink(to: "forgetful@example.com", type: "recovery")
+            _ = try await manager.exchangeCode(from: redirect)
+            _ = try await manager.updateUser(UserUpdate(password: "a brand new password"))
+            await manager.signOut()
+            #expect(try await manager.signIn(email: "forgetful@example.com", password: "a brand new password").user.email == "forgetful@example.com")
+        }
+    }
+
+    @Test("an anonymous user keeps its id when it adds an address and confirms it with the code")
+    func anonymousUpgrade() async throws {
+        try await withServer { server in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            let anonymous = try await manager.signInAnonymously(data: ["cart": .string("3 items")])
+            #expect(anonymous.user.isAnonymous)
+            _ = try await manager.updateUser(UserUpdate(email: "kept@example.com", password: "kept password 1"))
+            let confirmed = try await manager.verify(type: .emailChange, email: "kept@example.com", token: try server.server.emailCode(to: "kept@example.com"))
+            #expect(confirmed.user.id == anonymous.user.id)
+            #expect(!confirmed.user.isAnonymous)
+            #expect(confirmed.user.email == "kept@example.com")
+        }
+    }
+
+    @Test("with secure password change, an old session changes the password with the mailed nonce")
+    func reauthentication() async throws {
+        try await withServer { server in
+            let app = E2EApp(server: server)
+            let manager = app.launch()
+            await manager.restore()
+            try await manager.sendSignInEmail(email: "careful@example.com")
+            _ = try await manager.verify(type: .email, email: "careful@example.com", token: try server.server.emailCode(to: "careful@example.com"))
+            server.serverClock.advance(by: 25 * 3600)
+            app.clock.advance(by: 25 * 3600)
+            do {
+                _ = try await manager.updateUser(UserUpdate(password: "changed password 1"))
+                Issue.record("an old session needs a nonce")
+            } catch let failure as AuthFailure {
+                #expect(failure.code == "reauthentication_needed")
+            }
+            try await manager.reauthenticate()
+            let nonce = try server.server.emailCode(to: "careful@example.com")
+            _ = try await manager.updateUser(UserUpdate(password: "changed password 1", nonce: nonce))
+        }
+    }
+}
