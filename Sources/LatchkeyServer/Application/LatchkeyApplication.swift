@@ -26,6 +26,11 @@ public enum LatchkeyApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
+        if configuration.accessTokenTTL < ServerConfiguration.shortAccessTokenTTLWarning {
+            logger.warning(
+                "short access-token lifetime: Supabase clients treat a token with under 30 s left as expired and refresh before nearly every call",
+                metadata: ["access_token_ttl": "\(configuration.accessTokenTTL)"])
+        }
         try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)
         let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         let store: any AuthStore = if let store { store } else { try await openStore(configuration, logger: logger) }

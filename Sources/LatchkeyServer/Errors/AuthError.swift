@@ -40,9 +40,10 @@ extension AuthError {
     public static let sessionExpired = AuthError(.badRequest, "session_expired", "Session expired")
     public static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
     public static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
-    public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a Bearer token")
-    public static let badJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: unable to parse or verify signature")
-    public static let expiredJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: token is expired")
+    public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
+    public static let missingSubClaim = AuthError(.forbidden, "bad_jwt", "invalid claim: missing sub claim")
+    public static let subClaimNotUUID = AuthError(.badRequest, "bad_jwt", "invalid claim: sub claim must be a UUID")
+    public static let sessionClaimNotUUID = AuthError(.forbidden, "bad_jwt", "invalid claim: session_id claim must be a UUID")
     public static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
     public static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
     public static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
@@ -54,6 +55,13 @@ extension AuthError {
     public static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
     public static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
     public static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
+
+    /// 403 `bad_jwt`: a bearer token that is malformed, signed with another key or algorithm,
+    /// expired or not yet valid. `reason` says which, in the words of GoTrue's JWT parser; it
+    /// never contains the token.
+    public static func invalidJWT(_ reason: String) -> AuthError {
+        AuthError(.forbidden, "bad_jwt", "invalid JWT: unable to parse or verify signature, \(reason)")
+    }
 
     /// 400 `validation_failed` with a message saying which input was wrong.
     public static func validation(_ message: String) -> AuthError {

@@ -47,7 +47,7 @@ struct AuthService: Sendable {
                 confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
                 externalURL: externalURL,
                 redirects: RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs)))
-        authentication = BearerAuthentication(signer: signer, store: store, clock: clock)
+        authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         signUp = SignUp(
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm), logger: logger)
@@ -60,7 +60,7 @@ struct AuthService: Sendable {
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, autoconfirm: configuration.autoconfirm)
         profiles = Profiles(store: store, clock: clock)
         self.emailLinks = emailLinks
-        adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, logger: logger)
+        adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
     }

@@ -6,14 +6,14 @@ import Testing
 @Suite("Verified-token cache")
 struct VerifiedTokenCacheTests {
     func claims(_ sub: String) -> VerifiedClaims {
-        VerifiedClaims(sub: .init(value: sub), exp: .init(value: Date().addingTimeInterval(60)), role: "authenticated", sessionID: nil)
+        VerifiedClaims(sub: sub, exp: Date().addingTimeInterval(60), role: "authenticated", sessionID: nil)
     }
 
     @Test("only the exact token text hits, and the cache stays bounded")
     func boundedExact() {
         let cache = VerifiedTokenCache(capacity: 10)
         cache.insert(claims("a"), for: "token-a")
-        #expect(cache.claims(for: "token-a")?.sub.value == "a")
+        #expect(cache.claims(for: "token-a")?.sub == "a")
         #expect(cache.claims(for: "token-a ") == nil)
         #expect(cache.claims(for: "token-b") == nil)
         for index in 0..<100 { cache.insert(claims("\(index)"), for: "t\(index)") }
@@ -31,7 +31,9 @@ struct VerifiedTokenCacheTests {
             aal: nil, amr: nil, sessionID: "s", isAnonymous: false, appMetadata: nil, userMetadata: nil))
         #expect(try await signer.verify(token, now: now).sessionID == "s")
         #expect(try await signer.verify(token, now: now).sessionID == "s", "second check from the cache")
-        await #expect(throws: AuthError.expiredJWT) { try await signer.verify(token, now: now.addingTimeInterval(61)) }
-        await #expect(throws: AuthError.badJWT) { try await signer.verify(token + "x", now: now) }
+        await #expect(throws: AuthError.invalidJWT("token has invalid claims: token is expired by 1s")) {
+            try await signer.verify(token, now: now.addingTimeInterval(61))
+        }
+        await #expect(throws: AuthError.invalidJWT("token signature is invalid: signature is invalid")) { try await signer.verify(token + "x", now: now) }
     }
 }
