@@ -49,7 +49,9 @@ public enum LatchkeyApplication {
         let router = makeRouter(service: service)
 
         return Application(
-            responder: GatewayPrefixResponder(inner: router.buildResponder()),
+            responder: CORSResponder(
+                inner: GatewayPrefixResponder(inner: router.buildResponder()),
+                policy: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, extraAllowedHeaders: configuration.corsAllowedHeaders)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             // A store that runs in the background (PostgreSQL's connection pool) starts first and
             // stops last: graceful shutdown goes in reverse order, after the server and the closer.
@@ -68,6 +70,7 @@ public enum LatchkeyApplication {
         router.add(middleware: GoTrueErrorMiddleware())
         router.add(middleware: RequestLogMiddleware())
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)

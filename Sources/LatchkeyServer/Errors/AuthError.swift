@@ -53,6 +53,7 @@ extension AuthError {
     public static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
     public static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
     public static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
+    public static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
     public static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
     public static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
     public static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
