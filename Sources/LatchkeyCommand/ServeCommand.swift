@@ -28,8 +28,20 @@ struct ServeCommand: AsyncParsableCommand {
     var externalURL: String?
     @Option(name: .customLong("redirect-url"), help: "A further URL that redirect_to may point at (repeatable).")
     var redirectURLs: [String] = []
-    @Option(name: .customLong("access-token-ttl"), help: "Access-token lifetime in seconds.")
+    @Option(
+        name: .customLong("access-token-ttl"),
+        help: "Access-token lifetime in seconds (at least 1). Supabase clients treat a token with under 30 s left as expired, so below a minute they refresh on nearly every call; the server warns under 60 s.")
     var accessTokenTTL: Int = Int(ServerConfiguration.defaultAccessTokenTTL)
+    @Option(name: .customLong("jwt-admin-role"), help: "A role whose API keys may use /admin (repeatable; default: service_role, supabase_admin).")
+    var jwtAdminRoles: [String] = []
+    @Option(
+        name: .customLong("cors-allowed-origins"),
+        help: "Origins browsers may call from, comma-separated, one * wildcard each (default: every origin, as GoTrue).")
+    var corsAllowedOrigins: String?
+    @Option(
+        name: .customLong("cors-allowed-headers"),
+        help: "Request headers allowed cross-origin besides GoTrue's defaults and apikey, comma-separated.")
+    var corsAllowedHeaders: String?
     @Option(name: .customLong("refresh-reuse-interval"), help: "Seconds a just-spent refresh token still yields the active one.")
     var refreshReuseInterval: Int = Int(ServerConfiguration.defaultRefreshReuseInterval)
     @Option(name: .customLong("session-timebox"), help: "Maximum session age in seconds (default: unlimited).")
@@ -86,6 +98,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.externalURL = externalURL
         configuration.additionalRedirectURLs = redirectURLs
         configuration.accessTokenTTL = TimeInterval(accessTokenTTL)
+        if !jwtAdminRoles.isEmpty { configuration.jwtAdminRoles = jwtAdminRoles }
+        configuration.corsAllowedOrigins = Self.list(corsAllowedOrigins)
+        configuration.corsAllowedHeaders = Self.list(corsAllowedHeaders)
         configuration.refreshReuseInterval = TimeInterval(refreshReuseInterval)
         configuration.sessionTimebox = sessionTimebox.map(TimeInterval.init)
         configuration.databaseURL = database
@@ -106,6 +121,11 @@ struct ServeCommand: AsyncParsableCommand {
         limits.verificationsPerIP.count = verifyLimit
         configuration.rateLimits = limits
         return configuration
+    }
+
+    /// The entries of a comma-separated option, trimmed, empty ones dropped.
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func run() async throws {

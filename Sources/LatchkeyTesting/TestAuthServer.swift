@@ -97,6 +97,35 @@ public final class TestAuthServer: Sendable {
         configuration.rateLimits = .disabled
         configure(&configuration)
 
+        // With a free port and no external URL, the port is chosen here, before the links and
+        // the token issuer name it; if another process takes it before the server binds, the
+        // start is retried with another.
+        let choosesPort = port == 0 && configuration.externalURL == nil
+        var attempt = 0
+        var started: (group: ServiceGroup, task: Task<Void, any Error>, port: Int)?
+        while started == nil {
+            attempt += 1
+            if choosesPort { configuration.port = try await FreePort.pick(host: configuration.host) }
+            do {
+                started = try await run(configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger)
+            } catch where choosesPort && attempt < 5 {
+                continue
+            }
+        }
+        let (group, task, boundPort) = started!
+        let keys = try await ServerKeys.make(
+            dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
+            externalURL: configuration.externalURL ?? configuration.resolvedExternalURL())
+        let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return TestAuthServer(
+            baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,
+            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, group: group, task: task)
+    }
+
+    /// Builds and runs the server; returns once it listens, or throws why it stopped before.
+    private static func run(
+        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger
+    ) async throws -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int) {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await LatchkeyApplication.build(
             configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger,
@@ -115,13 +144,7 @@ public final class TestAuthServer: Sendable {
             try await task.value
             throw ConfigurationError("the test server stopped before it started listening")
         }
-        let keys = try await ServerKeys.make(
-            dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
-            externalURL: configuration.externalURL)
-        let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return TestAuthServer(
-            baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,
-            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, group: group, task: task)
+        return (group, task, boundPort)
     }
 
     /// Runs `body` against a fresh server, then shuts it down and removes its data, whether

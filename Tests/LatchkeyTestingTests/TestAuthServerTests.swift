@@ -27,7 +27,7 @@ struct TestAuthServerTests {
         }
     }
 
-    @Test("emails land in the outbox, and linkToken finds the confirmation link's token")
+    @Test("emails land in the outbox; linkToken, emailCode and followLink find what they carry")
     func outboxAndLinks() async throws {
         try await TestAuthServer.with(configure: { $0.autoconfirm = false }) { server in
             let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore())
@@ -39,8 +39,13 @@ struct TestAuthServerTests {
             #expect(try server.outbox().count == 1)
             let token = try server.linkToken(to: "grace@example.com", type: "signup")
             #expect(!token.isEmpty)
-            let verified = try await manager.verify(type: .signup, email: "grace@example.com", token: token)
+            let code = try server.emailCode(to: "grace@example.com")
+            #expect(code.count == 6)
+            let verified = try await manager.verify(type: .signup, email: "grace@example.com", token: code)
             #expect(verified.user.isEmailConfirmed)
+            try await manager.recoverPassword(email: "grace@example.com")
+            let landing = try await server.followLink(to: "grace@example.com", type: "recovery")
+            #expect(landing.fragment?.contains("access_token=") == true, "the link signs in: \(landing)")
             #expect(throws: TestServerError.self) { try server.linkToken(to: "nobody@example.com", type: "signup") }
         }
     }

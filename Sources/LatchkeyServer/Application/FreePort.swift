@@ -7,8 +7,9 @@ import NIOPosix
 ///
 /// Another process could take the port between this check and the server's bind; the server
 /// then fails to start with a clear "port in use" error rather than naming a wrong port.
-enum FreePort {
-    static func pick(host: String) async throws -> Int {
+public enum FreePort {
+    /// A port on `host` that nothing listens on right now.
+    public static func pick(host: String) async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: host, port: 0).get()

@@ -31,6 +31,11 @@ public enum LatchkeyApplication {
             chosen.port = try await FreePort.pick(host: chosen.host)
         }
         let configuration = chosen
+        if configuration.accessTokenTTL < ServerConfiguration.shortAccessTokenTTLWarning {
+            logger.warning(
+                "short access-token lifetime: Supabase clients treat a token with under 30 s left as expired and refresh before nearly every call",
+                metadata: ["access_token_ttl": "\(configuration.accessTokenTTL)"])
+        }
         try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)
         let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         let store: any AuthStore = if let store { store } else { try await openStore(configuration, logger: logger) }
@@ -49,7 +54,9 @@ public enum LatchkeyApplication {
         let router = makeRouter(service: service)
 
         return Application(
-            responder: GatewayPrefixResponder(inner: router.buildResponder()),
+            responder: CORSResponder(
+                inner: GatewayPrefixResponder(inner: router.buildResponder()),
+                policy: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, extraAllowedHeaders: configuration.corsAllowedHeaders)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             // A store that runs in the background (PostgreSQL's connection pool) starts first and
             // stops last: graceful shutdown goes in reverse order, after the server and the closer.
@@ -68,6 +75,7 @@ public enum LatchkeyApplication {
         router.add(middleware: GoTrueErrorMiddleware())
         router.add(middleware: RequestLogMiddleware())
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)

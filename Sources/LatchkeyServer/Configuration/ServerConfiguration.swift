@@ -18,6 +18,18 @@ public struct ServerConfiguration: Sendable {
     /// Default access-token lifetime: one hour, as GoTrue.
     public static let defaultAccessTokenTTL: TimeInterval = 3600
     public static let defaultEmailCodeTTL: TimeInterval = 3600
+    /// Access-token lifetimes below this are accepted but logged as a warning: Supabase clients
+    /// treat a token with under 30 seconds left as expired, so at such lifetimes they refresh
+    /// before nearly every request.
+    public static let shortAccessTokenTTLWarning: TimeInterval = 60
+    /// Default roles whose API keys may use `/admin`, as GoTrue's `GOTRUE_JWT_ADMIN_ROLES`.
+    public static let defaultJWTAdminRoles = ["service_role", "supabase_admin"]
+    /// Request headers a browser may send cross-origin, as GoTrue allows them, plus `apikey`,
+    /// which supabase-js sends on every request (Supabase's gateway allows it).
+    public static let defaultCORSAllowedHeaders = [
+        "Accept", "Authorization", "Content-Type", "X-Client-IP", "X-Client-Info", "X-JWT-AUD", "x-use-cookie",
+        "X-Supabase-Api-Version", "apikey",
+    ]
     /// Default window in which a spent refresh token may be presented again without being
     /// treated as stolen: 10 seconds, as GoTrue.
     public static let defaultRefreshReuseInterval: TimeInterval = 10
@@ -61,8 +73,19 @@ public struct ServerConfiguration: Sendable {
     public var externalURL: String?
     /// Further URLs (prefixes) that `redirect_to` may point at besides ``siteURL``.
     public var additionalRedirectURLs: [String] = []
-    /// Lifetime of access tokens, in seconds.
+    /// Lifetime of access tokens, in seconds (at least 1). Supabase clients treat a token with
+    /// under 30 seconds left as expired, so below about a minute they refresh on nearly every
+    /// call; the server logs a warning under ``shortAccessTokenTTLWarning``.
     public var accessTokenTTL: TimeInterval = defaultAccessTokenTTL
+    /// Roles whose tokens, signed with the server's key and belonging to no session, may use
+    /// `/admin` (GoTrue's JWT admin roles). No user can be given one of these roles.
+    public var jwtAdminRoles: [String] = defaultJWTAdminRoles
+    /// Origins browsers may call from (CORS). Empty means every origin (`*`), as GoTrue; entries
+    /// may hold one `*` wildcard, such as `https://*.example.com`.
+    public var corsAllowedOrigins: [String] = []
+    /// Request headers allowed cross-origin besides ``defaultCORSAllowedHeaders`` (GoTrue's
+    /// `GOTRUE_CORS_ALLOWED_HEADERS`); `*` allows any.
+    public var corsAllowedHeaders: [String] = []
     /// Seconds during which a just-spent refresh token still yields the session's active token.
     public var refreshReuseInterval: TimeInterval = defaultRefreshReuseInterval
     /// Hard maximum age of a session in seconds (`nil`: sessions live until signed out).
@@ -107,7 +130,10 @@ public struct ServerConfiguration: Sendable {
         if let jwtSecret, jwtSecret.utf8.count < 32 {
             throw ConfigurationError("LATCHKEY_JWT_SECRET must be at least 32 bytes long")
         }
-        guard accessTokenTTL >= 30 else { throw ConfigurationError("--access-token-ttl must be at least 30 seconds") }
+        guard accessTokenTTL >= 1 else { throw ConfigurationError("--access-token-ttl must be at least 1 second") }
+        guard !jwtAdminRoles.isEmpty, !jwtAdminRoles.contains(where: \.isEmpty) else {
+            throw ConfigurationError("--jwt-admin-role needs at least one non-empty role")
+        }
         guard emailCodeTTL >= 1 else { throw ConfigurationError("--email-code-ttl must be at least 1 second") }
         guard refreshReuseInterval >= 0 else { throw ConfigurationError("--refresh-reuse-interval cannot be negative") }
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31") }

@@ -50,12 +50,15 @@ extension AuthError {
     public static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
     public static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
     public static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
-    public static let sessionExpired = AuthError(.badRequest, "session_expired", "Session expired")
+    public static let sessionExpired = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired")
+    public static let refreshUserBanned = AuthError(.badRequest, "user_banned", "Invalid Refresh Token: User Banned")
+    public static let refreshTokenInvalid = AuthError(.badRequest, "validation_failed", "Refresh token is not valid")
     public static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
     public static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
-    public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a Bearer token")
-    public static let badJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: unable to parse or verify signature")
-    public static let expiredJWT = AuthError(.unauthorized, "bad_jwt", "Invalid JWT: token is expired")
+    public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
+    public static let missingSubClaim = AuthError(.forbidden, "bad_jwt", "invalid claim: missing sub claim")
+    public static let subClaimNotUUID = AuthError(.badRequest, "bad_jwt", "invalid claim: sub claim must be a UUID")
+    public static let sessionClaimNotUUID = AuthError(.forbidden, "bad_jwt", "invalid claim: session_id claim must be a UUID")
     public static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
     public static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
     public static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
@@ -77,6 +80,7 @@ extension AuthError {
         .badRequest, "flow_state_not_found", "No associated flow state found. No valid flow state found for user.")
     public static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
     public static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
+    public static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
     public static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
     public static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
     public static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
@@ -91,6 +95,13 @@ extension AuthError {
     /// what GoTrue answers with the phone provider off.
     public static func phoneProviderDisabled(_ message: String = "Unsupported phone provider") -> AuthError {
         AuthError(.badRequest, "phone_provider_disabled", message)
+    }
+
+    /// 403 `bad_jwt`: a bearer token that is malformed, signed with another key or algorithm,
+    /// expired or not yet valid. `reason` says which, in the words of GoTrue's JWT parser; it
+    /// never contains the token.
+    public static func invalidJWT(_ reason: String) -> AuthError {
+        AuthError(.forbidden, "bad_jwt", "invalid JWT: unable to parse or verify signature, \(reason)")
     }
 
     /// 400 `validation_failed` with a message saying which input was wrong.

@@ -10,8 +10,10 @@ struct AdminRoutes {
     func register(on router: Router<AuthRequestContext>) {
         router.get("/admin/users") { request, _ in
             try await requireAdmin(request)
-            let (users, total) = try await service.adminUsers.list(try page(request))
-            return try JSONBody.response(users, headers: [HTTPField.Name("X-Total-Count")!: String(total)])
+            let page = try page(request)
+            let (users, total) = try await service.adminUsers.list(page)
+            return try JSONBody.response(
+                users, headers: PaginationHeaders.fields(path: request.uri.path, query: request.uri.query, page: page, total: total))
         }
         router.post("/admin/users") { request, context in
             try await requireAdmin(request)

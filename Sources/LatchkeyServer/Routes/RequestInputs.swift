@@ -4,13 +4,13 @@ import Hummingbird
 /// What routes read from a request besides its body: the bearer token and path ids.
 extension Request {
     /// The token of `Authorization: Bearer <token>` (scheme case-insensitive, surrounding spaces
-    /// ignored): 401 `no_authorization` when absent, 401 `bad_jwt` for another scheme.
+    /// ignored): 401 `no_authorization` when absent or of another scheme, as GoTrue.
     func bearerToken() throws(AuthError) -> String {
         guard let header = headers[.authorization], !header.isEmpty else { throw .noAuthorization }
         let utf8 = header.utf8
         guard utf8.count > 7, let space = utf8.firstIndex(of: UInt8(ascii: " ")),
             header[..<space].caseInsensitiveEquals("bearer")
-        else { throw .badJWT }
+        else { throw .noAuthorization }
         let token = header[header.index(after: space)...].drop(while: { $0 == " " })
         let trimmed = token.reversed().drop(while: { $0 == " " })
         guard !trimmed.isEmpty else { throw .noAuthorization }

@@ -34,9 +34,6 @@ struct AccessTokenClaims: JWTPayload, Equatable {
 
     /// Signature checks only: expiry is checked by ``TokenSigner`` against the server's clock.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
-
-    /// Whether the token was issued to the server's administrator key.
-    var isServiceRole: Bool { role == "service_role" }
 }
 
 extension AccessTokenClaims {
@@ -54,26 +51,54 @@ extension AccessTokenClaims {
 
 /// The claims a bearer check needs, and nothing else: verifying a token decodes only these,
 /// not the metadata the token also carries.
-struct VerifiedClaims: JWTPayload, Equatable {
-    var sub: SubjectClaim
-    var exp: ExpirationClaim
+///
+/// Only the signature makes a token valid: `sub`, `exp` and `session_id` are optional, as in
+/// GoTrue, where an API key (`{"iss": "supabase", "role": "service_role", "iat": …}`) carries
+/// none of them. What an endpoint needs of them is checked by ``BearerAuthentication``.
+struct VerifiedClaims: Decodable, Equatable, Sendable {
+    var sub: String?
+    var exp: Date?
+    var nbf: Date?
     var role: String
     var sessionID: String?
 
     enum CodingKeys: String, CodingKey {
-        case sub, exp, role
+        case sub, exp, nbf, role
         case sessionID = "session_id"
     }
 
-    /// Signature checks only: expiry is checked by ``TokenSigner`` against the server's clock.
+    init(sub: String?, exp: Date?, nbf: Date? = nil, role: String, sessionID: String?) {
+        self.sub = sub
+        self.exp = exp
+        self.nbf = nbf
+        self.role = role
+        self.sessionID = sessionID
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sub = try container.decodeIfPresent(String.self, forKey: .sub)
+        exp = try container.decodeIfPresent(Double.self, forKey: .exp).map(Date.init(timeIntervalSince1970:))
+        nbf = try container.decodeIfPresent(Double.self, forKey: .nbf).map(Date.init(timeIntervalSince1970:))
+        role = try container.decodeIfPresent(String.self, forKey: .role) ?? ""
+        sessionID = try container.decodeIfPresent(String.self, forKey: .sessionID)
+    }
+
+    /// The session the token claims to belong to: `nil` when it names none (an API key), as
+    /// GoTrue reads an empty `session_id` or the nil UUID.
+    var sessionClaim: String? {
+        guard let sessionID, !sessionID.isEmpty, sessionID != "00000000-0000-0000-0000-000000000000" else { return nil }
+        return sessionID
+    }
+}
+
+/// The claims of an API key (`anon`, `service_role`), shaped as Supabase's own keys: a role and
+/// times, no user and no session.
+struct APIKeyClaims: JWTPayload {
+    var iss: IssuerClaim
+    var role: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+
     func verify(using algorithm: some JWTAlgorithm) async throws {}
-
-    /// Whether the token was issued to the server's administrator key.
-    var isServiceRole: Bool { role == "service_role" }
-
-    /// The user the token was issued to, when `sub` is a user id.
-    var userID: UUID? { UUID(uuidString: sub.value) }
-
-    /// The session the token belongs to; `nil` for API keys.
-    var sessionUUID: UUID? { sessionID.flatMap(UUID.init(uuidString:)) }
 }

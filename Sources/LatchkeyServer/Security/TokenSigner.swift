@@ -4,8 +4,8 @@ import NIOConcurrencyHelpers
 
 /// Signs and verifies HS256 access tokens with the server secret.
 ///
-/// Verification accepts HS256 only: `alg: none`, other algorithms and tokens signed with
-/// another key are refused.
+/// Verification (``JWTVerifier``) accepts the configured keys' algorithms only (HS256):
+/// `alg: none`, other algorithms and tokens signed with another key are refused.
 ///
 /// JWTKit's key collection is an actor, so every signature it makes or checks runs on that one
 /// actor. The signer keeps a few identical collections and spreads requests over them, so that
@@ -14,6 +14,7 @@ final class TokenSigner: Sendable {
     private let collections: [JWTKeyCollection]
     private let next = NIOLockedValueBox(0)
     private let verified = VerifiedTokenCache()
+    private let verifier: JWTVerifier
     let issuer: String
 
     init(secret: String, issuer: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
@@ -24,6 +25,7 @@ final class TokenSigner: Sendable {
             collections.append(keys)
         }
         self.collections = collections
+        self.verifier = JWTVerifier(secret: secret)
         self.issuer = issuer
     }
 
@@ -39,31 +41,27 @@ final class TokenSigner: Sendable {
         try await keys.sign(claims, header: ["typ": "JWT"])
     }
 
-    /// The claims of a valid token, or ``AuthError/badJWT`` / ``AuthError/expiredJWT``.
+    /// The claims of a validly signed token that is neither expired nor not yet valid, or 403
+    /// `bad_jwt` (``AuthError/invalidJWT(_:)``) saying why not.
     func verify(_ token: String, now: Date) async throws(AuthError) -> VerifiedClaims {
         let claims: VerifiedClaims
         if let cached = verified.claims(for: token) {
             claims = cached
         } else {
-            do {
-                claims = try await keys.verify(token, as: VerifiedClaims.self)
-            } catch {
-                throw .badJWT
-            }
+            claims = try verifier.claims(of: token)
             verified.insert(claims, for: token)
         }
-        // The JWT library checks expiry against the wall clock; the server's clock decides.
-        guard claims.exp.value > now else { throw .expiredJWT }
+        // Checked on every use, against the server's clock.
+        try JWTVerifier.checkTimes(claims, now: now)
         return claims
     }
 
-    /// A long-lived key for `role` (`anon` or `service_role`), as Supabase hands out.
+    /// A long-lived key for `role` (`anon` or `service_role`), shaped as Supabase's own keys
+    /// (`iss`, `role`, `iat`, `exp`; no `sub`, no session).
     func apiKey(role: String, now: Date) async throws -> String {
-        let claims = AccessTokenClaims(
-            iss: IssuerClaim(value: issuer), sub: SubjectClaim(value: role), aud: AudienceClaim(value: role),
-            exp: ExpirationClaim(value: now.addingTimeInterval(10 * 365 * 86_400)), iat: IssuedAtClaim(value: now),
-            email: nil, phone: "", role: role, aal: nil, amr: nil, sessionID: nil, isAnonymous: nil,
-            appMetadata: nil, userMetadata: nil)
-        return try await sign(claims)
+        let claims = APIKeyClaims(
+            iss: IssuerClaim(value: issuer), role: role, iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(10 * 365 * 86_400)))
+        return try await keys.sign(claims, header: ["typ": "JWT"])
     }
 }

@@ -7,12 +7,18 @@ struct AdminUsers: Sendable {
     private let store: any AuthStore
     private let clock: any ServerClock
     private let passwords: PasswordPolicy
+    /// Roles reserved for API keys: no user may hold one.
+    private let adminRoles: [String]
     private let logger: Logger
 
-    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, logger: Logger) {
+    init(
+        store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy,
+        adminRoles: [String] = ServerConfiguration.defaultJWTAdminRoles, logger: Logger
+    ) {
         self.store = store
         self.clock = clock
         self.passwords = passwords
+        self.adminRoles = adminRoles
         self.logger = logger
     }
 
@@ -99,8 +105,8 @@ struct AdminUsers: Sendable {
         }
         if let role = body.role {
             guard !role.isEmpty, role.count <= 64 else { throw AuthError.validation("role must be 1 to 64 characters") }
-            // A user's own access token must never carry the administrator role.
-            guard role != "service_role" else { throw AuthError.validation("role service_role is reserved for API keys") }
+            // A user's own access token must never carry an administrator role.
+            guard !adminRoles.contains(role) else { throw AuthError.validation("role \(role) is reserved for API keys") }
             user.role = role
         }
         if let ban = body.ban_duration {

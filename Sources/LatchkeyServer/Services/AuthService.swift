@@ -59,7 +59,7 @@ struct AuthService: Sendable {
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, logger: logger)
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
-        authentication = BearerAuthentication(signer: signer, store: store, clock: clock)
+        authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         signUp = SignUp(
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(
@@ -82,7 +82,7 @@ struct AuthService: Sendable {
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
             autoconfirm: configuration.autoconfirm)
         invitations = Invitations(store: store, clock: clock, passwords: passwords, emailLinks: emailLinks)
-        adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, logger: logger)
+        adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
     }

@@ -31,7 +31,7 @@ struct Logout: Sendable {
         self.clock = clock
     }
 
-    /// Ends `signedIn`'s sessions in `scope`; their refresh tokens then answer `session_not_found`.
+    /// Ends `signedIn`'s sessions in `scope`; their refresh tokens then answer `refresh_token_not_found`, as GoTrue.
     func logOut(_ signedIn: BearerAuthentication.Authenticated, scope: Scope, ipAddress: String) async throws {
         let user = signedIn.user
         let audit = AuditEntry(

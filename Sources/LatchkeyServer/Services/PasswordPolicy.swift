@@ -47,7 +47,7 @@ struct PasswordPolicy: Sendable {
     }
 
     /// Ends every session of `userID` but `keeping` (the session that changed the password, if
-    /// any), once the new password is saved. Their refresh tokens then answer `session_not_found`.
+    /// any), once the new password is saved. Their refresh tokens then answer `refresh_token_not_found`, as GoTrue.
     func passwordChanged(userID: UUID, keeping: UUID?) async throws {
         try await store.endSessions(userID: userID, except: keeping, only: nil, audit: nil)
     }

@@ -27,7 +27,11 @@ struct RefreshGrant: Sendable {
     }
 
     func refresh(_ body: RefreshGrantBody, ipAddress: String) async throws -> SessionResponse {
-        guard let token = body.refresh_token, !token.isEmpty else { throw AuthError.validation("refresh_token required") }
+        // GoTrue's first check: no token can be shorter than 12 characters (its oldest tokens
+        // are 12 lowercase letters or digits).
+        guard let token = body.refresh_token, token.utf8.count > 12
+            || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
+        else { throw AuthError.refreshTokenInvalid }
         let hash = OpaqueTokens.hash(token)
         // The refresh counts against its session once, here: the rotation's transaction may be
         // run more than once (PostgreSQL retries it on a conflict).

@@ -55,9 +55,11 @@ enum RefreshRotation {
     /// Decides what a presented refresh token gets.
     static func decide(_ state: RefreshTokenState, _ request: Request) -> Decision {
         guard let token = state.token else { return .refuse(.refreshTokenNotFound) }
-        guard let session = state.session, let user = state.user else { return .refuse(.sessionNotFound) }
+        // GoTrue deletes an ended session (sign-out, admin sign-out, password change, user
+        // deleted) and its refresh tokens with it, so their tokens answer "not found" there.
+        guard let session = state.session, let user = state.user else { return .refuse(.refreshTokenNotFound) }
+        if user.isBanned(at: request.now) { return .refuse(.refreshUserBanned) }
         if let notAfter = session.notAfter, notAfter <= request.now { return .refuse(.sessionExpired) }
-        if user.isBanned(at: request.now) { return .refuse(.userBanned) }
 
         guard let revokedAt = token.revokedAt else {
             let successor = request.successor(request.presentedToken)
@@ -99,7 +101,7 @@ enum RefreshRotation {
                 result: .issued(session: session, user: user, refreshToken: successor))
         case .returnActive(let activeToken):
             guard let session = state.session, let user = state.user else {
-                return RefreshTokenPlan(changes: [], result: .refused(.sessionNotFound))
+                return RefreshTokenPlan(changes: [], result: .refused(.refreshTokenNotFound))
             }
             return RefreshTokenPlan(changes: [], result: .issued(session: session, user: user, refreshToken: activeToken))
         case .revokeSession:

@@ -25,7 +25,7 @@ public protocol AuthStore: Sendable {
     /// The session and its user, for checking a bearer token.
     func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)?
     /// Ends sessions of `userID`: all of them, all but `except`, or only `only`.
-    /// Their refresh tokens then answer `session_not_found`. Returns how many ended.
+    /// Their refresh tokens then answer `refresh_token_not_found`, as GoTrue. Returns how many ended.
     @discardableResult
     func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int
     /// The session a refresh token was issued to, spent or not, by the token's hash; `nil` for a

@@ -33,7 +33,7 @@ public enum RefreshTokenChange: Sendable, Equatable {
     /// Sets the session's `refreshed_at` and `updated_at` to `at`.
     case touchSession(id: UUID, at: Date)
     /// Deletes the session and marks every unspent token of it spent at `at`; the tokens stay, so
-    /// they answer `session_not_found`.
+    /// they answer `refresh_token_not_found` (as GoTrue, which deletes them with the session).
     case revokeSession(id: UUID, at: Date)
     /// Appends an audit entry.
     case audit(AuditEntry)

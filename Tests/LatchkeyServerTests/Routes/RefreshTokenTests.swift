@@ -61,9 +61,10 @@ struct RefreshTokenTests {
             server.clock.advance(by: 11)
             let reused = try await server.refresh(t0)
             reused.expectError(400, "refresh_token_already_used")
-            // The family is gone: the active token and its access token are refused.
+            // The family is gone: the active token and its access token are refused. (GoTrue,
+            // which revokes the family but keeps the session, says refresh_token_already_used.)
             let active = try await server.refresh(t2Session.refreshToken)
-            active.expectError(400, "session_not_found")
+            active.expectError(400, "refresh_token_not_found")
             let user = try await server.request(.GET, "/user", bearer: t2Session.accessToken)
             #expect(user.status == 403)
             #expect(try await server.auditActions().contains("token_revoked"))
@@ -77,17 +78,50 @@ struct RefreshTokenTests {
             unknown.expectError(400, "refresh_token_not_found")
             let missing = try await server.request(.POST, "/token?grant_type=refresh_token", json: [:])
             missing.expectError(400, "validation_failed")
+            #expect(missing["msg"] as? String == "Refresh token is not valid")
+            for short in ["", "abc", "ABCDEFGHIJKL"] {
+                try await server.refresh(short).expectError(400, "validation_failed")
+            }
+            try await server.refresh("abcdefghijk1").expectError(400, "refresh_token_not_found")
         }
     }
 
-    @Test("a signed-out session's token answers session_not_found")
+    @Test("a token of a session ended by sign-out, admin sign-out or deletion answers GoTrue's refresh_token_not_found")
     func endedSession() async throws {
         try await TestServer.with { server in
+            let key = server.server.serviceRoleKey
             let session = try await server.signUp("ended@example.com")
-            let logout = try await server.request(.POST, "/logout", bearer: session.accessToken)
+            let spent = session.refreshToken
+            let active = try #require(TestSession(try await server.refresh(spent)))
+            let logout = try await server.request(.POST, "/logout", bearer: active.accessToken)
             #expect(logout.status == 204)
+            // The active token, and its spent parent (which would otherwise yield the active one).
+            for token in [active.refreshToken, spent] {
+                let refresh = try await server.refresh(token)
+                refresh.expectError(400, "refresh_token_not_found")
+                #expect(refresh["msg"] as? String == "Invalid Refresh Token: Refresh Token Not Found")
+                #expect(refresh["code"] as? Int == 400)
+            }
+            let newer = try #require(TestSession(try await server.signIn("ended@example.com")))
+            #expect(try await server.request(.POST, "/admin/users/\(newer.userID)/logout", bearer: key).status == 204)
+            try await server.refresh(newer.refreshToken).expectError(400, "refresh_token_not_found")
+
+            let last = try #require(TestSession(try await server.signIn("ended@example.com")))
+            #expect(try await server.request(.DELETE, "/admin/users/\(last.userID)", bearer: key).status == 200)
+            try await server.refresh(last.refreshToken).expectError(400, "refresh_token_not_found")
+        }
+    }
+
+    @Test("a banned user's refresh answers GoTrue's user_banned message")
+    func bannedRefresh() async throws {
+        try await TestServer.with { server in
+            let session = try await server.signUp("banned-refresh@example.com")
+            let ban = try await server.request(
+                .PUT, "/admin/users/\(session.userID)", json: ["ban_duration": "1h"], bearer: server.server.serviceRoleKey)
+            #expect(ban.status == 200)
             let refresh = try await server.refresh(session.refreshToken)
-            refresh.expectError(400, "session_not_found")
+            refresh.expectError(400, "user_banned")
+            #expect(refresh["msg"] as? String == "Invalid Refresh Token: User Banned")
         }
     }
 
@@ -98,6 +132,7 @@ struct RefreshTokenTests {
             server.clock.advance(by: 601)
             let refresh = try await server.refresh(session.refreshToken)
             refresh.expectError(400, "session_expired")
+            #expect(refresh["msg"] as? String == "Invalid Refresh Token: Session Expired")
         }
     }
 

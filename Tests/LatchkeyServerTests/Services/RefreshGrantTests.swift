@@ -56,8 +56,8 @@ struct RefreshGrantTests {
     func unknownToken() async throws {
         try await StoreKind.sqlite.withStore { base in
             let fixture = await Fixture(base, limits: .default)
-            await #expect(throws: AuthError.refreshTokenNotFound) { try await fixture.refresh("never-issued") }
-            await #expect(throws: AuthError.validation("refresh_token required")) { try await fixture.refresh("") }
+            await #expect(throws: AuthError.refreshTokenNotFound) { try await fixture.refresh("never-issued-token") }
+            await #expect(throws: AuthError.refreshTokenInvalid) { try await fixture.refresh("") }
             #expect(fixture.store.planRuns == 0)
         }
     }

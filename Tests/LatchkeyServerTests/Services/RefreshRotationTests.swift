@@ -75,13 +75,13 @@ struct RefreshRotationTests {
         let s = session()
         let t = OpaqueTokens.random()
         #expect(decide(t, record: nil, session: nil, user: nil) == .refuse(.refreshTokenNotFound))
-        #expect(decide(t, record: record(t, session: s, revokedAt: nil), session: nil, user: user) == .refuse(.sessionNotFound))
+        #expect(decide(t, record: record(t, session: s, revokedAt: nil), session: nil, user: user) == .refuse(.refreshTokenNotFound))
         var expired = s
         expired.notAfter = now
         #expect(decide(t, record: record(t, session: s, revokedAt: nil), session: expired, user: user) == .refuse(.sessionExpired))
         var banned = user
         banned.bannedUntil = now.addingTimeInterval(60)
-        #expect(decide(t, record: record(t, session: s, revokedAt: nil), session: s, user: banned) == .refuse(.userBanned))
+        #expect(decide(t, record: record(t, session: s, revokedAt: nil), session: s, user: banned) == .refuse(.refreshUserBanned))
     }
 
     // MARK: Carrying a decision out

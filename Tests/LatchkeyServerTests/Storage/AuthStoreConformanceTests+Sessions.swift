@@ -58,7 +58,7 @@ extension AuthStoreConformanceTests {
         }
     }
 
-    @Test("endSessions ends all, all but one, or only one; ended tokens answer session_not_found", arguments: StoreKind.available)
+    @Test("endSessions ends all, all but one, or only one; ended tokens answer refresh_token_not_found", arguments: StoreKind.available)
     func endSessions(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (user, a, tokenA) = try await signedIn(store)
@@ -74,7 +74,7 @@ extension AuthStoreConformanceTests {
             #expect(try await store.endSessions(userID: user.id, except: nil, only: nil, audit: nil) == 1)
             #expect(try await store.sessionWithUser(id: a.id) == nil)
             #expect(try await store.sessionWithUser(id: d.id)?.user.id == other.id, "other users keep theirs")
-            #expect(try await rotate(tokenA, in: store).refusal == .sessionNotFound)
+            #expect(try await rotate(tokenA, in: store).refusal == .refreshTokenNotFound)
             #expect(try await store.auditEntries(offset: 0, limit: 5).map(\.action) == [.logout])
         }
     }
@@ -112,7 +112,7 @@ extension AuthStoreConformanceTests {
             let reused = try await rotate(token0, at: t0.addingTimeInterval(60), in: store)
             #expect(reused.refusal == .refreshTokenAlreadyUsed)
             #expect(try await store.sessionWithUser(id: session.id) == nil)
-            #expect(try await rotate(token2, at: t0.addingTimeInterval(61), in: store).refusal == .sessionNotFound)
+            #expect(try await rotate(token2, at: t0.addingTimeInterval(61), in: store).refusal == .refreshTokenNotFound)
             let revoked = try #require(try await store.auditEntries(offset: 0, limit: 1).first)
             #expect(revoked.action == .tokenRevoked)
             #expect(revoked.traits["session_id"] == .string(session.id.uuidString.lowercased()))
@@ -129,7 +129,7 @@ extension AuthStoreConformanceTests {
             var banned = signedUp
             banned.bannedUntil = t0.addingTimeInterval(3600)
             try await store.updateUser(banned, audit: nil)
-            #expect(try await rotate(bannedToken, in: store).refusal == .userBanned)
+            #expect(try await rotate(bannedToken, in: store).refusal == .refreshUserBanned)
             try await store.updateUser(signedUp, audit: nil)
             #expect(try await rotate(bannedToken, in: store).issuedToken == tokens.successor(of: bannedToken), "the refused token was not spent")
             #expect(try await store.auditEntries(offset: 0, limit: 10).map(\.action) == [.tokenRefreshed], "refusals write nothing")

@@ -73,8 +73,8 @@ struct MultiInstanceTests {
             a.clock.advance(by: 11)
             let reused = try await a.refresh(t0)
             reused.expectError(400, "refresh_token_already_used")
-            #expect(try await b.refresh(active.refreshToken).errorCode == "session_not_found")
-            #expect(try await a.refresh(active.refreshToken).errorCode == "session_not_found")
+            #expect(try await b.refresh(active.refreshToken).errorCode == "refresh_token_not_found")
+            #expect(try await a.refresh(active.refreshToken).errorCode == "refresh_token_not_found")
             #expect(try await b.request(.GET, "/user", bearer: active.accessToken).status == 403)
             #expect(try await a.request(.GET, "/user", bearer: active.accessToken).status == 403)
         }
@@ -108,7 +108,7 @@ struct MultiInstanceTests {
             #expect(try await a.request(.POST, "/logout", bearer: phone.accessToken).status == 204)
             for session in [phone, laptop] {
                 #expect(try await b.request(.GET, "/user", bearer: session.accessToken).status == 403)
-                #expect(try await b.refresh(session.refreshToken).errorCode == "session_not_found")
+                #expect(try await b.refresh(session.refreshToken).errorCode == "refresh_token_not_found")
             }
         }
     }

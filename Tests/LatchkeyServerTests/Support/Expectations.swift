@@ -17,11 +17,11 @@ extension TestServer {
     }
 
     /// Expects each of `sessions` ended: its access token refused (403) and its refresh token
-    /// answered `session_not_found`.
+    /// answered `refresh_token_not_found` (GoTrue's answer once a session ended).
     func expectEnded(_ sessions: [TestSession], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         for session in sessions {
             #expect(try await request(.GET, "/user", bearer: session.accessToken).status == 403, sourceLocation: sourceLocation)
-            #expect(try await refresh(session.refreshToken).errorCode == "session_not_found", sourceLocation: sourceLocation)
+            #expect(try await refresh(session.refreshToken).errorCode == "refresh_token_not_found", sourceLocation: sourceLocation)
         }
     }
 }

@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+
+/// Checks a compact JWT the way GoTrue's parser does (golang-jwt v5 with the valid methods set
+/// to the algorithms of the configured keys): the token's three parts, its header's `alg`, the
+/// signature, then the registered time claims that are present.
+///
+/// - `alg` must be one of the configured keys' algorithms (today `HS256` only). A token whose
+///   header says `none`, `RS256`, `ES256` or `HS512` is refused even when its bytes carry a
+///   valid HMAC-SHA256 signature: the header is never trusted to pick the algorithm.
+/// - `exp` and `nbf` are optional, as in GoTrue (Supabase's older API keys have no `exp`);
+///   when present they are checked against the server's clock.
+///
+/// Failures are ``AuthError/invalidJWT(_:)`` with GoTrue's reason text; none contains the token.
+struct JWTVerifier: Sendable {
+    /// The algorithms a token may be signed with: those of the configured keys.
+    static let validAlgorithms = ["HS256"]
+    /// Every `alg` golang-jwt knows; any other is "unavailable" rather than "invalid".
+    static let knownAlgorithms: Set<String> = [
+        "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+        "ES256", "ES384", "ES512", "EdDSA", "none",
+    ]
+
+    private let key: SymmetricKey
+
+    init(secret: String) {
+        key = SymmetricKey(data: Data(secret.utf8))
+    }
+
+    /// The claims of `token` once its form, algorithm and signature are right. Time claims are
+    /// checked separately (``checkTimes(_:now:)``), so that verified claims can be cached.
+    func claims(of token: String) throws(AuthError) -> VerifiedClaims {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw Self.malformed("token contains an invalid number of segments") }
+        guard let headerData = Self.base64URLDecode(parts[0]) else { throw Self.malformed("could not base64 decode header") }
+        guard let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
+            throw Self.malformed("could not JSON decode header")
+        }
+        guard let payload = Self.base64URLDecode(parts[1]) else { throw Self.malformed("could not base64 decode claim") }
+        guard let claims = try? JSONDecoder().decode(VerifiedClaims.self, from: payload) else {
+            throw Self.malformed("could not JSON decode claim")
+        }
+        guard let alg = header.alg, !alg.isEmpty else { throw .invalidJWT("token is unverifiable: signing method (alg) is unspecified") }
+        guard Self.knownAlgorithms.contains(alg) else { throw .invalidJWT("token is unverifiable: signing method (alg) is unavailable") }
+        guard let signature = Self.base64URLDecode(parts[2]) else { throw Self.malformed("could not base64 decode signature") }
+        guard Self.validAlgorithms.contains(alg) else {
+            // Checked before the key is used, so no other algorithm ever reaches it.
+            throw .invalidJWT("token signature is invalid: signing method \(alg) is invalid")
+        }
+        let signedPart = Data(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
+        // Constant-time comparison of the MAC.
+        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signedPart, using: key) else {
+            throw .invalidJWT("token signature is invalid: signature is invalid")
+        }
+        return claims
+    }
+
+    /// Refuses a token past its `exp` or before its `nbf`, when it has them.
+    static func checkTimes(_ claims: VerifiedClaims, now: Date) throws(AuthError) {
+        var problems: [String] = []
+        if let exp = claims.exp, !(now < exp) {
+            problems.append("token is expired by \(goDuration(seconds: Int(now.timeIntervalSince(exp).rounded(.down))))")
+        }
+        if let nbf = claims.nbf, now < nbf {
+            problems.append("token is not valid yet")
+        }
+        guard problems.isEmpty else { throw .invalidJWT("token has invalid claims: " + problems.joined(separator: ", ")) }
+    }
+
+    private struct Header: Decodable {
+        var alg: String?
+    }
+
+    private static func malformed(_ reason: String) -> AuthError {
+        .invalidJWT("token is malformed: \(reason)")
+    }
+
+    /// Unpadded base64url, strictly: any other character (`=`, `+`, `/`, spaces) fails.
+    static func base64URLDecode(_ part: Substring.UTF8View.SubSequence) -> Data? {
+        var base64 = [UInt8]()
+        base64.reserveCapacity(part.count + 3)
+        for byte in part {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                base64.append(byte)
+            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
+            default: return nil
+            }
+        }
+        if base64.count % 4 == 1 { return nil }
+        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(base64))
+    }
+
+    /// Go's `time.Duration` text for whole seconds: `0s`, `42s`, `5m0s`, `1h2m3s`.
+    static func goDuration(seconds: Int) -> String {
+        let total = max(0, seconds)
+        let (hours, minutes, rest) = (total / 3600, total % 3600 / 60, total % 60)
+        if hours > 0 { return "\(hours)h\(minutes)m\(rest)s" }
+        if minutes > 0 { return "\(minutes)m\(rest)s" }
+        return "\(rest)s"
+    }
+}
