@@ -20,12 +20,16 @@ struct EmailLinkRoutes {
         router.post("/recover") { request, context in
             let body = try await JSONBody.decode(EmailBody.self, from: request, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
-            try await service.emailLinks.recover(body, queryRedirect: redirect, ipAddress: context.clientIP)
+            try await answeringMailFailure(.recovery, logger: context.logger) {
+                try await service.emailLinks.recover(body, queryRedirect: redirect, ipAddress: context.clientIP)
+            }
             return JSONBody.empty()
         }
         router.post("/resend") { request, context in
             let body = try await JSONBody.decode(EmailBody.self, from: request, context: context)
-            try await service.emailLinks.resend(body, ipAddress: context.clientIP)
+            try await answeringMailFailure(body.type == "email_change" ? .emailChange : .confirmation, logger: context.logger) {
+                try await service.emailLinks.resend(body, ipAddress: context.clientIP)
+            }
             return JSONBody.empty()
         }
     }

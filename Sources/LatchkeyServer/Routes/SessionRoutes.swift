@@ -9,7 +9,10 @@ struct SessionRoutes {
         router.post("/signup") { request, context in
             let body = try await JSONBody.decode(SignUpBody.self, from: request, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
-            return try JSONBody.response(try await service.signUp.signUp(body, queryRedirect: redirect, ipAddress: context.clientIP))
+            let response = try await answeringMailFailure(.confirmation, logger: context.logger) {
+                try await service.signUp.signUp(body, queryRedirect: redirect, ipAddress: context.clientIP)
+            }
+            return try JSONBody.response(response)
         }
         router.post("/token") { request, context in
             switch request.uri.queryParameters.get("grant_type") {

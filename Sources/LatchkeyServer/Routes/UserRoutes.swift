@@ -12,7 +12,10 @@ struct UserRoutes {
         router.put("/user") { request, context in
             let signedIn = try await service.authentication.user(bearer: request.bearerToken())
             let body = try await JSONBody.decode(UpdateUserBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.userUpdate.update(signedIn, with: body, ipAddress: context.clientIP))
+            let response = try await answeringMailFailure(.emailChange, logger: context.logger) {
+                try await service.userUpdate.update(signedIn, with: body, ipAddress: context.clientIP)
+            }
+            return try JSONBody.response(response)
         }
         router.get("/profiles/:id") { request, context in
             _ = try await service.authentication.user(bearer: request.bearerToken())
