@@ -109,8 +109,10 @@ struct MailComposer: Sendable {
     /// A part's headers and body: 7bit when the text is ASCII with lines of at most 998 bytes,
     /// quoted-printable otherwise. Line endings become CRLF.
     static func part(subtype: String, text: String) -> (headers: [String], body: String) {
-        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
             .split(separator: "\n", omittingEmptySubsequences: false)
+        // The text's final line break is the one that ends the part.
+        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
         let plain = lines.allSatisfy { line in line.utf8.count <= 998 && line.utf8.allSatisfy { $0 < 0x80 && $0 != 0 } }
         let contentType = "Content-Type: text/\(subtype); charset=utf-8"
         if plain {

@@ -59,7 +59,8 @@ class Handler:
             "mail_from": envelope.mail_from,
             "mail_options": envelope.mail_options,
             "rcpt_tos": envelope.rcpt_tos,
-            "tls": session.ssl is not None,
+            # Implicit TLS and STARTTLS alike: the transport the message came over was TLS.
+            "tls": server.transport.get_extra_info("ssl_object") is not None,
             "authenticated": bool(session.authenticated),
             "helo": session.host_name,
             "data": envelope.original_content.decode("utf-8", errors="replace"),
