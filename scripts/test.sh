@@ -27,6 +27,13 @@ else
     echo "test.sh: PostgreSQL not available: the PostgreSQL tests are SKIPPED (apt-get install postgresql to run them)"
 fi
 
+# --- SMTP server (optional) ---------------------------------------------------------------
+if /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
+    echo "test.sh: the SMTP tests run against aiosmtpd (python3-aiosmtpd)"
+else
+    echo "test.sh: python3-aiosmtpd not installed: the SMTP tests against a real server are SKIPPED (apt-get install python3-aiosmtpd)"
+fi
+
 # --- Linux desktop keyring (optional) -----------------------------------------------------
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
     echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"

@@ -56,6 +56,20 @@ struct SMTPServerEndToEndTests {
         }
     }
 
+    @Test("sign-up whose confirmation mail is refused: 500 'Error sending confirmation email'")
+    func failedConfirmation() async throws {
+        try await SMTPTestServer.with(.plain) { smtp in
+            try await TestServer.with(configure: {
+                $0.autoconfirm = false
+                $0.smtpURL = smtpURL(smtp)
+            }) { server in
+                let signUp = try await server.request(.POST, "/signup", json: ["email": "reject@example.com", "password": "correct horse battery"])
+                signUp.expectError(500, "unexpected_failure")
+                #expect(signUp["msg"] as? String == "Error sending confirmation email")
+            }
+        }
+    }
+
     /// The `token` query value of the `/verify` link of `type` in a message.
     static func token(in data: String, type: String) -> String? {
         guard let range = data.range(of: #"/verify\?[^\s]+"#, options: .regularExpression),
