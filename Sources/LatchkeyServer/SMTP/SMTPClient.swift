@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// One SMTP conversation per call of ``deliver(from:to:data:)`` (RFC 5321): greeting, `EHLO`
 /// (`HELO` when refused), `STARTTLS` or implicit TLS, `AUTH PLAIN` or `AUTH LOGIN`, `MAIL FROM`,
@@ -29,17 +30,18 @@ struct SMTPClient: Sendable {
         let serverHostname = Self.isIPAddress(settings.host) ? nil : settings.host
         let implicitTLS = settings.security == .implicitTLS
         let channel: NIOAsyncChannel<String, ByteBuffer>
+        let handshake: EventLoopFuture<Void>?
         do {
-            channel = try await ClientBootstrap(group: eventLoopGroup)
+            (channel, handshake) = try await ClientBootstrap(group: eventLoopGroup)
                 .connectTimeout(TimeAmount(settings.connectTimeout))
                 .connect(host: settings.host, port: settings.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        var handshake: EventLoopFuture<Void>?
                         if implicitTLS {
-                            try channel.pipeline.syncOperations.addHandler(
-                                NIOSSLClientHandler(context: tlsContext, serverHostname: serverHostname))
+                            handshake = try SMTPWire.addTLS(to: channel, context: tlsContext, serverHostname: serverHostname)
                         }
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SMTPLineDecoder()))
-                        return try NIOAsyncChannel<String, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        return (try NIOAsyncChannel<String, ByteBuffer>(wrappingChannelSynchronously: channel), handshake)
                     }
                 }
         } catch {
@@ -51,6 +53,7 @@ struct SMTPClient: Sendable {
                 var wire = SMTPWire(
                     channel: channel.channel, inbound: inbound.makeAsyncIterator(), outbound: outbound,
                     replyTimeout: settings.replyTimeout, timedOut: timedOut, secrets: secrets)
+                if let handshake { try await wire.awaitHandshake(handshake) }
                 return try await converse(&wire, tlsContext: tlsContext, serverHostname: serverHostname, sender: sender, recipient: recipient, data: data)
             }
         } catch let error as SMTPError {
@@ -250,16 +253,44 @@ struct SMTPWire {
         }
     }
 
-    /// Puts TLS under the line decoder, after the server's `220` to `STARTTLS`. The handshake
-    /// runs now; its failure surfaces at the next reply.
+    /// Puts TLS under the line decoder, after the server's `220` to `STARTTLS`, and waits for
+    /// the handshake (the certificate checked) within the reply timeout.
     func startTLS(context: NIOSSLContext, serverHostname: String?) async throws(SMTPError) {
+        let handshake: EventLoopFuture<Void>
         do {
-            try await channel.eventLoop.submit { [channel] in
-                let handler = try NIOSSLClientHandler(context: context, serverHostname: serverHostname)
-                try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            handshake = try await channel.eventLoop.submit { [channel] in
+                try Self.addTLS(to: channel, context: context, serverHostname: serverHostname)
             }.get()
         } catch {
             throw SMTPError(stage: .tlsHandshake, kind: .permanent, message: "cannot start TLS: \(SMTPClient.describe(error))")
+        }
+        try await awaitHandshake(handshake)
+    }
+
+    /// Adds the TLS handler first in the pipeline (on the event loop); the future completes
+    /// with the handshake.
+    static func addTLS(to channel: any Channel, context: NIOSSLContext, serverHostname: String?) throws -> EventLoopFuture<Void> {
+        let tls = try NIOSSLClientHandler(context: context, serverHostname: serverHostname)
+        let waiter = TLSHandshakeWaiter(promise: channel.eventLoop.makePromise())
+        try channel.pipeline.syncOperations.addHandler(tls, position: .first)
+        try channel.pipeline.syncOperations.addHandler(waiter, position: .after(tls))
+        return waiter.promise.futureResult
+    }
+
+    func awaitHandshake(_ handshake: EventLoopFuture<Void>) async throws(SMTPError) {
+        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(replyTimeout)) { [timedOut, channel] in
+            timedOut.withLockedValue { $0 = true }
+            channel.close(promise: nil)
+        }
+        defer { timer.cancel() }
+        do {
+            try await handshake.get()
+        } catch {
+            var failure = failure(error, at: .tlsHandshake)
+            if !(error is NIOSSLError || error is BoringSSLError), !timedOut.withLockedValue({ $0 }) {
+                failure.message = "the connection closed during the TLS handshake: \(failure.message)"
+            }
+            throw failure
         }
     }
 
@@ -286,6 +317,39 @@ struct SMTPWire {
 
     private func redacted(_ text: String) -> String {
         secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
+    }
+}
+
+/// Completes its promise when the TLS handshake completes, fails it with the first error (a
+/// certificate refused) or when the connection closes first.
+final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let promise: EventLoopPromise<Void>
+
+    init(promise: EventLoopPromise<Void>) {
+        self.promise = promise
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event as? TLSUserEvent ?? .shutdownCompleted {
+            promise.succeed()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.eof)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.eof)
     }
 }
 
