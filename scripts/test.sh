@@ -27,6 +27,13 @@ else
     echo "test.sh: PostgreSQL not available: the PostgreSQL tests are SKIPPED (apt-get install postgresql to run them)"
 fi
 
+# --- SMTP server (optional) ---------------------------------------------------------------
+if /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
+    echo "test.sh: the SMTP tests run against aiosmtpd (python3-aiosmtpd)"
+else
+    echo "test.sh: python3-aiosmtpd not installed: the SMTP tests against a real server are SKIPPED (apt-get install python3-aiosmtpd)"
+fi
+
 # --- Supabase client interop (optional; runs after swift test) -----------------------------
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
     interop=1

@@ -14,7 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the Latchkey auth server (GoTrue-compatible).",
         discussion: """
             Data lives in --data-dir: the SQLite database, the JWT secret generated on first start \
-            (unless LATCHKEY_JWT_SECRET is set, at least 32 bytes), and outbox/ with one .eml file per email.
+            (unless LATCHKEY_JWT_SECRET is set, at least 32 bytes), and outbox/ with one .eml file per email \
+            unless --smtp-url (or LATCHKEY_SMTP_URL, or GoTrue's GOTRUE_SMTP_HOST/PORT/USER/PASS) sends them \
+            over SMTP; --mail-from (LATCHKEY_MAIL_FROM, GOTRUE_SMTP_ADMIN_EMAIL and GOTRUE_SMTP_SENDER_NAME) \
+            sets the sender. The command line wins over the environment.
             """)
 
     @Option(help: "Interface to listen on.") var host: String = ServerConfiguration.defaultHost
@@ -78,6 +81,12 @@ struct ServeCommand: AsyncParsableCommand {
     var refreshLimit: Int = RateLimitConfiguration.default.refreshesPerSession.count
     @Option(name: .customLong("rate-limit-verify"), help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
     var verifyLimit: Int = RateLimitConfiguration.default.verificationsPerIP.count
+    @Option(
+        name: .customLong("smtp-url"),
+        help: "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.")
+    var smtpURL: String?
+    @Option(name: .customLong("mail-from"), help: "Sender of emails: \"Name <address>\" or address.")
+    var mailFrom: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -120,6 +129,9 @@ struct ServeCommand: AsyncParsableCommand {
         limits.refreshesPerSession.count = refreshLimit
         limits.verificationsPerIP.count = verifyLimit
         configuration.rateLimits = limits
+        let mail = MailEnvironment.resolve(smtpURL: smtpURL, mailFrom: mailFrom, environment: ProcessInfo.processInfo.environment)
+        configuration.smtpURL = mail.smtpURL
+        configuration.mailFrom = mail.mailFrom
         return configuration
     }
 

@@ -49,6 +49,32 @@ struct ServeCommandTests {
         #expect(!server.stderr.contains("Fatal error"))
     }
 
+    @Test("serve logs where mail goes: --smtp-url over GoTrue's GOTRUE_SMTP_*, host and port, never the password")
+    func mailDestination() async throws {
+        let mailKeys = ["LATCHKEY_SMTP_URL", "LATCHKEY_MAIL_FROM", "GOTRUE_SMTP_HOST", "GOTRUE_SMTP_PORT", "GOTRUE_SMTP_USER", "GOTRUE_SMTP_PASS", "GOTRUE_SMTP_ADMIN_EMAIL", "GOTRUE_SMTP_SENDER_NAME"]
+        let environment = ["GOTRUE_SMTP_HOST": "127.0.0.1", "GOTRUE_SMTP_PORT": "2526", "GOTRUE_SMTP_USER": "env-user", "GOTRUE_SMTP_PASS": "env-pa55word", "GOTRUE_SMTP_ADMIN_EMAIL": "admin@example.com"]
+        for (arguments, expected) in [
+            (["--smtp-url", "smtp://cli-user:cli-pa55word@127.0.0.1:2525", "--mail-from", "App <app@example.com>"], "smtp://127.0.0.1:2525 (STARTTLS required, AUTH)"),
+            ([], "smtp://127.0.0.1:2526 (STARTTLS optional, AUTH)"),
+        ] {
+            let data = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: data) }
+            let port = CommandRunner.freePort()
+            let server = try CommandRunner.start(
+                ["serve", "--port", "\(port)", "--data-dir", data.path, "--log-level", "notice"] + arguments,
+                environment: environment, removing: mailKeys)
+            try await waitForHealth("http://127.0.0.1:\(port)")
+            server.process.send(SIGTERM)
+            #expect(await server.wait(upTo: 20))
+            let log = server.stderr
+            #expect(log.contains("mail goes over SMTP") && log.contains(expected), "\(log)")
+            for secret in ["cli-pa55word", "env-pa55word", "cli-user", "env-user"] { #expect(!log.contains(secret)) }
+        }
+        let bad = try CommandRunner.run(["serve", "--smtp-url", "ftp://u:topsecret@h", "--data-dir", temporaryDirectory().path])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--smtp-url") && !bad.stderr.contains("topsecret"))
+    }
+
     @Test("bad configuration is a clear error and a non-zero exit, never a crash")
     func badConfiguration() throws {
         let data = temporaryDirectory()

@@ -47,7 +47,7 @@ public enum LatchkeyApplication {
             configuration: configuration, store: store, clock: clock, hasher: hasher,
             signer: await TokenSigner(secret: secret, issuer: externalURL + "/auth/v1"),
             tokens: OpaqueTokens(jwtSecret: secret),
-            mailer: mailer ?? FileOutboxMailer(directory: configuration.dataDirectory.appendingPathComponent("outbox"), logger: logger),
+            mailer: try mailer ?? defaultMailer(configuration, logger: logger),
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
             externalURL: externalURL, siteURL: (configuration.siteURL ?? externalURL).trimmingTrailingSlash())
 
@@ -67,6 +67,19 @@ public enum LatchkeyApplication {
                 await onServerRunning(port)
             },
             logger: logger)
+    }
+
+    /// The mailer the configuration names: SMTP when ``ServerConfiguration/smtpURL`` is set,
+    /// the outbox folder otherwise. Logs where mail goes (never a credential).
+    static func defaultMailer(_ configuration: ServerConfiguration, logger: Logger) throws -> any Mailer {
+        let sender = try configuration.mailSender()
+        if let smtp = try configuration.smtpSettings() {
+            logger.notice("mail goes over SMTP", metadata: ["smtp": "\(smtp)", "from": "\(sender.address)"])
+            return SMTPMailer(settings: smtp, sender: sender, logger: logger)
+        }
+        let outbox = configuration.dataDirectory.appendingPathComponent("outbox")
+        logger.notice("mail goes to the outbox folder (no SMTP URL set)", metadata: ["outbox": "\(outbox.path)"])
+        return FileOutboxMailer(directory: outbox, sender: sender.description, logger: logger)
     }
 
     /// Every route the server answers, behind the error and logging middleware.

@@ -112,6 +112,15 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits: RateLimitConfiguration = .default
     /// Threads that hash and verify passwords; `nil` means one per CPU core.
     public var passwordHashingThreads: Int?
+    /// Where emails go: `nil` writes them to `<dataDirectory>/outbox`;
+    /// `smtp://USER:PASSWORD@HOST:PORT` (STARTTLS required; `?starttls=optional` to allow plain
+    /// text) or `smtps://…` (implicit TLS) sends them over SMTP (see ``SMTPSettings``).
+    public var smtpURL: String?
+    /// The sender of emails, `Name <address>` or `address`. `nil` means
+    /// ``defaultMailSender``.
+    public var mailFrom: String?
+    /// The default sender of emails.
+    public static let defaultMailSender = "Latchkey <no-reply@latchkey.invalid>"
 
     /// A configuration with every default, keeping its data in `dataDirectory`.
     public init(dataDirectory: URL) {
@@ -141,8 +150,26 @@ public struct ServerConfiguration: Sendable {
         guard (1...1000).contains(databasePoolSize) else { throw ConfigurationError("--database-pool-size must be between 1 and 1000") }
         guard databaseTimeout > 0 else { throw ConfigurationError("--database-timeout must be more than 0 seconds") }
         guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
+        _ = try smtpSettings()
+        _ = try mailSender()
         if let siteURL, URL(string: siteURL)?.scheme == nil {
             throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")
+        }
+    }
+}
+
+extension ServerConfiguration {
+    /// ``smtpURL`` parsed, or `nil` when mail goes to the outbox.
+    public func smtpSettings() throws(ConfigurationError) -> SMTPSettings? {
+        try smtpURL.map { url throws(ConfigurationError) in try SMTPSettings(url: url) }
+    }
+
+    /// ``mailFrom`` parsed (``defaultMailSender`` when `nil`).
+    public func mailSender() throws(ConfigurationError) -> MailAddress {
+        do {
+            return try MailAddress(parsing: mailFrom ?? Self.defaultMailSender)
+        } catch {
+            throw ConfigurationError("--mail-from must be an address or Name <address>: \(error.description)")
         }
     }
 }

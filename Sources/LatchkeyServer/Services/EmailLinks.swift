@@ -122,9 +122,14 @@ struct EmailLinks: Sendable {
         do {
             try await mailer.send(EmailMessages.message(purpose, to: address, link: issued.link, code: issued.code))
         } catch {
+            // Mailers' errors carry no credentials (SMTPError blanks them out of server replies).
+            let transient = (error as? any MailDeliveryFailure)?.isTransient
             logger.error(
-                "sending an email failed",
-                metadata: ["purpose": "\(purpose.rawValue)", "email_hash": "\(EmailHash.of(address))", "error": "\(String(describing: error))"])
+                "email not sent",
+                metadata: [
+                    "purpose": "\(purpose.rawValue)", "email_hash": "\(EmailHash.of(address))", "error": "\(String(describing: error))",
+                    "transient": "\(transient.map(String.init) ?? "unknown")",
+                ])
             throw AuthError.mailNotSent(purpose.mailName)
         }
     }
