@@ -66,6 +66,10 @@ struct ServeCommand: AsyncParsableCommand {
     var refreshLimit: Int = RateLimitConfiguration.default.refreshesPerSession.count
     @Option(name: .customLong("rate-limit-verify"), help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
     var verifyLimit: Int = RateLimitConfiguration.default.verificationsPerIP.count
+    @Option(
+        name: .customLong("page-templates"),
+        help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …).")
+    var pageTemplates: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -97,6 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.enableAnonymousUsers = enableAnonymousUsers
         configuration.securePasswordChange = securePasswordChange
         configuration.emailCodeTTL = TimeInterval(emailCodeTTL)
+        configuration.pageTemplatesDirectory = pageTemplates.map { URL(fileURLWithPath: $0) }
         var limits = RateLimitConfiguration()
         limits.enabled = !noRateLimits
         limits.signInsPerIP.count = signInLimit
