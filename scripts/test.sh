@@ -43,6 +43,16 @@ else
     echo "test.sh: python3 with supabase_auth and pytest not available: the Supabase client interop tests are SKIPPED (pip install supabase-auth pytest to run them)"
 fi
 
+# --- Hosted pages in a real browser (optional; runs after swift test) ----------------------------
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import selenium, pytest' >/dev/null 2>&1 \
+    && command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+    browser=1
+    echo "test.sh: the hosted pages' browser tests run after swift test (headless Chromium, Selenium $(python3 -c 'import selenium; print(selenium.__version__)'), Tests/Browser)"
+else
+    browser=0
+    echo "test.sh: chromium, chromedriver or python3 with selenium and pytest not available: the browser tests of the hosted pages are SKIPPED (apt-get install chromium chromium-driver; pip install selenium pytest)"
+fi
+
 # --- Linux desktop keyring (optional) -----------------------------------------------------
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
     echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"
@@ -58,12 +68,23 @@ else
     swift test "$@"
 fi
 
-# --- Supabase client interop: the real Python client against `latchkey serve` ----------------
-if [ "$interop" = 1 ]; then
+# --- The Python suites run the latchkey binary -------------------------------------------------
+if [ "$interop" = 1 ] || [ "$browser" = 1 ]; then
     if ! build_log=$(swift build --product latchkey 2>&1); then
         echo "$build_log" | tail -n 30
         exit 1
     fi
+fi
+
+# --- Supabase client interop: the real Python client against `latchkey serve` ----------------
+if [ "$interop" = 1 ]; then
     echo "test.sh: interop: the Supabase Python client against .build/debug/latchkey"
     LATCHKEY_BIN="$PWD/.build/debug/latchkey" python3 -m pytest Tests/Interop -q -p no:cacheprovider
+fi
+
+# --- Hosted pages: Chromium follows the mailed links of a standalone `latchkey serve` ----------
+if [ "$browser" = 1 ]; then
+    echo "test.sh: browser: headless Chromium against .build/debug/latchkey (screenshots in .build/browser-screenshots)"
+    LATCHKEY_BIN="$PWD/.build/debug/latchkey" LATCHKEY_SCREENSHOTS="$PWD/.build/browser-screenshots" \
+        python3 -m pytest Tests/Browser -q -p no:cacheprovider
 fi

@@ -87,6 +87,10 @@ struct ServeCommand: AsyncParsableCommand {
     var smtpURL: String?
     @Option(name: .customLong("mail-from"), help: "Sender of emails: \"Name <address>\" or address.")
     var mailFrom: String?
+    @Option(
+        name: .customLong("page-templates"),
+        help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …).")
+    var pageTemplates: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -121,6 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.enableAnonymousUsers = enableAnonymousUsers
         configuration.securePasswordChange = securePasswordChange
         configuration.emailCodeTTL = TimeInterval(emailCodeTTL)
+        configuration.pageTemplatesDirectory = pageTemplates.map { URL(fileURLWithPath: $0) }
         var limits = RateLimitConfiguration()
         limits.enabled = !noRateLimits
         limits.signInsPerIP.count = signInLimit

@@ -12,137 +12,50 @@ loaded CI machine does not make the suite flaky.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import os
 import re
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
-import time
-import urllib.parse
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 from supabase_auth import SyncGoTrueClient
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT = 120.0  # seconds for a server to answer /health (a cold, loaded machine)
-MAIL_TIMEOUT = 30.0  # seconds for an email to appear in the outbox
+# The helpers shared with Tests/Browser: `latchkey serve` processes and their mail outbox.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from latchkey_process import (  # noqa: E402
+    REPO_ROOT,
+    Mail,
+    Outbox,
+    free_port,
+    latchkey_binary,
+    start_latchkey,
+    unique_email,
+)
+
+__all__ = ["Mail", "Outbox", "REPO_ROOT", "free_port", "unique_email"]
+
 HTTP_TIMEOUT = 60.0  # seconds per request (bcrypt on a loaded machine)
 PASSWORD = "correct horse battery staple"
+# The servers here stand for a Supabase project with an app: links land on the app's site URL
+# with the session in the fragment (without a site URL, a standalone server shows its own pages).
+SITE_URL = "http://localhost:3000"
 
 
 def _latchkey_binary() -> Path:
-    configured = os.environ.get("LATCHKEY_BIN")
-    path = Path(configured) if configured else REPO_ROOT / ".build" / "debug" / "latchkey"
-    if not path.is_file() or not os.access(path, os.X_OK):
+    path = latchkey_binary()
+    if path is None:
         pytest.exit(
-            f"latchkey binary not found at {path}: build it (swift build --product latchkey) "
-            "and set LATCHKEY_BIN",
+            f"latchkey binary not found at {os.environ.get('LATCHKEY_BIN') or REPO_ROOT / '.build/debug/latchkey'}: "
+            "build it (swift build --product latchkey) and set LATCHKEY_BIN",
             returncode=2,
         )
     return path
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def unique_email(prefix: str = "user") -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}@example.com"
-
-
-@dataclass
-class Mail:
-    to: str
-    subject: str
-    body: str
-
-    @property
-    def links(self) -> list[str]:
-        return re.findall(r"https?://\S+", self.body)
-
-    @property
-    def verify_link(self) -> str:
-        for link in self.links:
-            if "/verify?" in link:
-                return link
-        raise AssertionError(f"no /verify link in mail {self.subject!r}:\n{self.body}")
-
-    @property
-    def link_params(self) -> dict[str, str]:
-        query = urllib.parse.urlsplit(self.verify_link).query
-        return {key: values[0] for key, values in urllib.parse.parse_qs(query).items()}
-
-    @property
-    def link_token(self) -> str:
-        return self.link_params["token"]
-
-    @property
-    def code(self) -> str:
-        """The six-digit one-time code in the mail (GoTrue's {{ .Token }})."""
-        match = re.search(r"(?<![\w-])(\d{6})(?![\w-])", self.body)
-        if not match:
-            raise AssertionError(f"no six-digit code in mail {self.subject!r}:\n{self.body}")
-        return match.group(1)
-
-
-@dataclass
-class Outbox:
-    directory: Path
-    _taken: set[str] = field(default_factory=set)
-
-    def _read(self, path: Path) -> Mail:
-        message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-        return Mail(
-            to=str(message["To"]).strip(),
-            subject=str(message["Subject"]).strip(),
-            body=message.get_content(),
-        )
-
-    def mails_to(self, address: str) -> list[Mail]:
-        """Every mail to `address` so far, oldest first (names start with a ms timestamp)."""
-        if not self.directory.is_dir():
-            return []
-        found = []
-        for path in sorted(self.directory.glob("*.eml")):
-            mail = self._read(path)
-            if mail.to.lower() == address.lower():
-                found.append(mail)
-        return found
-
-    def next_mail(self, address: str, timeout: float = MAIL_TIMEOUT) -> Mail:
-        """Waits for a mail to `address` that no earlier call returned, and returns it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.directory.is_dir():
-                for path in sorted(self.directory.glob("*.eml")):
-                    if path.name in self._taken:
-                        continue
-                    try:
-                        mail = self._read(path)
-                    except (OSError, ValueError):
-                        continue  # written atomically, but be safe about partial reads
-                    if mail.to.lower() == address.lower():
-                        self._taken.add(path.name)
-                        return mail
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no new mail to {address} in {self.directory} after {timeout:.0f}s")
-            time.sleep(0.05)
-
-    def no_new_mail(self, address: str) -> bool:
-        return all(
-            path.name in self._taken or self._read(path).to.lower() != address.lower()
-            for path in (sorted(self.directory.glob("*.eml")) if self.directory.is_dir() else [])
-        )
 
 
 @dataclass
@@ -174,50 +87,25 @@ class Server:
 
 def _start_server(binary: Path, root: Path, *, autoconfirm: bool) -> Server:
     name = "autoconfirm" if autoconfirm else "confirming"
-    last_error = ""
-    for attempt in range(5):  # the free port may be taken between choosing and binding it
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        data_dir = root / f"{name}-{attempt}"
-        log_path = root / f"{name}-{attempt}.log"
-        args = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)]
-        # One client IP makes every request here: lift the per-IP sign-in and verification limits
-        # so the suite's ~100 sign-ins and ~30 verifications cannot trip them. The per-address
-        # email limit stays at its default (one test checks it).
-        args += ["--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--enable-anonymous-users"]
-        if autoconfirm:
-            args.append("--autoconfirm")
-        env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"}
-        log = open(log_path, "wb")
-        process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
-        log.close()
-        deadline = time.monotonic() + START_TIMEOUT
-        healthy = False
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                if httpx.get(f"{url}/health", timeout=5).status_code == 200:
-                    healthy = True
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        if healthy:
-            keys = subprocess.run(
-                [str(binary), "keys", "--data-dir", str(data_dir), "--external-url", url],
-                capture_output=True, text=True, timeout=120, env=env, check=True,
-            ).stdout
-            anon = re.search(r"^anon key:\s+(\S+)", keys, re.M)
-            service = re.search(r"^service_role key:\s+(\S+)", keys, re.M)
-            assert anon and service, f"unexpected `latchkey keys` output:\n{keys}"
-            return Server(
-                url=url, data_dir=data_dir, anon_key=anon.group(1), service_role_key=service.group(1),
-                outbox=Outbox(data_dir / "outbox"), autoconfirm=autoconfirm, process=process, log_path=log_path,
-            )
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=30)
-        last_error = log_path.read_text(errors="replace")[-2000:]
-    raise RuntimeError(f"latchkey serve ({name}) did not become healthy:\n{last_error}")
+    # One client IP makes every request here: lift the per-IP sign-in and verification limits
+    # so the suite's ~100 sign-ins and ~30 verifications cannot trip them. The per-address
+    # email limit stays at its default (one test checks it).
+    args = ["--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--enable-anonymous-users", "--site-url", SITE_URL]
+    if autoconfirm:
+        args.append("--autoconfirm")
+    started = start_latchkey(binary, root, name, args)
+    env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"}
+    keys = subprocess.run(
+        [str(binary), "keys", "--data-dir", str(started.data_dir), "--external-url", started.url],
+        capture_output=True, text=True, timeout=120, env=env, check=True,
+    ).stdout
+    anon = re.search(r"^anon key:\s+(\S+)", keys, re.M)
+    service = re.search(r"^service_role key:\s+(\S+)", keys, re.M)
+    assert anon and service, f"unexpected `latchkey keys` output:\n{keys}"
+    return Server(
+        url=started.url, data_dir=started.data_dir, anon_key=anon.group(1), service_role_key=service.group(1),
+        outbox=Outbox(started.data_dir / "outbox"), autoconfirm=autoconfirm, process=started.process, log_path=started.log_path,
+    )
 
 
 def _stop_server(server: Server) -> None:

@@ -29,7 +29,10 @@ struct TestAuthServerTests {
 
     @Test("emails land in the outbox; linkToken, emailCode and followLink find what they carry")
     func outboxAndLinks() async throws {
-        try await TestAuthServer.with(configure: { $0.autoconfirm = false }) { server in
+        try await TestAuthServer.with(configure: {
+            $0.autoconfirm = false
+            $0.siteURL = "https://app.example.com"
+        }) { server in
             let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore())
             let result = try await manager.signUp(email: "grace@example.com", password: "correct horse battery")
             guard case .confirmationRequired = result else {
@@ -45,7 +48,7 @@ struct TestAuthServerTests {
             #expect(verified.user.isEmailConfirmed)
             try await manager.recoverPassword(email: "grace@example.com")
             let landing = try await server.followLink(to: "grace@example.com", type: "recovery")
-            #expect(landing.fragment?.contains("access_token=") == true, "the link signs in: \(landing)")
+            #expect(landing.host == "app.example.com" && landing.fragment?.contains("access_token=") == true, "the link signs in: \(landing)")
             #expect(throws: TestServerError.self) { try server.linkToken(to: "nobody@example.com", type: "signup") }
         }
     }

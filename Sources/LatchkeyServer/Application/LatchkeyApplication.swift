@@ -51,7 +51,7 @@ public enum LatchkeyApplication {
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
             externalURL: externalURL, siteURL: (configuration.siteURL ?? externalURL).trimmingTrailingSlash())
 
-        let router = makeRouter(service: service)
+        let router = makeRouter(service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory))
 
         return Application(
             responder: CORSResponder(
@@ -83,7 +83,7 @@ public enum LatchkeyApplication {
     }
 
     /// Every route the server answers, behind the error and logging middleware.
-    static func makeRouter(service: AuthService) -> Router<AuthRequestContext> {
+    static func makeRouter(service: AuthService, pages: PageTemplates = .defaults) -> Router<AuthRequestContext> {
         let router = Router(context: AuthRequestContext.self)
         router.add(middleware: GoTrueErrorMiddleware())
         router.add(middleware: RequestLogMiddleware())
@@ -93,6 +93,7 @@ public enum LatchkeyApplication {
         UserRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)
+        HostedPageRoutes(service: service, templates: pages).register(on: router)
         return router
     }
 

@@ -110,6 +110,9 @@ public struct ServerConfiguration: Sendable {
     public var securePasswordChange: Bool = false
     /// Request rate limits (per server instance).
     public var rateLimits: RateLimitConfiguration = .default
+    /// A folder of Mustache templates (`home.mustache`, `password.mustache`, `style.css`, …) that
+    /// replace the hosted pages' defaults of the same name; `nil` uses the shipped ones.
+    public var pageTemplatesDirectory: URL?
     /// Threads that hash and verify passwords; `nil` means one per CPU core.
     public var passwordHashingThreads: Int?
     /// Where emails go: `nil` writes them to `<dataDirectory>/outbox`;

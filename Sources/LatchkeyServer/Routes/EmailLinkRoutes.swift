@@ -13,6 +13,10 @@ struct EmailLinkRoutes {
         }
         router.get("/verify") { request, context in
             let query = request.uri.queryParameters
+            // No app to send the session to (the site URL is the server itself): the server's own pages.
+            if service.hostedPages.handles(redirectTo: query.get("redirect_to"), token: query.get("token")) {
+                return try await HostedPageRoutes.verifyLanding(request, context: context, pages: service.hostedPages)
+            }
             let location = try await service.verification.follow(
                 type: query.get("type"), token: query.get("token"), redirectTo: query.get("redirect_to"), ipAddress: context.clientIP)
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])

@@ -13,6 +13,7 @@ import Foundation
 struct OpaqueTokens: Sendable {
     private let rotationKey: SymmetricKey
     private let codeKey: SymmetricKey
+    private let formKey: SymmetricKey
 
     init(jwtSecret: String) {
         self.rotationKey = HKDF<SHA256>.deriveKey(
@@ -23,6 +24,16 @@ struct OpaqueTokens: Sendable {
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey email code v1".utf8),
             outputByteCount: 32)
+        self.formKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
+            info: Data("latchkey hosted page form v1".utf8),
+            outputByteCount: 32)
+    }
+
+    /// A MAC over `text` under the hosted pages' form key (``HostedPages``' tickets and CSRF
+    /// fields), base64url.
+    func formMAC(_ text: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: formKey)).base64URLEncodedString()
     }
 
     /// A random numeric code of `length` digits, uniformly distributed (leading zeros kept).

@@ -29,6 +29,8 @@ struct AuthService: Sendable {
     let emailSignIn: EmailSignIn
     /// `POST /invite` and `POST /admin/generate_link`.
     let invitations: Invitations
+    /// `GET /`, `/welcome/…` and where `GET /verify` lands when the site URL is the server itself.
+    let hostedPages: HostedPages
     /// `GET /reauthenticate`, and the nonce a password change may need.
     let reauthentication: Reauthentication
     /// `/admin/users…`.
@@ -54,7 +56,8 @@ struct AuthService: Sendable {
         let linkSettings = EmailLinks.Settings(
             confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
             codeTTL: configuration.emailCodeTTL, externalURL: externalURL,
-            redirects: RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs))
+            redirects: RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs),
+            siteIsServer: configuration.siteURL == nil || siteURL == externalURL)
         let emailLinks = EmailLinks(
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, logger: logger)
         let reauthentication = Reauthentication(
@@ -77,6 +80,9 @@ struct AuthService: Sendable {
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
         verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)
+        hostedPages = HostedPages(
+            store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
+            settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength)
         pkceGrant = PKCEGrant(store: store, clock: clock, limits: limits, sessions: sessions)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,

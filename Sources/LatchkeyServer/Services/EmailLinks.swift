@@ -18,6 +18,9 @@ struct EmailLinks: Sendable {
         var externalURL: String
         /// Where users land after following a link.
         var redirects: RedirectPolicy
+        /// Whether the site URL is the server itself (no `--site-url`): links that land there
+        /// show the server's own pages (``HostedPages``) instead of a URL fragment.
+        var siteIsServer: Bool = false
     }
 
     /// A token issued for an email: what the email (or `POST /admin/generate_link`) shows.

@@ -90,11 +90,7 @@ struct EmailVerification: Sendable {
         let redirect = settings.redirects.resolve(redirectTo)
         let isPKCE = token?.hasPrefix("pkce_") ?? false
         do {
-            let type = try VerificationType(parsing: rawType)
-            guard let token, !token.isEmpty else { throw AuthError.validation("Verify requires a token or a token hash") }
-            try limits.admitVerification(from: ipAddress)
-            let redeemed = try await redeemLink(token, type: type)
-            let user = try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress)
+            let (type, user) = try await redeemLinkAndApply(type: rawType, token: token, ipAddress: ipAddress)
             if isPKCE {
                 let code = OpaqueTokens.random()
                 guard try await store.issueAuthCode(
@@ -120,6 +116,17 @@ struct EmailVerification: Sendable {
     }
 
     // MARK: Redeeming
+
+    /// What following a link does before anything is handed out: spends its token and applies
+    /// it (confirms the address, or the email change). Returns the link's type and the user as
+    /// saved. A link with no token, an unknown type or a spent or expired token is refused.
+    func redeemLinkAndApply(type rawType: String?, token: String?, ipAddress: String) async throws -> (type: VerificationType, user: UserRecord) {
+        let type = try VerificationType(parsing: rawType)
+        guard let token, !token.isEmpty else { throw AuthError.validation("Verify requires a token or a token hash") }
+        try limits.admitVerification(from: ipAddress)
+        let redeemed = try await redeemLink(token, type: type)
+        return (type, try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress))
+    }
 
     /// Spends the token a link carries. Unknown, spent, mistyped and expired tokens are all 403
     /// `otp_expired`.

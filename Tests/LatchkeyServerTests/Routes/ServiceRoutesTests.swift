@@ -65,7 +65,7 @@ struct GatewayPrefixTests {
             let session = try #require(TestSession(signIn))
             #expect(try await server.request(.GET, "/auth/v1/user", bearer: session.accessToken).status == 200)
             #expect(try await server.request(.GET, "/auth/v1x/user", bearer: session.accessToken).status == 404)
-            #expect(try await server.request(.GET, "/auth/v1", bearer: session.accessToken).status == 404)
+            #expect(try await server.request(.GET, "/auth/v1/nothing", bearer: session.accessToken).status == 404)
         }
     }
 }
