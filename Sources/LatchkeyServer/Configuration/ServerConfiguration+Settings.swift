@@ -4,7 +4,7 @@ import Logging
 extension ServerConfiguration {
     /// Every setting by name with its effective value, for the startup log: secrets (any
     /// setting whose name says secret, password or token, other than lifetimes) show as
-    /// `<redacted>` or `<unset>`, and URLs lose their password (`postgres://app:<redacted>@db/auth`).
+    /// `<redacted>` or `<unset>`, and URLs lose their user and password (`postgres://<redacted>@db/auth`).
     ///
     /// Read off the configuration's stored properties, so settings added later are listed too.
     public func redactedSettings() -> Logger.Metadata {
@@ -44,15 +44,14 @@ extension ServerConfiguration {
         return mirror.children.first.map { unwrap($0.value) } ?? nil
     }
 
-    /// `scheme://user:password@host…` with the password replaced; other text unchanged.
+    /// `scheme://user:password@host…` with the user and password replaced (as the SMTP log
+    /// line does); other text unchanged.
     static func redactingPassword(in text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text }
         let authorityStart = schemeEnd.upperBound
         let authorityEnd = text[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
         let authority = text[authorityStart..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return text }
-        let userInfo = authority[..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return text }
-        return String(text[..<text.index(after: colon)]) + "<redacted>" + String(text[at...])
+        return String(text[..<authorityStart]) + "<redacted>" + String(text[at...])
     }
 }
