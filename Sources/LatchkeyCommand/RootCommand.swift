@@ -17,15 +17,19 @@ struct RootCommand: AsyncParsableCommand {
             """,
         version: LatchkeyVersion.current,
         subcommands: [
-            ServeCommand.self, KeysCommand.self,
+            ServeCommand.self, KeysCommand.self, BackupCommand.self,
             SignupCommand.self, LoginCommand.self, StatusCommand.self, TokenCommand.self, WhoamiCommand.self, LogoutCommand.self,
         ])
 
     /// Parses and runs like ArgumentParser's default, except that a usage error exits with 2,
     /// the documented code, rather than 64.
     static func main() async {
+        var fromEnvironment: [String] = []
         do {
-            var command = try parseAsRoot()
+            // `serve`, `keys` and `backup` read options the command line leaves out from the environment.
+            let expansion = try EnvironmentArguments.expand(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+            fromEnvironment = expansion.variables
+            var command = try parseAsRoot(expansion.arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -33,7 +37,8 @@ struct RootCommand: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                Terminal.writeError(fullMessage(for: error) + "\n")
+                let origin = fromEnvironment.isEmpty ? "" : "(options from the environment: \(fromEnvironment.joined(separator: ", ")))\n"
+                Terminal.writeError(fullMessage(for: error) + "\n" + origin)
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
             exit(withError: error)
