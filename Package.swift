@@ -108,6 +108,7 @@ let package = Package(
                 "Latchkey",
                 "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),  // IOError: serve's start-up failures in words
             ],
             swiftSettings: swiftSettings
         ),
