@@ -88,10 +88,24 @@ struct LoginCommand: AsyncParsableCommand {
             }
             for line in MailDelivery.lines(server: target.server, email: email, what: mailed) { context.terminal.message(line) }
         }
-        let session = try await flow.askCode(given: try code.givenCode(context.terminal), server: target.server) { token in
-            try await prepared.manager.verify(type: .email, email: email, token: token)
+        let session: Session
+        do {
+            session = try await flow.askCode(given: try code.givenCode(context.terminal), server: target.server) { token in
+                try await prepared.manager.verify(type: .email, email: email, token: token)
+            }
+        } catch {
+            await forgetLinkVerifier(prepared)
+            throw error
         }
+        // The code was typed, so the link's PKCE verifier (kept by sendSignInEmail) is not needed.
+        await forgetLinkVerifier(prepared)
         try await finish(flow, prepared, session: session)
+    }
+
+    /// Removes the PKCE verifier ``SessionManager/sendSignInEmail(email:createUser:redirectTo:)``
+    /// saved beside the session for the mail's link (the terminal uses the code instead).
+    private func forgetLinkVerifier(_ prepared: SignInFlow.Prepared) async {
+        try? await prepared.credentials.store.delete(key: prepared.credentials.key + ".pkce-verifier")
     }
 
     private func finish(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session: Session) async throws {

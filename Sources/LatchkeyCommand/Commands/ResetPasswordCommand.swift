@@ -14,8 +14,8 @@ struct ResetPasswordCommand: AsyncParsableCommand {
             /settings is named and checked). Scripts: --code-stdin reads the code from the first \
             line of standard input once the mail is sent, --otp CODE gives a code received \
             earlier (after --send-code), and --password-stdin reads the new password from the \
-            next line. The server answers the same whether or not the address has an account, \
-            so no mail means no account.
+            next line. The server answers the same whether or not the address has an account \
+            (no code is mailed to an address without one).
             """)
 
     @OptionGroup var account: AccountOptions

@@ -59,6 +59,8 @@ struct EmailCodeTests {
         #expect(result.stderr.contains("Check \(email) for a sign-in code."))
         #expect(result.stdout.contains("Signed in to \(server.url) as \(email)."))
         #expect(try await shell.run(["whoami"]).stdout.contains(email))
+        let stored = try FileManager.default.contentsOfDirectory(atPath: shell.profileDirectory().appendingPathComponent("credentials").path)
+        #expect(!stored.contains { $0.contains("pkce") }, "the mail link's verifier is not left behind: \(stored)")
         await server.discard()
     }
 
