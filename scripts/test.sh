@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The test command (README): runs every test of the package.
+# The test command (README): runs every test of the package, then the real clients and the README.
 #
-# When PostgreSQL's server binaries are installed it starts a throwaway cluster so that the
-# PostgreSQL tests run against a real server; when gnome-keyring and dbus are installed it runs
-# the tests inside a private D-Bus session with an unlocked keyring so the Linux desktop keyring
-# tests run for real. Without them those tests are skipped, and the output says so.
+# 1. `swift test`: every Swift test. With PostgreSQL's server binaries installed it first starts a
+#    throwaway cluster, so the PostgreSQL tests run against a real server; with python3-aiosmtpd the
+#    SMTP tests use a real mail server; with gnome-keyring and dbus the tests run inside a private
+#    D-Bus session with an unlocked keyring, so the Linux desktop keyring tests run for real.
+# 2. Tests/Interop: the real Supabase Python client (pip supabase-auth) against `latchkey serve`.
+# 3. Tests/Browser: headless Chromium through the hosted pages of a standalone server.
+# 4. scripts/run-readme.py: the README's shell blocks, in order, as a reader runs them.
+# Whatever cannot run here is named at the start and again in the summary at the end, with the
+# command that installs what it needs. Extra arguments go to `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+skipped=()
+ran=()
+note_skip() { skipped+=("$1"); echo "test.sh: SKIPPED: $1"; }
 
 # --- Apple-platform portability (what a Linux build cannot see) -----------------------------
 scripts/check-portability.sh
@@ -24,14 +33,14 @@ fi
 if [ -n "${LATCHKEY_TEST_POSTGRES_URL:-}" ]; then
     echo "test.sh: PostgreSQL tests run against ${LATCHKEY_TEST_POSTGRES_URL%%@*}@…"
 else
-    echo "test.sh: PostgreSQL not available: the PostgreSQL tests are SKIPPED (apt-get install postgresql to run them)"
+    note_skip "the PostgreSQL tests (no PostgreSQL server binaries: apt-get install postgresql)"
 fi
 
 # --- SMTP server (optional) ---------------------------------------------------------------
 if /usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || python3 -c 'import aiosmtpd' >/dev/null 2>&1; then
     echo "test.sh: the SMTP tests run against aiosmtpd (python3-aiosmtpd)"
 else
-    echo "test.sh: python3-aiosmtpd not installed: the SMTP tests against a real server are SKIPPED (apt-get install python3-aiosmtpd)"
+    note_skip "the SMTP tests against a real mail server (apt-get install python3-aiosmtpd)"
 fi
 
 # --- Supabase client interop (optional; runs after swift test) -----------------------------
@@ -40,7 +49,7 @@ if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytes
     echo "test.sh: Supabase client interop runs after swift test (supabase-auth $(python3 -c 'import importlib.metadata as m; print(m.version("supabase-auth"))'), Tests/Interop)"
 else
     interop=0
-    echo "test.sh: python3 with supabase_auth and pytest not available: the Supabase client interop tests are SKIPPED (pip install supabase-auth pytest to run them)"
+    note_skip "the Supabase client interop tests (pip install supabase-auth pytest)"
 fi
 
 # --- Hosted pages in a real browser (optional; runs after swift test) ----------------------------
@@ -50,10 +59,13 @@ if command -v python3 >/dev/null 2>&1 && python3 -c 'import selenium, pytest' >/
     echo "test.sh: the hosted pages' browser tests run after swift test (headless Chromium, Selenium $(python3 -c 'import selenium; print(selenium.__version__)'), Tests/Browser)"
 else
     browser=0
-    echo "test.sh: chromium, chromedriver or python3 with selenium and pytest not available: the browser tests of the hosted pages are SKIPPED (apt-get install chromium chromium-driver; pip install selenium pytest)"
+    note_skip "the hosted pages' browser tests (apt-get install chromium chromium-driver; pip install selenium pytest)"
 fi
 
 # --- Linux desktop keyring (optional) -----------------------------------------------------
+# XCTest's per-suite lines ("Executed 0 tests", one per empty XCTest bundle) say nothing here:
+# every test is a Swift Testing test, whose own results and summary are kept.
+quiet_xctest() { grep --line-buffered -v -E "^(Test Suite '.*' (started|passed|failed) at|	 Executed 0 tests, with 0 failures)" || true; }
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
     echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"
     # The daemon keeps its keyrings in a fresh folder, so a keyring left on this machine with
@@ -62,29 +74,48 @@ if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemo
     cleanup_steps+=("rm -rf '$keyring_home'")
     export LATCHKEY_TEST_KEYRING_HOME="$keyring_home"
     exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test "$@"' bash)
-    "${exec_wrapper[@]}" "$@"
+    "${exec_wrapper[@]}" "$@" 2>&1 | quiet_xctest
 else
-    echo "test.sh: no dbus-run-session/gnome-keyring-daemon: the desktop keyring tests are SKIPPED"
-    swift test "$@"
+    note_skip "the desktop keyring tests (apt-get install gnome-keyring dbus dbus-x11 libsecret-1-0)"
+    swift test "$@" 2>&1 | quiet_xctest
 fi
+ran+=("swift test")
 
-# --- The Python suites run the latchkey binary -------------------------------------------------
-if [ "$interop" = 1 ] || [ "$browser" = 1 ]; then
-    if ! build_log=$(swift build --product latchkey 2>&1); then
-        echo "$build_log" | tail -n 30
-        exit 1
-    fi
+# --- The Python suites and the README run the latchkey binary --------------------------------
+if ! build_log=$(swift build --product latchkey 2>&1); then
+    echo "$build_log" | tail -n 30
+    exit 1
 fi
+export LATCHKEY_BIN="$PWD/.build/debug/latchkey"
 
 # --- Supabase client interop: the real Python client against `latchkey serve` ----------------
 if [ "$interop" = 1 ]; then
     echo "test.sh: interop: the Supabase Python client against .build/debug/latchkey"
-    LATCHKEY_BIN="$PWD/.build/debug/latchkey" python3 -m pytest Tests/Interop -q -p no:cacheprovider
+    python3 -m pytest Tests/Interop -q -p no:cacheprovider
+    ran+=("Tests/Interop (supabase-auth)")
 fi
 
 # --- Hosted pages: Chromium follows the mailed links of a standalone `latchkey serve` ----------
 if [ "$browser" = 1 ]; then
     echo "test.sh: browser: headless Chromium against .build/debug/latchkey (screenshots in .build/browser-screenshots)"
-    LATCHKEY_BIN="$PWD/.build/debug/latchkey" LATCHKEY_SCREENSHOTS="$PWD/.build/browser-screenshots" \
-        python3 -m pytest Tests/Browser -q -p no:cacheprovider
+    LATCHKEY_SCREENSHOTS="$PWD/.build/browser-screenshots" python3 -m pytest Tests/Browser -q -p no:cacheprovider
+    ran+=("Tests/Browser (Chromium)")
+fi
+
+# --- The README's shell blocks, in reading order --------------------------------------------
+if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+    echo "test.sh: README: running its shell blocks in order (scripts/run-readme.py)"
+    python3 scripts/run-readme.py
+    ran+=("README.md's shell blocks")
+else
+    note_skip "running the README's shell blocks (needs python3 and curl)"
+fi
+
+echo
+echo "test.sh: passed: $(IFS=,; echo "${ran[*]}" | sed 's/,/, /g')"
+if [ ${#skipped[@]} -gt 0 ]; then
+    echo "test.sh: skipped, because this machine lacks what they need:"
+    for item in "${skipped[@]}"; do echo "  - $item"; done
+else
+    echo "test.sh: nothing skipped"
 fi

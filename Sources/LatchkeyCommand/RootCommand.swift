@@ -17,7 +17,7 @@ struct RootCommand: AsyncParsableCommand {
             """,
         version: LatchkeyVersion.current,
         subcommands: [
-            ServeCommand.self, KeysCommand.self,
+            ServeCommand.self, KeysCommand.self, BackupCommand.self,
             SignupCommand.self, LoginCommand.self, StatusCommand.self, TokenCommand.self, WhoamiCommand.self, LogoutCommand.self,
             ResetPasswordCommand.self,
         ])
@@ -26,15 +26,19 @@ struct RootCommand: AsyncParsableCommand {
     /// the documented code, rather than 64, and a mistyped command name gets a suggestion.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        var fromEnvironment: [String] = []
         var command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            // `serve`, `keys` and `backup` read options the command line leaves out from the environment.
+            let expansion = try EnvironmentArguments.expand(arguments, environment: ProcessInfo.processInfo.environment)
+            fromEnvironment = expansion.variables
+            command = try parseAsRoot(expansion.arguments)
         } catch {
             if let unknown = CommandSuggestion.unknownCommand(in: arguments, known: commandNames) {
                 for line in CommandSuggestion.lines(for: unknown, known: commandNames) { Terminal.writeError(line + "\n") }
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
-            exitForUsage(error)
+            exitForUsage(error, fromEnvironment: fromEnvironment)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -43,14 +47,16 @@ struct RootCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exitForUsage(error)
+            exitForUsage(error, fromEnvironment: fromEnvironment)
         }
     }
 
-    /// Exits as ArgumentParser would for `error`, but with 2 for a usage error.
-    private static func exitForUsage(_ error: any Error) -> Never {
+    /// Exits as ArgumentParser would for `error`, but with 2 for a usage error (naming the
+    /// options that came from the environment).
+    private static func exitForUsage(_ error: any Error, fromEnvironment: [String]) -> Never {
         if exitCode(for: error) == .validationFailure {
-            Terminal.writeError(fullMessage(for: error) + "\n")
+            let origin = fromEnvironment.isEmpty ? "" : "(options from the environment: \(fromEnvironment.joined(separator: ", ")))\n"
+            Terminal.writeError(fullMessage(for: error) + "\n" + origin)
             Foundation.exit(ExitStatus.usage.rawValue)
         }
         exit(withError: error)

@@ -17,7 +17,12 @@ struct ServeCommand: AsyncParsableCommand {
             (unless LATCHKEY_JWT_SECRET is set, at least 32 bytes), and outbox/ with one .eml file per email \
             unless --smtp-url (or LATCHKEY_SMTP_URL, or GoTrue's GOTRUE_SMTP_HOST/PORT/USER/PASS) sends them \
             over SMTP; --mail-from (LATCHKEY_MAIL_FROM, GOTRUE_SMTP_ADMIN_EMAIL and GOTRUE_SMTP_SENDER_NAME) \
-            sets the sender. The command line wins over the environment.
+            sets the sender.
+
+            Every option can also come from the environment: --access-token-ttl from \
+            LATCHKEY_ACCESS_TOKEN_TTL (LATCHKEY_ and the name in upper snake case; flags take true or false; \
+            repeatable options a comma-separated list), and GoTrue's names where one exists (GOTRUE_SITE_URL, \
+            API_EXTERNAL_URL, DATABASE_URL, GOTRUE_JWT_EXP, …). The command line wins over the environment.
             """)
 
     @Option(help: "Interface to listen on.") var host: String = ServerConfiguration.defaultHost
@@ -93,9 +98,28 @@ struct ServeCommand: AsyncParsableCommand {
     var pageTemplates: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
+    @Option(name: .customLong("log-format"), help: "text (one line per event) or json (one JSON object per line).")
+    var logFormat: String = LogFormat.text.rawValue
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "A proxy (IPv4 or IPv6 CIDR, or one address) whose X-Forwarded-For is believed (repeatable). By default none is.")
+    var trustedProxies: [String] = []
+    @Option(
+        name: .customLong("metrics-token"),
+        help: "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.")
+    var metricsToken: String?
+    @Option(
+        name: .customLong("database-url-file"),
+        help: "A file holding the database URL (keeps a password out of the command line, like LATCHKEY_DATABASE_URL).")
+    var databaseURLFile: String?
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        guard LogFormat(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        if let databaseURLFile {
+            guard database == nil else { throw ValidationError("give the database URL once: --database or --database-url-file") }
+            guard Self.fileContents(databaseURLFile) != nil else { throw ValidationError("--database-url-file \(databaseURLFile): cannot read a URL from it") }
+        }
         for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit] where limit < 1 {
             throw ValidationError("rate limits must be at least 1; use --no-rate-limits to turn them off")
         }
@@ -116,7 +140,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.corsAllowedHeaders = Self.list(corsAllowedHeaders)
         configuration.refreshReuseInterval = TimeInterval(refreshReuseInterval)
         configuration.sessionTimebox = sessionTimebox.map(TimeInterval.init)
-        configuration.databaseURL = database
+        configuration.databaseURL = database ?? databaseURLFile.flatMap(Self.fileContents)
+        configuration.trustedProxies = trustedProxies
+        configuration.metricsToken = metricsToken
         configuration.databasePoolSize = databasePoolSize
         configuration.databaseTimeout = databaseTimeout
         configuration.jwtSecret = data.environmentSecret
@@ -140,6 +166,13 @@ struct ServeCommand: AsyncParsableCommand {
         return configuration
     }
 
+    /// A file's text, trimmed; `nil` when unreadable or empty.
+    static func fileContents(_ path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
     /// The entries of a comma-separated option, trimmed, empty ones dropped.
     static func list(_ text: String?) -> [String] {
         (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -148,9 +181,11 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // Everything the server writes (database, secret, outbox) is for its owner only.
         umask(0o077)
+        (LogFormat(rawValue: logFormat) ?? .text).bootstrap()
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let configuration = serverConfiguration()
+        logEffectiveSettings(configuration, logger: logger)
         do {
             if noRateLimits { logger.warning("rate limits are OFF (--no-rate-limits): use this for benchmarks only") }
             try await LatchkeyApplication.run(configuration: configuration, logger: logger)

@@ -97,7 +97,7 @@ struct ServeCommandTests {
         let file = temporaryDirectory()
         _ = FileManager.default.createFile(atPath: file.path, contents: Data())
         defer { try? FileManager.default.removeItem(at: file) }
-        let badData = try CommandRunner.run(["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path])
+        let badData = try CommandRunner.run(["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path, "--log-level", "warning"])
         #expect(badData.status == 1)
         #expect(badData.stderr.contains("the data directory") && badData.stderr.contains("--data-dir"), "\(badData.stderr)")
         #expect(badData.stderr.split(separator: "\n").count == 1, "one sentence: \(badData.stderr)")

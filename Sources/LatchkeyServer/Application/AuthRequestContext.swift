@@ -15,8 +15,13 @@ public struct AuthRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Request bodies over 1 MB are refused with 413.
     public var maxUploadSize: Int { ServerConfiguration.maximumRequestBodySize }
 
-    /// The client's IP address as text ("unknown" when the transport has none).
+    /// The client's address from `X-Forwarded-For`, set by ``ClientAddressMiddleware`` when the
+    /// connection comes from a trusted proxy (`--trusted-proxy`).
+    var forwardedClientIP: String?
+
+    /// The client's IP address as text ("unknown" when the transport has none): the peer of the
+    /// connection, or the address a trusted proxy forwarded.
     var clientIP: String {
-        remoteAddress?.ipAddress ?? "unknown"
+        forwardedClientIP ?? remoteAddress?.ipAddress.map(TrustedProxies.normalized) ?? "unknown"
     }
 }

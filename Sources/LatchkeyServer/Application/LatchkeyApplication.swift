@@ -16,6 +16,9 @@ public enum LatchkeyApplication {
     ///   - clock: the source of "now" (in tests, `ManualServerClock` from LatchkeyTesting).
     ///   - mailer: delivers emails; `nil` writes them to `<dataDirectory>/outbox`.
     ///   - store: where data lives; `nil` opens the store named by the configuration.
+    ///   - metrics: where request, sign-in, refresh, rate-limit and mail metrics go; `nil` keeps
+    ///     them in a Prometheus registry of this server's own, served by `GET /metrics` when
+    ///     ``ServerConfiguration/metricsToken`` is set.
     ///   - onServerRunning: called with the bound port once the server accepts connections.
     public static func build(
         configuration: ServerConfiguration,
@@ -23,6 +26,7 @@ public enum LatchkeyApplication {
         mailer: (any Mailer)? = nil,
         store: (any AuthStore)? = nil,
         logger: Logger = Logger(label: "latchkey"),
+        metrics: ServerMetrics? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
@@ -43,15 +47,19 @@ public enum LatchkeyApplication {
             cost: configuration.bcryptCost,
             threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         let externalURL = configuration.resolvedExternalURL()
+        let metrics = metrics ?? .prometheus()
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
             signer: await TokenSigner(secret: secret, issuer: externalURL + "/auth/v1"),
             tokens: OpaqueTokens(jwtSecret: secret),
-            mailer: try mailer ?? defaultMailer(configuration, logger: logger),
+            mailer: MeteredMailer(base: try mailer ?? defaultMailer(configuration, logger: logger), metrics: metrics),
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
             externalURL: externalURL, siteURL: (configuration.siteURL ?? externalURL).trimmingTrailingSlash())
 
-        let router = makeRouter(service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory))
+        let router = makeRouter(
+            service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
+            operations: OperationsRoutes(store: store, metrics: metrics, metricsToken: configuration.metricsToken),
+            proxies: try TrustedProxies(parsing: configuration.trustedProxies))
 
         return Application(
             responder: CORSResponder(
@@ -83,11 +91,17 @@ public enum LatchkeyApplication {
     }
 
     /// Every route the server answers, behind the error and logging middleware.
-    static func makeRouter(service: AuthService, pages: PageTemplates = .defaults) -> Router<AuthRequestContext> {
+    static func makeRouter(
+        service: AuthService, pages: PageTemplates = .defaults, operations: OperationsRoutes? = nil, proxies: TrustedProxies = TrustedProxies([])
+    ) -> Router<AuthRequestContext> {
         let router = Router(context: AuthRequestContext.self)
+        // Outermost first: the client address, then the access log (which sees error answers),
+        // then GoTrue's error shape.
+        router.add(middleware: ClientAddressMiddleware(proxies: proxies))
+        router.add(middleware: RequestLogMiddleware(metrics: operations?.metrics))
         router.add(middleware: GoTrueErrorMiddleware())
-        router.add(middleware: RequestLogMiddleware())
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)

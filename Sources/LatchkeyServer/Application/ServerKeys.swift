@@ -7,12 +7,23 @@ public struct ServerKeys: Sendable {
     /// Grants access to `/admin`; keep it off clients.
     public var serviceRole: String
 
-    /// Keys for the server whose data lives in `dataDirectory` (its secret is generated if missing).
-    public static func make(dataDirectory: URL, configuredSecret: String?, externalURL: String? = nil, now: Date = Date()) async throws -> ServerKeys {
+    /// Keys for the server whose data lives in `dataDirectory`.
+    ///
+    /// - Parameter createSecret: whether a missing secret is generated (as `serve` does on its
+    ///   first start); when `false`, a data directory without a secret file and no
+    ///   `configuredSecret` throws a ``ConfigurationError``, since keys signed with a new secret
+    ///   would not open the running server.
+    public static func make(
+        dataDirectory: URL, configuredSecret: String?, externalURL: String? = nil, now: Date = Date(), createSecret: Bool = true
+    ) async throws -> ServerKeys {
         if let configuredSecret, configuredSecret.utf8.count < 32 {
             throw ConfigurationError("LATCHKEY_JWT_SECRET must be at least 32 bytes long")
         }
-        try ServerSecrets.prepareDataDirectory(dataDirectory)
+        if configuredSecret == nil, !createSecret, !FileManager.default.fileExists(atPath: secretFile(in: dataDirectory).path) {
+            throw ConfigurationError(
+                "no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or name the server's data directory with --data-dir (\(secretFile(in: dataDirectory).path) does not exist)")
+        }
+        if createSecret { try ServerSecrets.prepareDataDirectory(dataDirectory) }
         let secret = try ServerSecrets.jwtSecret(configured: configuredSecret, dataDirectory: dataDirectory)
         var configuration = ServerConfiguration(dataDirectory: dataDirectory)
         configuration.externalURL = externalURL
@@ -20,5 +31,10 @@ public struct ServerKeys: Sendable {
         return ServerKeys(
             anon: try await signer.apiKey(role: "anon", now: now),
             serviceRole: try await signer.apiKey(role: "service_role", now: now))
+    }
+
+    /// Where a server keeps the secret it generated: `<dataDirectory>/jwt-secret`.
+    public static func secretFile(in dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent("jwt-secret")
     }
 }

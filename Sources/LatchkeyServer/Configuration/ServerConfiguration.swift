@@ -122,6 +122,14 @@ public struct ServerConfiguration: Sendable {
     /// The sender of emails, `Name <address>` or `address`. `nil` means
     /// ``defaultMailSender``.
     public var mailFrom: String?
+    /// Proxies (CIDR networks, IPv4 or IPv6) whose `X-Forwarded-For` is believed: the
+    /// client's address is then the right-most address in it that is not a trusted proxy.
+    /// Empty (the default): the header is ignored and the client is the connection's peer.
+    public var trustedProxies: [String] = []
+    /// The bearer token `GET /metrics` requires. `nil` (the default): `/metrics` answers 404.
+    public var metricsToken: String?
+    /// Longest time `GET /ready` waits for the database before answering 503.
+    public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
     public static let defaultMailSender = "Latchkey <no-reply@latchkey.invalid>"
 
@@ -155,6 +163,10 @@ public struct ServerConfiguration: Sendable {
         guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
         _ = try smtpSettings()
         _ = try mailSender()
+        _ = try TrustedProxies(parsing: trustedProxies)
+        if let metricsToken, metricsToken.utf8.count < 16 {
+            throw ConfigurationError("--metrics-token must be at least 16 characters long")
+        }
         if let siteURL, URL(string: siteURL)?.scheme == nil {
             throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")
         }

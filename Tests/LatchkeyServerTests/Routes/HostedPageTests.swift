@@ -303,7 +303,7 @@ extension TestServer {
             .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
             .joined(separator: "&")
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(120))
         let collected = try await response.body.collect(upTo: 1 << 20)
         return TestResponse(status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
     }

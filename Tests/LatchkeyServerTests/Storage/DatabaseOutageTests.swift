@@ -27,7 +27,11 @@ struct DatabaseOutageTests {
                 let session = try await server.signUp("outage@example.com")
                 #expect(try await server.request(.GET, "/user", bearer: session.accessToken).status == 200)
 
+                #expect(try await server.request(.GET, "/ready").status == 200)
                 await proxy.cut()
+                // Readiness fails while the database is gone; liveness does not.
+                try await server.request(.GET, "/ready").expectError(503, "service_unavailable")
+                #expect(try await server.request(.GET, "/health").status == 200)
                 let started = ContinuousClock.now
                 for request in [
                     { try await server.request(.GET, "/user", bearer: session.accessToken) },
@@ -50,6 +54,7 @@ struct DatabaseOutageTests {
                     try await Task.sleep(for: .milliseconds(250))
                 }
                 #expect(recovered != nil, "the pool reconnected by itself")
+                #expect(try await server.request(.GET, "/ready").status == 200)
                 #expect(try await server.refresh(session.refreshToken).status == 200, "and the session survived the outage")
             }
         }

@@ -61,7 +61,7 @@ struct TestServer: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: rawBody))
         }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 16 << 20)
         return TestResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
