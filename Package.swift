@@ -114,6 +114,7 @@ let package = Package(
                 "Latchkey",
                 "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),  // IOError: serve's start-up failures in words
                 .product(name: "Logging", package: "swift-log"),
                 // `latchkey backup`: SQLite's online backup API.
                 .product(name: "GRDB", package: "GRDB.swift"),

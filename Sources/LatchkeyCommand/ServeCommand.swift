@@ -191,10 +191,12 @@ struct ServeCommand: AsyncParsableCommand {
             try await LatchkeyApplication.run(configuration: configuration, logger: logger)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
-        } catch StoreError.unavailable(let reason) {
-            // The database could not be reached (or migrated) at start: say why, without a usage text.
-            logger.critical("cannot start: \(reason)")
-            throw ExitCode.failure
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            // A port in use, a data directory that cannot be written, a database that cannot be
+            // reached: one plain sentence naming the fix, without a usage text or raw error.
+            throw ServeStartFailure.exit(error, configuration: configuration, logger: logger)
         }
     }
 }

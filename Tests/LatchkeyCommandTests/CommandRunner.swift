@@ -29,7 +29,11 @@ struct CommandRunner {
     /// Starts `latchkey arguments…` and returns without waiting. `input`, when given, is the
     /// process's standard input (otherwise /dev/null); `removing` names environment variables
     /// the child must not inherit.
-    static func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, removing: [String] = []) throws -> Running {
+    /// `inputDescriptor`, when given, is the process's standard input instead (the caller keeps
+    /// the other end of the pipe; this closes the given descriptor once the child has it).
+    static func start(
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil, inputDescriptor: Int32? = nil, removing: [String] = []
+    ) throws -> Running {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "LATCHKEY_JWT_SECRET")
         // `serve`, `keys` and `backup` read their options from these: a test says what it sets.
@@ -43,7 +47,7 @@ struct CommandRunner {
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-err-\(UUID().uuidString)")
         let stdout = open(out.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         let stderr = open(err.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        var stdin: Int32?
+        var stdin: Int32? = inputDescriptor
         if let input {
             let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-in-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: inputFile.path, contents: Data(input.utf8), attributes: [.posixPermissions: 0o600])
@@ -53,7 +57,7 @@ struct CommandRunner {
         defer {
             for descriptor in [stdout, stderr, stdin ?? -1] where descriptor >= 0 { close(descriptor) }
         }
-        guard stdout >= 0, stderr >= 0, input == nil || (stdin ?? -1) >= 0 else {
+        guard stdout >= 0, stderr >= 0, (input == nil && inputDescriptor == nil) || (stdin ?? -1) >= 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot open the output files of a command"])
         }
         let process = try ChildProcess(

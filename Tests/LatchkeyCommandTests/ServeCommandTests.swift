@@ -75,6 +75,41 @@ struct ServeCommandTests {
         #expect(bad.stderr.contains("--smtp-url") && !bad.stderr.contains("topsecret"))
     }
 
+    @Test("start-up failures are one plain sentence naming the fix: a port in use, a data directory that cannot be made, no raw NIO text")
+    func startUpFailures() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = CommandRunner.freePort()
+        let first = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", data.path, "--log-level", "warning"])
+        try await waitForHealth("http://127.0.0.1:\(port)")
+
+        let second = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", temporaryDirectory().path, "--log-level", "warning"])
+        #expect(await second.wait(upTo: 60))
+        let busy = second.result()
+        #expect(busy.status == 1)
+        #expect(busy.stderr.contains("latchkey: Port \(port) is already in use on 127.0.0.1"), "\(busy.stderr)")
+        #expect(busy.stderr.contains("--port"))
+        for raw in ["bind(", "errno", "Error:", "USAGE"] { #expect(!busy.stderr.contains(raw), "\(raw) in \(busy.stderr)") }
+        first.process.send(SIGTERM)
+        #expect(await first.wait(upTo: 20))
+
+        // A data directory under a regular file cannot be created, whoever runs the test.
+        let file = temporaryDirectory()
+        _ = FileManager.default.createFile(atPath: file.path, contents: Data())
+        defer { try? FileManager.default.removeItem(at: file) }
+        let badData = try CommandRunner.run(["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path, "--log-level", "warning"])
+        #expect(badData.status == 1)
+        #expect(badData.stderr.contains("the data directory") && badData.stderr.contains("--data-dir"), "\(badData.stderr)")
+        #expect(badData.stderr.split(separator: "\n").count == 1, "one sentence: \(badData.stderr)")
+
+        let noDatabase = try CommandRunner.run(
+            ["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", temporaryDirectory().path, "--log-level", "warning",
+             "--database", "postgres://user:dbsecret@127.0.0.1:1/latchkey", "--database-timeout", "2"])
+        #expect(noDatabase.status == 1)
+        #expect(noDatabase.stderr.contains("the database cannot be reached") && noDatabase.stderr.contains("--database"), "\(noDatabase.stderr)")
+        for raw in ["dbsecret", "errno", "NIOConnectionError"] { #expect(!noDatabase.stderr.contains(raw), "\(raw) in \(noDatabase.stderr)") }
+    }
+
     @Test("bad configuration is a clear error and a non-zero exit, never a crash")
     func badConfiguration() throws {
         let data = temporaryDirectory()

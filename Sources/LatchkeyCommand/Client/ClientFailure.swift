@@ -40,7 +40,9 @@ extension ClientFailure {
         let login = "latchkey login\(ProfileName.flag(profile))"
         switch failure.category {
         case .invalidCredentials:
-            self.init(.notSignedIn, presentation.message, hint: "Check the email and password and run '\(login)' again.")
+            // The library's words suggest an app's "Forgot Password?" button; here it is a command.
+            self.init(.notSignedIn, "Incorrect email or password.",
+                      hint: "Check them and run '\(login)' again; forgot the password? Run 'latchkey reset-password\(ProfileName.flag(profile))'.")
         case .emailNotConfirmed:
             self.init(.notSignedIn, presentation.message, hint: "Open the confirmation link, then run '\(login)'.")
         case .accountDisabled:
@@ -49,6 +51,10 @@ extension ClientFailure {
             self.init(.notSignedIn, presentation.message, hint: "Run '\(login)' to sign in again.")
         case .notSignedIn:
             self = .notSignedIn(profile: profile)
+        case .rateLimited(let retryAfter) where failure.code == "over_email_send_rate_limit":
+            let wait = retryAfter.map { " or wait \(Durations.spoken($0)) and ask again" } ?? ", or wait a minute and ask again"
+            self.init(.other, "The server mailed this address a moment ago and will not send another email yet.",
+                      hint: "Use the code or link in the last email\(wait).")
         case .rateLimited(let retryAfter):
             let wait = retryAfter.map { "The server asks to wait \(Durations.spoken($0)) before trying again." }
             self.init(.other, presentation.message, hint: wait)
@@ -68,7 +74,8 @@ extension ClientFailure {
         case .invalidInput:
             self.init(.usage, presentation.message)
         case .accountExists:
-            self.init(.other, presentation.message, hint: "Run '\(login)' instead.")
+            self.init(.other, "An account with this email already exists.",
+                      hint: "Run '\(login)' instead, or 'latchkey reset-password\(ProfileName.flag(profile))' if you forgot the password.")
         case .unknown:
             self.init(.other, presentation.message)
         }

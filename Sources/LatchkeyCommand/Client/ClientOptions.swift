@@ -49,7 +49,7 @@ struct AccountOptions: ParsableArguments {
         "The server's public anon key (Supabase projects need it), remembered for the profile.", valueName: "key"))
     var apiKey: String?
 
-    @Option(name: .customLong("email"), help: "The account's email (prompted for on a terminal when missing).")
+    @Option(name: .customLong("email"), help: "The account's email (default: the one the profile remembers; asked for on a terminal).")
     var email: String?
 
     @Flag(name: .customLong("password-stdin"), help: "Read the password from the first line of standard input (for scripts).")

@@ -93,8 +93,13 @@ struct LogoutCommand: AsyncParsableCommand {
             context.terminal.output("Signed out. The server had already ended this session.")
         case .failed(let failure):
             context.terminal.output("Signed out on this computer.")
-            let why = failure.category == .network ? "could not be reached" : "did not confirm it"
-            context.terminal.message("latchkey: the server \(why), so the session may stay valid there until it expires.")
+            let why = failure.category == .network ? "could not be reached" : "did not confirm the sign-out"
+            // What is true: the tokens are gone from here, but the server still counts the
+            // session as live, and sessions do not expire on their own unless the server sets a
+            // time-box (latchkey serve --session-timebox; Supabase's time-box setting).
+            context.terminal.message("latchkey: the server \(why), so the session is still active there. Its tokens are deleted from this computer;")
+            context.terminal.message("  the server ends it when it is revoked, or when the server's session time-box passes if it sets one (sessions do not expire by default).")
+            context.terminal.message("  To end it for sure, sign in again when the server is reachable and run 'latchkey logout --scope global\(ProfileName.flag(context.profile))'.")
         }
     }
 }

@@ -13,7 +13,7 @@ struct ClientSandbox: Sendable {
     static let ambient = ["LATCHKEY_PROFILE", "LATCHKEY_SERVER", "LATCHKEY_HOME", "XDG_CONFIG_HOME"]
 
     /// The commands that talk to a server and take `--timeout`.
-    static let clientCommands: Set<String> = ["signup", "login", "status", "token", "whoami", "logout"]
+    static let clientCommands: Set<String> = ["signup", "login", "status", "token", "whoami", "logout", "reset-password"]
 
     init(environment: [String: String] = [:]) {
         home = TemporaryDirectory.make("latchkey-cli-home")
@@ -43,6 +43,22 @@ struct ClientSandbox: Sendable {
         for (key, value) in environment { variables[key] = value }
         for (key, value) in extra { variables[key] = value }
         return try CommandRunner.start(arguments, environment: variables, input: input, removing: Self.ambient)
+    }
+
+    /// Starts `latchkey arguments…` with a pipe as standard input, for a test to write to while
+    /// the command runs (an emailed code, once the mail is in the outbox).
+    func startWithPipe(_ arguments: [String]) throws -> (CommandRunner.Running, FileHandle) {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var arguments = arguments
+        if let command = arguments.first, Self.clientCommands.contains(command), !arguments.contains("--timeout") {
+            arguments += ["--timeout", "60"]
+        }
+        var variables = ["LATCHKEY_HOME": home.path]
+        for (key, value) in environment { variables[key] = value }
+        let running = try CommandRunner.start(arguments, environment: variables, inputDescriptor: descriptors[0], removing: Self.ambient)
+        return (running, FileHandle(fileDescriptor: descriptors[1], closeOnDealloc: true))
     }
 
     /// `latchkey login` with the password on stdin.

@@ -21,7 +21,8 @@ final class ClientTestServer: Sendable {
     /// server keeps real time, as the commands it serves do.
     static func start(
         port: Int = 0, dataDirectory: URL? = nil, accessTokenTTL: TimeInterval = 3600,
-        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled
+        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> ClientTestServer {
         var configuration = ServerConfiguration(dataDirectory: dataDirectory ?? TemporaryDirectory.make("latchkey-cli-server"))
         configuration.port = port
@@ -29,6 +30,7 @@ final class ClientTestServer: Sendable {
         configuration.accessTokenTTL = accessTokenTTL
         configuration.rateLimits = rateLimits
         configuration.bcryptCost = 4
+        configure(&configuration)
         return try await start(configuration)
     }
 
@@ -108,6 +110,23 @@ final class ClientTestServer: Sendable {
     /// How many refreshes reached the server and were granted.
     func refreshCount() async throws -> Int {
         try await auditActions().filter { $0 == "token_refreshed" }.count
+    }
+
+    // MARK: - Mail (the outbox folder)
+
+    /// How many emails to `address` the outbox holds.
+    func mailCount(to address: String) throws -> Int {
+        try server.outbox().filter { $0.contains("To: \(address)") }.count
+    }
+
+    /// The code of the newest email to `address`, once there are more than `count` of them.
+    func newEmailCode(to address: String, after count: Int, upTo seconds: Double = 90) async throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try mailCount(to: address) <= count {
+            guard Date() < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try server.emailCode(to: address)
     }
 
     /// The status of `GET /user` with `accessToken`.
