@@ -97,25 +97,10 @@ public final class TestAuthServer: Sendable {
         configuration.rateLimits = .disabled
         configure(&configuration)
 
-        // With a free port and no external URL, the port is chosen here, before the links and
-        // the token issuer name it; if another process takes it before the server binds, the
-        // start is retried with another.
-        let choosesPort = port == 0 && configuration.externalURL == nil
-        var attempt = 0
-        var started: (group: ServiceGroup, task: Task<Void, any Error>, port: Int)?
-        while started == nil {
-            attempt += 1
-            if choosesPort { configuration.port = try await FreePort.pick(host: configuration.host) }
-            do {
-                started = try await run(configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger)
-            } catch where choosesPort && attempt < 5 {
-                continue
-            }
-        }
-        let (group, task, boundPort) = started!
+        let (group, task, boundPort) = try await run(configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger)
         let keys = try await ServerKeys.make(
             dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
-            externalURL: configuration.externalURL ?? configuration.resolvedExternalURL())
+            externalURL: configuration.externalURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
         let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return TestAuthServer(
             baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,

@@ -30,11 +30,6 @@ public enum LatchkeyApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
-        var chosen = configuration
-        if chosen.port == 0, chosen.externalURL == nil {
-            chosen.port = try await FreePort.pick(host: chosen.host)
-        }
-        let configuration = chosen
         if configuration.accessTokenTTL < ServerConfiguration.shortAccessTokenTTLWarning {
             logger.warning(
                 "short access-token lifetime: Supabase clients treat a token with under 30 s left as expired and refresh before nearly every call",
@@ -46,15 +41,18 @@ public enum LatchkeyApplication {
         let hasher = PasswordHasher(
             cost: configuration.bcryptCost,
             threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount)
-        let externalURL = configuration.resolvedExternalURL()
+        // With port 0 and no external URL the port is known once the server binds: the origin
+        // is updated then (onServerRunning), before anyone can know where to connect.
+        let origin = ServerOrigin(configuration.resolvedExternalURL())
+        let learnsPort = configuration.port == 0 && configuration.externalURL == nil
         let metrics = metrics ?? .prometheus()
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
-            signer: await TokenSigner(secret: secret, issuer: externalURL + "/auth/v1"),
+            signer: await TokenSigner(secret: secret, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: MeteredMailer(base: try mailer ?? defaultMailer(configuration, logger: logger), metrics: metrics),
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
-            externalURL: externalURL, siteURL: (configuration.siteURL ?? externalURL).trimmingTrailingSlash())
+            origin: origin)
 
         let router = makeRouter(
             service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
@@ -71,6 +69,7 @@ public enum LatchkeyApplication {
             services: [store as? any Service].compactMap { $0 } + [ResourceCloser(store: store, hasher: hasher, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
+                if learnsPort { origin.bound(host: configuration.host, port: port) }
                 logger.notice("latchkey listening", metadata: ["address": "\(configuration.host):\(port)"])
                 await onServerRunning(port)
             },

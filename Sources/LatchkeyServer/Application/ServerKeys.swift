@@ -27,7 +27,7 @@ public struct ServerKeys: Sendable {
         let secret = try ServerSecrets.jwtSecret(configured: configuredSecret, dataDirectory: dataDirectory)
         var configuration = ServerConfiguration(dataDirectory: dataDirectory)
         configuration.externalURL = externalURL
-        let signer = await TokenSigner(secret: secret, issuer: configuration.resolvedExternalURL() + "/auth/v1")
+        let signer = await TokenSigner(secret: secret, origin: ServerOrigin(configuration.resolvedExternalURL()))
         return ServerKeys(
             anon: try await signer.apiKey(role: "anon", now: now),
             serviceRole: try await signer.apiKey(role: "service_role", now: now))

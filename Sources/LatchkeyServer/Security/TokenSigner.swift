@@ -15,9 +15,12 @@ final class TokenSigner: Sendable {
     private let next = NIOLockedValueBox(0)
     private let verified = VerifiedTokenCache()
     private let verifier: JWTVerifier
-    let issuer: String
+    private let origin: ServerOrigin
 
-    init(secret: String, issuer: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
+    /// The `iss` of the tokens it signs: the server's URL and `/auth/v1`, as Supabase's.
+    var issuer: String { origin.url + "/auth/v1" }
+
+    init(secret: String, origin: ServerOrigin, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
         var collections: [JWTKeyCollection] = []
         for _ in 0..<max(1, lanes) {
             let keys = JWTKeyCollection()
@@ -26,7 +29,7 @@ final class TokenSigner: Sendable {
         }
         self.collections = collections
         self.verifier = JWTVerifier(secret: secret)
-        self.issuer = issuer
+        self.origin = origin
     }
 
     private var keys: JWTKeyCollection {

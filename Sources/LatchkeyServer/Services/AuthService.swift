@@ -41,13 +41,14 @@ struct AuthService: Sendable {
     let settings: SettingsResponse
 
     /// - Parameters:
-    ///   - externalURL: where `/verify` links point (the server itself).
-    ///   - siteURL: where users land after following a link.
+    ///   - origin: the server's own URL, where `/verify` links point; the site URL (where users
+    ///     land after following a link) unless the configuration names one.
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
         signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, limiter: RateLimiter, logger: Logger,
-        externalURL: String, siteURL: String
+        origin: ServerOrigin
     ) {
+        let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
         let passwords = PasswordPolicy(minimumLength: configuration.minimumPasswordLength, hasher: hasher, store: store)
         let sessions = SessionIssuer(
@@ -55,9 +56,9 @@ struct AuthService: Sendable {
             sessionTimebox: configuration.sessionTimebox, logger: logger)
         let linkSettings = EmailLinks.Settings(
             confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
-            codeTTL: configuration.emailCodeTTL, externalURL: externalURL,
-            redirects: RedirectPolicy(siteURL: siteURL, additionalURLs: configuration.additionalRedirectURLs),
-            siteIsServer: configuration.siteURL == nil || siteURL == externalURL)
+            codeTTL: configuration.emailCodeTTL,
+            redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
+            siteIsServer: siteURL == nil || siteURL == origin.url)
         let emailLinks = EmailLinks(
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, logger: logger)
         let reauthentication = Reauthentication(

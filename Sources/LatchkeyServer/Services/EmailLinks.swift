@@ -14,10 +14,10 @@ struct EmailLinks: Sendable {
         var recoveryTokenTTL: TimeInterval
         /// How long an emailed code (and a reauthentication nonce) stays valid.
         var codeTTL: TimeInterval
-        /// Where `/verify` links point (the server itself).
-        var externalURL: String
         /// Where users land after following a link.
         var redirects: RedirectPolicy
+        /// Where `/verify` links point: the server itself.
+        var externalURL: String { redirects.origin.url }
         /// Whether the site URL is the server itself (no `--site-url`): links that land there
         /// show the server's own pages (``HostedPages``) instead of a URL fragment.
         var siteIsServer: Bool = false

@@ -6,10 +6,22 @@ import Foundation
 /// additional allowed URL, and its path is at or below that URL's path. Anything else falls back
 /// to the site URL, so a crafted link can never deliver a session to another site.
 struct RedirectPolicy: Sendable {
-    var siteURL: String
+    /// The configured site URL; `nil` means the server itself.
+    var configuredSiteURL: String?
+    var origin: ServerOrigin
     var additionalURLs: [String]
 
+    /// Where users land by default: the configured site URL, else the server's own URL.
+    var siteURL: String { configuredSiteURL ?? origin.url }
+
+    init(siteURL: String?, origin: ServerOrigin, additionalURLs: [String]) {
+        self.configuredSiteURL = siteURL
+        self.origin = origin
+        self.additionalURLs = additionalURLs
+    }
+
     func resolve(_ candidate: String?) -> String {
+        let siteURL = siteURL
         guard let candidate, let url = URL(string: candidate), let scheme = url.scheme?.lowercased() else { return siteURL }
         for prefix in [siteURL] + additionalURLs {
             guard let base = URL(string: prefix), base.scheme?.lowercased() == scheme,

@@ -23,7 +23,7 @@ struct VerifiedTokenCacheTests {
 
     @Test("a cached token still expires on the server's clock")
     func expiryStillChecked() async throws {
-        let signer = await TokenSigner(secret: String(repeating: "c", count: 40), issuer: "test")
+        let signer = await TokenSigner(secret: String(repeating: "c", count: 40), origin: ServerOrigin("test"))
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let token = try await signer.sign(AccessTokenClaims(
             iss: .init(value: "test"), sub: .init(value: "u"), aud: .init(value: "authenticated"),

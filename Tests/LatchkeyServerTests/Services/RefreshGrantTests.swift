@@ -20,7 +20,7 @@ struct RefreshGrantTests {
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             store = RetryingStore(base)
             sessions = SessionIssuer(
-                store: store, clock: clock, signer: await TokenSigner(secret: secret, issuer: "http://test/auth/v1"),
+                store: store, clock: clock, signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")),
                 accessTokenTTL: 3600, sessionTimebox: nil, logger: logger)
             grant = RefreshGrant(
                 store: store, clock: clock, tokens: OpaqueTokens(jwtSecret: secret),

@@ -16,10 +16,10 @@ enum ServiceFixture {
         let secret = String(repeating: "f", count: 40)
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
-            signer: await TokenSigner(secret: secret, issuer: "http://test/auth/v1"), tokens: OpaqueTokens(jwtSecret: secret),
+            signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")), tokens: OpaqueTokens(jwtSecret: secret),
             mailer: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")),
             limiter: RateLimiter(clock: clock, enabled: true), logger: Logger(label: "fixture"),
-            externalURL: "http://test", siteURL: "http://test")
+            origin: ServerOrigin("http://test"))
         let result = try await body(service)
         try await store.close()
         try await hasher.shutdown()
