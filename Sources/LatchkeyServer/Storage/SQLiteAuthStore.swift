@@ -36,6 +36,22 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+        try await write { db in
+            try Self.insert(user, db)
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+            switch start {
+            case .session(let session, let refreshTokenHash, let audit):
+                try Self.insertSession(session, refreshTokenHash: refreshTokenHash, db)
+                if let audit { try SQLiteRows.insertAudit(audit, db) }
+            case .confirmation(let token, let flow, let audit):
+                if let flow { try Self.insertFlowState(flow, db) }
+                try Self.saveOneTimeToken(token, db)
+                if let audit { try SQLiteRows.insertAudit(audit, db) }
+            }
+        }
+    }
+
     public func user(id: UUID) async throws -> UserRecord? {
         try await pool.read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
@@ -81,13 +97,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
-                    session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
-                    session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
-                ])
-            try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
+            try Self.insertSession(session, refreshTokenHash: refreshTokenHash, db)
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
@@ -157,12 +167,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.run(
-                sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
-                    token.createdAt.timeIntervalSince1970,
-                ])
+            try Self.saveOneTimeToken(token, db)
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
@@ -194,18 +199,7 @@ public final class SQLiteAuthStore: AuthStore {
     // MARK: PKCE flows
 
     public func saveFlowState(_ flow: FlowState) async throws {
-        try await write { db in
-            try db.run(
-                sql: """
-                    INSERT INTO flow_states (id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_hash,
-                        auth_code_issued_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    flow.id.uuidString.lowercased(), flow.userID.uuidString.lowercased(), flow.authenticationMethod, flow.codeChallenge,
-                    flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
-                    flow.createdAt.timeIntervalSince1970,
-                ])
-        }
+        try await write { db in try Self.insertFlowState(flow, db) }
     }
 
     public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
@@ -244,7 +238,89 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    // MARK: Cleanup
+
+    public func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+        // One write transaction per kind: SQLite's single writer is held for one short batch at
+        // a time, and requests' writes interleave between them.
+        var counts = StaleRowCounts()
+        let ended = cutoffs.sessionsEndedBefore.timeIntervalSince1970
+        let inactive = cutoffs.sessionsRefreshedBefore?.timeIntervalSince1970
+        counts.sessions = try await deleteBatch(
+            """
+            DELETE FROM sessions WHERE id IN (SELECT id FROM sessions
+                WHERE (not_after IS NOT NULL AND not_after < ?) OR (? IS NOT NULL AND refreshed_at < ?) LIMIT ?)
+            """, [ended, inactive, inactive, limit])
+        // Spent tokens past retention, but never the parent of an active token (the lost-response
+        // rule: it still yields the active token); then every token of an ended session, which
+        // answers refresh_token_not_found with or without its row.
+        counts.refreshTokens = try await deleteBatch(
+            """
+            DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
+                WHERE r.revoked_at IS NOT NULL AND r.revoked_at < ?
+                AND NOT EXISTS (SELECT 1 FROM refresh_tokens c WHERE c.parent_hash = r.token_hash AND c.revoked_at IS NULL) LIMIT ?)
+            """, [cutoffs.refreshTokensSpentBefore.timeIntervalSince1970, limit])
+        counts.refreshTokens += try await deleteBatch(
+            """
+            DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
+                WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id) LIMIT ?)
+            """, [limit])
+        counts.oneTimeTokens = try await deleteBatch(
+            "DELETE FROM one_time_tokens WHERE rowid IN (SELECT rowid FROM one_time_tokens WHERE created_at < ? LIMIT ?)",
+            [cutoffs.oneTimeTokensCreatedBefore.timeIntervalSince1970, limit])
+        let flows = cutoffs.flowStatesCreatedBefore.timeIntervalSince1970
+        counts.flowStates = try await deleteBatch(
+            """
+            DELETE FROM flow_states WHERE id IN (SELECT id FROM flow_states
+                WHERE created_at < ? AND (auth_code_issued_at IS NULL OR auth_code_issued_at < ?) LIMIT ?)
+            """, [flows, flows, limit])
+        counts.auditEntries = try await deleteBatch(
+            "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
+            [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
+        return counts
+    }
+
+    /// Runs one `DELETE` in its own write transaction; returns how many rows it deleted.
+    private func deleteBatch(_ sql: String, _ arguments: StatementArguments) async throws -> Int {
+        try await write { db in
+            try db.run(sql: sql, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
     // MARK: Helpers
+
+    private static func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ db: Database) throws {
+        try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+                session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
+                session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
+                session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
+            ])
+        try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
+    }
+
+    private static func saveOneTimeToken(_ token: OneTimeToken, _ db: Database) throws {
+        try db.run(
+            sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [
+                token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
+                token.createdAt.timeIntervalSince1970,
+            ])
+    }
+
+    private static func insertFlowState(_ flow: FlowState, _ db: Database) throws {
+        try db.run(
+            sql: """
+                INSERT INTO flow_states (id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_hash,
+                    auth_code_issued_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                flow.id.uuidString.lowercased(), flow.userID.uuidString.lowercased(), flow.authenticationMethod, flow.codeChallenge,
+                flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
+                flow.createdAt.timeIntervalSince1970,
+            ])
+    }
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {

@@ -27,6 +27,8 @@ struct TestServer: Sendable {
     ) async throws -> T {
         let server = try await TestAuthServer.start(dataDirectory: directory, clock: clock, logger: logger) { configuration in
             configuration.rateLimits = RateLimitConfiguration()
+            // No background cleanup unless a test turns it on: tests move the clock by days.
+            configuration.cleanupInterval = 0
             configure(&configuration)
         }
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
