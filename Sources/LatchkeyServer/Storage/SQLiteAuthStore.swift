@@ -9,11 +9,17 @@ import GRDB
 public final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
 
+    /// Default longest wait for the write lock (held by another process on the same file, such
+    /// as a backup) before a call fails with ``StoreError/unavailable(_:)``.
+    public static let defaultBusyTimeout: TimeInterval = 10
+
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
-    public init(path: String) throws {
+    ///
+    /// - Parameter busyTimeout: the longest a call waits for a lock another connection holds.
+    public init(path: String, busyTimeout: TimeInterval = SQLiteAuthStore.defaultBusyTimeout) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
             // WAL is set by DatabasePool; NORMAL sync is durable across application crashes
             // and loses at most the last transactions on power loss.
@@ -53,7 +59,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func user(id: UUID) async throws -> UserRecord? {
-        try await pool.read { db in
+        try await read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
                 .map { try SQLiteRows.user($0) }
         }
@@ -61,7 +67,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
-        return try await pool.read { db in
+        return try await read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
@@ -85,7 +91,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
-        try await pool.read { db in
+        try await read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
             let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
             ).map { try SQLiteRows.user($0) }
@@ -104,7 +110,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
-        try await pool.read { db in
+        try await read { db in
             guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
                 let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
             else { return nil }
@@ -132,7 +138,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
-        try await pool.read { db in
+        try await read { db in
             try db.fetchRow(sql: "SELECT session_id FROM refresh_tokens WHERE token_hash = ?", arguments: [hash])
                 .map { try SQLiteRows.uuid($0, "session_id", of: "refresh_tokens") }
         }
@@ -232,7 +238,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
-        try await pool.read { db in
+        try await read { db in
             try db.fetchRows(sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
                 .map(SQLiteRows.audit)
         }
@@ -325,8 +331,36 @@ public final class SQLiteAuthStore: AuthStore {
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.write(body)
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && (error.message ?? "").contains("users.email") {
-            throw StoreError.duplicateEmail
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email,
+    /// ``StoreError/unavailable(_:)`` when the database cannot be used now (locked past the busy
+    /// timeout, disk full, I/O error, read-only or missing file), so clients get 503, not 500.
+    static func translate(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, (error.message ?? "").contains("users.email") {
+            return StoreError.duplicateEmail
+        }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_NOMEM,
+            .SQLITE_PROTOCOL, .SQLITE_NOLFS, .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            // The result code and SQLite's own message only: no statement, no arguments.
+            return StoreError.unavailable("SQLite: \(error.resultCode) \(error.message ?? "")")
+        case .SQLITE_MISUSE where error.message == "Connection is closed":
+            return StoreError.unavailable("SQLite: the database is closed")
+        default:
+            return error
         }
     }
 
