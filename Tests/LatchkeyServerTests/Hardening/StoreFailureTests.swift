@@ -29,7 +29,7 @@ struct StoreFailureTests {
     func sqliteUnavailable() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteAuthStore(path: directory.appendingPathComponent("latchkey.sqlite").path, busyTimeout: 0.3)
+        let store = try SQLiteAuthStore(path: directory.appendingPathComponent("latchkey.sqlite").path)
         try await TestServer.with(directory: directory, store: store, configure: { $0.autoconfirm = true }) { server in
             let session = try await server.signUp("before@example.com")
             // The database goes away under the running server.
