@@ -75,6 +75,8 @@ let package = Package(
             dependencies: [
                 "LatchkeyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // MaximumAvailableConnections (the --max-connections limit)
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -54,6 +54,18 @@ struct ServeCommand: AsyncParsableCommand {
     var refreshReuseInterval: Int = Int(ServerConfiguration.defaultRefreshReuseInterval)
     @Option(name: .customLong("session-timebox"), help: "Maximum session age in seconds (default: unlimited).")
     var sessionTimebox: Int?
+    @Option(name: .customLong("session-inactivity-timeout"), help: "Seconds a session may go without a refresh before it expires (default: unlimited).")
+    var sessionInactivityTimeout: Int?
+    @Option(name: .customLong("cleanup-interval"), help: "Seconds between runs of the task deleting spent tokens, ended sessions, expired links and old audit entries (0: off).")
+    var cleanupInterval: Int = Int(ServerConfiguration.defaultCleanupInterval)
+    @Option(name: .customLong("refresh-token-retention"), help: "Seconds a spent refresh token is kept (the active token and its parent always are).")
+    var refreshTokenRetention: Int = Int(ServerConfiguration.defaultRefreshTokenRetention)
+    @Option(name: .customLong("audit-retention"), help: "Seconds audit entries are kept.")
+    var auditRetention: Int = Int(ServerConfiguration.defaultAuditRetention)
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay idle, and the longest a request may take to arrive.")
+    var idleTimeout: Int = Int(ServerConfiguration.defaultIdleTimeout)
+    @Option(name: .customLong("max-connections"), help: "Most connections served at once; more wait (default: the open-file limit less 128, at most 10000).")
+    var maxConnections: Int?
     @Option(
         name: .customLong("database"),
         help: "Database URL: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require] to share one database between several instances.")
@@ -140,6 +152,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.corsAllowedHeaders = Self.list(corsAllowedHeaders)
         configuration.refreshReuseInterval = TimeInterval(refreshReuseInterval)
         configuration.sessionTimebox = sessionTimebox.map(TimeInterval.init)
+        configuration.sessionInactivityTimeout = sessionInactivityTimeout.map(TimeInterval.init)
+        configuration.cleanupInterval = TimeInterval(cleanupInterval)
+        configuration.refreshTokenRetention = TimeInterval(refreshTokenRetention)
+        configuration.auditRetention = TimeInterval(auditRetention)
+        configuration.idleTimeout = TimeInterval(idleTimeout)
+        configuration.maximumConnections = maxConnections
         configuration.databaseURL = database ?? databaseURLFile.flatMap(Self.fileContents)
         configuration.trustedProxies = trustedProxies
         configuration.metricsToken = metricsToken

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -58,15 +59,25 @@ public enum LatchkeyApplication {
             service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
             operations: OperationsRoutes(store: store, metrics: metrics, metricsToken: configuration.metricsToken),
             proxies: try TrustedProxies(parsing: configuration.trustedProxies))
+        let connectionLimit = configuration.resolvedMaximumConnections()
+        let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1_000_000_000))
 
         return Application(
             responder: CORSResponder(
                 inner: GatewayPrefixResponder(inner: router.buildResponder()),
                 policy: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, extraAllowedHeaders: configuration.corsAllowedHeaders)),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            // Idle connections close after the idle timeout, a request must arrive whole within it
+            // (HTTPGuardHandler), and beyond the connection limit new connections wait in the
+            // listen backlog: held-open connections cannot exhaust the process's descriptors.
+            server: .http1(configuration: .init(additionalChannelHandlers: [HTTPGuardHandler(requestTimeout: idleTimeout)], idleTimeout: idleTimeout)),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)),
             // A store that runs in the background (PostgreSQL's connection pool) starts first and
-            // stops last: graceful shutdown goes in reverse order, after the server and the closer.
-            services: [store as? any Service].compactMap { $0 } + [ResourceCloser(store: store, hasher: hasher, logger: logger)],
+            // stops last: graceful shutdown goes in reverse order, after the server, the cleanup
+            // task and the closer.
+            services: [store as? any Service].compactMap { $0 } + [ResourceCloser(store: store, hasher: hasher, logger: logger)]
+                + cleanupServices(configuration, store: store, clock: clock, logger: logger),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 if learnsPort { origin.bound(host: configuration.host, port: port) }
@@ -74,6 +85,18 @@ public enum LatchkeyApplication {
                 await onServerRunning(port)
             },
             logger: logger)
+    }
+
+    /// The cleanup task, unless ``ServerConfiguration/cleanupInterval`` is 0.
+    static func cleanupServices(_ configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, logger: Logger) -> [any Service] {
+        guard configuration.cleanupInterval > 0 else { return [] }
+        let cleanup = StorageCleanup(
+            store: store, clock: clock,
+            settings: StorageCleanup.Settings(
+                refreshTokenRetention: configuration.refreshTokenRetention, auditRetention: configuration.auditRetention,
+                sessionInactivityTimeout: configuration.sessionInactivityTimeout,
+                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL)))
+        return [StorageCleanupService(cleanup: cleanup, interval: configuration.cleanupInterval, logger: logger)]
     }
 
     /// The mailer the configuration names: SMTP when ``ServerConfiguration/smtpURL`` is set,
@@ -107,12 +130,19 @@ public enum LatchkeyApplication {
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)
         HostedPageRoutes(service: service, templates: pages).register(on: router)
+        // Last, so it wraps only the not-found responder: a served path with another method is 405.
+        router.add(middleware: MethodNotAllowedMiddleware(routes: describe(router.routes)))
         return router
     }
 
     /// The registered routes as (method, OpenAPI-style path), e.g. `("GET", "/admin/users/{id}")`.
     static func routeDescriptions(service: AuthService) -> [(method: String, path: String)] {
-        makeRouter(service: service).routes.map { route in
+        describe(makeRouter(service: service).routes)
+    }
+
+    /// Routes as (method, OpenAPI-style path).
+    static func describe(_ routes: [Router<AuthRequestContext>.RouteDescription]) -> [(method: String, path: String)] {
+        routes.map { route in
             let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map { part in
                 part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
             }.joined(separator: "/")

@@ -42,6 +42,16 @@ public struct ServerConfiguration: Sendable {
     public static let defaultDatabasePoolSize = 10
     /// Default longest wait for a PostgreSQL connection before a request is answered 503.
     public static let defaultDatabaseTimeout: TimeInterval = 5
+    /// Default time between two runs of the cleanup task (``cleanupInterval``).
+    public static let defaultCleanupInterval: TimeInterval = 300
+    /// Default age after which a spent refresh token is deleted: 24 hours, as GoTrue's cleanup.
+    public static let defaultRefreshTokenRetention: TimeInterval = 86_400
+    /// Default age after which audit entries are deleted: 90 days.
+    public static let defaultAuditRetention: TimeInterval = 90 * 86_400
+    /// Default seconds a connection may stay idle (between requests, or before a request's head
+    /// arrives) and the longest a request may take to arrive whole.
+    public static let defaultIdleTimeout: TimeInterval = 60
+
     /// Largest request body accepted.
     public static let maximumRequestBodySize = 1 << 20
 
@@ -90,6 +100,26 @@ public struct ServerConfiguration: Sendable {
     public var refreshReuseInterval: TimeInterval = defaultRefreshReuseInterval
     /// Hard maximum age of a session in seconds (`nil`: sessions live until signed out).
     public var sessionTimebox: TimeInterval?
+    /// Seconds a session may go without a refresh before it expires (GoTrue's
+    /// `GOTRUE_SESSIONS_INACTIVITY_TIMEOUT`): its refresh token then answers 400
+    /// `session_expired` ("Invalid Refresh Token: Session Expired (Inactivity)"). `nil`: no limit.
+    public var sessionInactivityTimeout: TimeInterval?
+    /// Seconds between two runs of the cleanup task that deletes spent refresh tokens, ended
+    /// sessions, expired email links and PKCE flows, and old audit entries; `0` turns it off.
+    /// Every instance on one PostgreSQL database may run it.
+    public var cleanupInterval: TimeInterval = defaultCleanupInterval
+    /// Seconds a spent refresh token is kept (at least ``refreshReuseInterval``). The active token
+    /// of a session and its parent are kept whatever their age.
+    public var refreshTokenRetention: TimeInterval = defaultRefreshTokenRetention
+    /// Seconds audit entries are kept.
+    public var auditRetention: TimeInterval = defaultAuditRetention
+    /// Seconds a connection may be idle before the server closes it, and the longest a request
+    /// may take to arrive (head and body); a slow or silent client cannot hold a connection.
+    public var idleTimeout: TimeInterval = defaultIdleTimeout
+    /// The most connections served at once; further ones wait in the listen backlog until one
+    /// closes. `nil`: derived from the process's open-file limit (see
+    /// ``resolvedMaximumConnections()``).
+    public var maximumConnections: Int?
     /// HS256 secret for access tokens (at least 32 bytes). `nil`: generated on first start and
     /// kept in `<dataDirectory>/jwt-secret` so tokens survive restarts.
     public var jwtSecret: String?
@@ -160,6 +190,16 @@ public struct ServerConfiguration: Sendable {
         guard minimumPasswordLength >= 6 else { throw ConfigurationError("minimum password length must be at least 6") }
         guard (1...1000).contains(databasePoolSize) else { throw ConfigurationError("--database-pool-size must be between 1 and 1000") }
         guard databaseTimeout > 0 else { throw ConfigurationError("--database-timeout must be more than 0 seconds") }
+        if let sessionInactivityTimeout, sessionInactivityTimeout <= 0 {
+            throw ConfigurationError("--session-inactivity-timeout must be more than 0 seconds")
+        }
+        guard cleanupInterval >= 0 else { throw ConfigurationError("--cleanup-interval cannot be negative (0 turns the cleanup off)") }
+        guard refreshTokenRetention >= refreshReuseInterval else {
+            throw ConfigurationError("--refresh-token-retention must be at least --refresh-reuse-interval")
+        }
+        guard auditRetention > 0 else { throw ConfigurationError("--audit-retention must be more than 0 seconds") }
+        guard idleTimeout > 0 else { throw ConfigurationError("--idle-timeout must be more than 0 seconds") }
+        if let maximumConnections, maximumConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
         guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
         _ = try smtpSettings()
         _ = try mailSender()
@@ -174,6 +214,29 @@ public struct ServerConfiguration: Sendable {
 }
 
 extension ServerConfiguration {
+    /// File descriptors kept free for everything but client connections: the database files
+    /// and pool, the hashing threads, the outbox, SMTP connections.
+    static let reservedFileDescriptors = 128
+    /// The most connections derived from a large open-file limit (memory, not descriptors, is
+    /// then what runs out).
+    static let derivedMaximumConnectionsCap = 10_000
+
+    /// ``maximumConnections``, or, when unset, the process's open-file limit less
+    /// ``reservedFileDescriptors`` (at most 10,000, at least 16): the server then never runs out
+    /// of descriptors however many connections clients open.
+    public func resolvedMaximumConnections() -> Int {
+        if let maximumConnections { return maximumConnections }
+        var limit = rlimit()
+        #if os(Linux)
+        let status = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        #else
+        let status = getrlimit(RLIMIT_NOFILE, &limit)
+        #endif
+        guard status == 0, limit.rlim_cur < rlim_t(Int32.max) else { return Self.derivedMaximumConnectionsCap }
+        let available = Int(clamping: limit.rlim_cur) - Self.reservedFileDescriptors
+        return min(max(available, 16), Self.derivedMaximumConnectionsCap)
+    }
+
     /// ``smtpURL`` parsed, or `nil` when mail goes to the outbox.
     public func smtpSettings() throws(ConfigurationError) -> SMTPSettings? {
         try smtpURL.map { url throws(ConfigurationError) in try SMTPSettings(url: url) }

@@ -51,7 +51,13 @@ extension AuthError {
     public static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
     public static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
     public static let sessionExpired = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired")
+    /// GoTrue's answer to a refresh of a session that went longer than the inactivity timeout
+    /// without one.
+    public static let sessionExpiredInactivity = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
     public static let refreshUserBanned = AuthError(.badRequest, "user_banned", "Invalid Refresh Token: User Banned")
+    /// A password holding a NUL character, which bcrypt would silently cut (GoTrue's Go bcrypt
+    /// has no such limit, so it has no code of its own for it).
+    public static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
     public static let refreshTokenInvalid = AuthError(.badRequest, "validation_failed", "Refresh token is not valid")
     public static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
     public static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")

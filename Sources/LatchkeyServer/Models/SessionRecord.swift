@@ -24,6 +24,15 @@ public struct SessionRecord: Sendable, Hashable {
     }
 }
 
+extension SessionRecord {
+    /// Whether the session went longer than `timeout` without a refresh (GoTrue's
+    /// `Session.CheckValidity`: `now` after `refreshed_at + timeout`).
+    func isInactive(at now: Date, timeout: TimeInterval?) -> Bool {
+        guard let timeout else { return false }
+        return now > refreshedAt.addingTimeInterval(timeout)
+    }
+}
+
 /// One refresh token of a session's family. Only the SHA-256 of the token is stored.
 public struct RefreshTokenRecord: Sendable, Hashable {
     public var id: Int64?

@@ -72,7 +72,7 @@ struct AuthService: Sendable {
         passwordGrant = PasswordGrant(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, logger: logger)
         refreshGrant = RefreshGrant(
             store: store, clock: clock, tokens: tokens, limits: limits, sessions: sessions,
-            reuseInterval: configuration.refreshReuseInterval, logger: logger)
+            reuseInterval: configuration.refreshReuseInterval, inactivityTimeout: configuration.sessionInactivityTimeout, logger: logger)
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,

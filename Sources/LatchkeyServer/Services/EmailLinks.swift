@@ -57,6 +57,18 @@ struct EmailLinks: Sendable {
 
     // MARK: Issuing and sending
 
+    /// A token about to be issued: the rows to store, and what the email will carry.
+    struct Pending: Sendable {
+        var purpose: EmailPurpose
+        var address: String
+        var token: OneTimeToken
+        var flow: FlowState?
+        /// The user as saved with the token (`confirmation_sent_at` and the like).
+        var user: UserRecord
+        var audit: AuditEntry
+        var issued: Issued
+    }
+
     /// Creates a token of `purpose` for `user`, stores its hashes (replacing the user's previous
     /// one of the same kind), records when it was sent, and stores the PKCE flow if there is
     /// one. Mails nothing.
@@ -66,6 +78,18 @@ struct EmailLinks: Sendable {
         _ purpose: EmailPurpose, for user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
         audit: AuditEntry? = nil
     ) async throws -> Issued {
+        let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
+        if let flow = pending.flow { try await store.saveFlowState(flow) }
+        try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
+        return pending.issued
+    }
+
+    /// A token of `purpose` for `user`, not yet stored: a new account stores it with its row
+    /// (``AuthStore/insertUser(_:audit:start:)``), then mails it with ``deliver(_:)``.
+    func prepare(
+        _ purpose: EmailPurpose, for user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
+        audit: AuditEntry? = nil
+    ) -> Pending {
         let now = clock.now()
         let linkToken = (pkce == nil ? "" : "pkce_") + OpaqueTokens.random()
         let code = OpaqueTokens.randomCode()
@@ -89,18 +113,14 @@ struct EmailLinks: Sendable {
             action = .userReauthenticateRequested
         }
         updated.updatedAt = now
-        if let pkce {
-            try await store.saveFlowState(
-                FlowState(
-                    userID: user.id, authenticationMethod: purpose.authenticationMethod, codeChallenge: pkce.challenge,
-                    codeChallengeMethod: pkce.method, createdAt: now))
+        let flow = pkce.map { pkce in
+            FlowState(
+                userID: user.id, authenticationMethod: purpose.authenticationMethod, codeChallenge: pkce.challenge,
+                codeChallengeMethod: pkce.method, createdAt: now)
         }
-        try await store.saveOneTimeToken(
-            OneTimeToken(
-                userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(linkToken),
-                codeHash: tokens.codeHash(code, address: address), relatesTo: address, createdAt: now),
-            updatingUser: updated,
-            audit: audit ?? AuditEntry(action: action, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now))
+        let token = OneTimeToken(
+            userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(linkToken),
+            codeHash: tokens.codeHash(code, address: address), relatesTo: address, createdAt: now)
         let redirect = settings.redirects.resolve(redirectTo)
         var link: String?
         if purpose != .reauthentication {
@@ -111,7 +131,10 @@ struct EmailLinks: Sendable {
             ]
             link = components.url!.absoluteString
         }
-        return Issued(link: link, code: code, linkToken: linkToken, redirectTo: redirect)
+        return Pending(
+            purpose: purpose, address: address, token: token, flow: flow, user: updated,
+            audit: audit ?? AuditEntry(action: action, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now),
+            issued: Issued(link: link, code: code, linkToken: linkToken, redirectTo: redirect))
     }
 
     /// Issues a token of `purpose` and mails it to `address`. The caller has counted the email
@@ -121,16 +144,25 @@ struct EmailLinks: Sendable {
         _ purpose: EmailPurpose, to user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
         audit: AuditEntry? = nil
     ) async throws {
-        let issued = try await issue(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
+        let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
+        if let flow = pending.flow { try await store.saveFlowState(flow) }
+        try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
+        try await deliver(pending)
+    }
+
+    /// Mails a stored token. A mail that cannot be handed over is GoTrue's 500 "Error sending …
+    /// email", logged without the link or the code.
+    func deliver(_ pending: Pending) async throws {
+        let purpose = pending.purpose
         do {
-            try await mailer.send(EmailMessages.message(purpose, to: address, link: issued.link, code: issued.code))
+            try await mailer.send(EmailMessages.message(purpose, to: pending.address, link: pending.issued.link, code: pending.issued.code))
         } catch {
             // Mailers' errors carry no credentials (SMTPError blanks them out of server replies).
             let transient = (error as? any MailDeliveryFailure)?.isTransient
             logger.error(
                 "email not sent",
                 metadata: [
-                    "purpose": "\(purpose.rawValue)", "email_hash": "\(EmailHash.of(address))", "error": "\(String(describing: error))",
+                    "purpose": "\(purpose.rawValue)", "email_hash": "\(EmailHash.of(pending.address))", "error": "\(String(describing: error))",
                     "transient": "\(transient.map(String.init) ?? "unknown")",
                 ])
             throw AuthError.mailNotSent(purpose.mailName)

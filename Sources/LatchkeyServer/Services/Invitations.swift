@@ -55,6 +55,7 @@ struct Invitations: Sendable {
             if let existing {
                 record = existing
                 if let data = body.data { record.userMetadata.merge(data) { _, new in new } }
+                issued = try await emailLinks.issue(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
             } else {
                 // A magic link for a new address signs up an account without a password.
                 var passwordHash: String?
@@ -64,9 +65,15 @@ struct Invitations: Sendable {
                     passwordHash = try await passwords.hash(password)
                 }
                 record = UserRecord(email: email, passwordHash: passwordHash, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
-                try await insert(record, ipAddress: ipAddress)
+                // The account and its confirmation link in one transaction.
+                let link = emailLinks.prepare(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+                do {
+                    try await store.insertUser(link.user, audit: nil, start: .confirmation(link.token, flow: nil, audit: link.audit))
+                } catch StoreError.duplicateEmail {
+                    throw AuthError.emailExists
+                }
+                issued = link.issued
             }
-            issued = try await emailLinks.issue(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
             user = record
         case "invite":
             user = try await invitee(email, data: body.data)

@@ -27,6 +27,8 @@ struct PasswordGrant: Sendable {
         try limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }
+        // A password bcrypt would cut (NUL, over 72 bytes) can match no account: refused as sign-up refuses it.
+        try PasswordPolicy.checkUsable(password)
         try limits.checkPasswordAttempts(for: email)
         let user = try await store.user(email: email)
         guard try await passwords.verify(password, against: user?.passwordHash), let user else {

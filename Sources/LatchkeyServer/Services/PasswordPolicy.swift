@@ -17,15 +17,27 @@ struct PasswordPolicy: Sendable {
         self.store = store
     }
 
-    /// Refuses passwords too short for `minimumLength` characters (422 `weak_password`) or
-    /// longer than bcrypt can use (72 bytes; 400 `validation_failed`). Passwords are never
-    /// trimmed or changed in any way.
+    /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
+    static let maximumBytes = 72
+
+    /// Refuses passwords too short for `minimumLength` characters (422 `weak_password`), longer
+    /// than bcrypt can use (72 bytes; 400 `validation_failed`) or holding a NUL character (422
+    /// `validation_failed`). Passwords are never trimmed or changed in any way.
     static func check(_ password: String, minimumLength: Int) throws(AuthError) {
+        try checkUsable(password)
         if password.count < minimumLength {
             throw AuthError.weakPassword(minimumLength: minimumLength, reasons: ["length"])
         }
-        if password.utf8.count > 72 {
-            throw AuthError.validation("Password cannot be longer than 72 bytes")
+    }
+
+    /// Refuses a password that bcrypt cannot use as it is, new or presented at sign-in: a NUL
+    /// character (bcrypt stops at the first one, so "\u{0}abc" would match any password that
+    /// starts with NUL; 422 `validation_failed`) or more than 72 bytes (bcrypt ignores the rest;
+    /// 400 `validation_failed`, as GoTrue's `checkPasswordStrength`).
+    static func checkUsable(_ password: String) throws(AuthError) {
+        if password.utf8.contains(0) { throw AuthError.passwordHasNUL }
+        if password.utf8.count > maximumBytes {
+            throw AuthError.validation("Password cannot be longer than \(maximumBytes) bytes")
         }
     }
 

@@ -11,12 +11,15 @@ struct RefreshGrant: Sendable {
     private let sessions: SessionIssuer
     /// How long a spent token still yields the active one.
     private let reuseInterval: TimeInterval
+    /// How long a session may go without a refresh.
+    private let inactivityTimeout: TimeInterval?
     private let logger: Logger
 
     init(
         store: any AuthStore, clock: any ServerClock, tokens: OpaqueTokens, limits: RateLimits, sessions: SessionIssuer,
-        reuseInterval: TimeInterval, logger: Logger
+        reuseInterval: TimeInterval, inactivityTimeout: TimeInterval? = nil, logger: Logger
     ) {
+        self.inactivityTimeout = inactivityTimeout
         self.store = store
         self.clock = clock
         self.tokens = tokens
@@ -39,6 +42,7 @@ struct RefreshGrant: Sendable {
         try limits.admitRefresh(of: sessionID)
         let request = RefreshRotation.Request(
             presentedToken: token, now: clock.now(), reuseInterval: reuseInterval, ipAddress: ipAddress,
+            inactivityTimeout: inactivityTimeout,
             successor: { [tokens] in tokens.successor(of: $0) })
         switch try await store.rotateRefreshToken(hash: hash, plan: { RefreshRotation.plan($0, request) }) {
         case .issued(let session, let user, let refreshToken):

@@ -23,6 +23,8 @@ enum RefreshRotation {
         var now: Date
         var reuseInterval: TimeInterval
         var ipAddress: String
+        /// How long a session may go without a refresh (`nil`: no limit).
+        var inactivityTimeout: TimeInterval? = nil
         /// Derives a token's successor.
         var successor: @Sendable (String) -> String
     }
@@ -60,6 +62,7 @@ enum RefreshRotation {
         guard let session = state.session, let user = state.user else { return .refuse(.refreshTokenNotFound) }
         if user.isBanned(at: request.now) { return .refuse(.refreshUserBanned) }
         if let notAfter = session.notAfter, notAfter <= request.now { return .refuse(.sessionExpired) }
+        if session.isInactive(at: request.now, timeout: request.inactivityTimeout) { return .refuse(.sessionExpiredInactivity) }
 
         guard let revokedAt = token.revokedAt else {
             let successor = request.successor(request.presentedToken)

@@ -19,9 +19,27 @@ struct SessionIssuer: Sendable {
         self.logger = logger
     }
 
+    /// A session about to start: its row, its first refresh token, the user as it is saved with
+    /// it (`last_sign_in_at`) and the audit entry.
+    struct Prepared: Sendable {
+        var session: SessionRecord
+        var refreshToken: String
+        var user: UserRecord
+        var audit: AuditEntry
+    }
+
     /// Starts a session for `user` (recording `last_sign_in_at` and an audit entry of `action`)
     /// and returns it in GoTrue's shape.
     func start(for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login) async throws -> SessionResponse {
+        let prepared = prepare(for: user, method: method, ipAddress: ipAddress, action: action)
+        try await store.createSession(
+            prepared.session, refreshTokenHash: OpaqueTokens.hash(prepared.refreshToken), updatingUser: prepared.user, audit: prepared.audit)
+        return try await started(prepared)
+    }
+
+    /// A new session for `user`, not yet stored: a new account stores it with its row
+    /// (``AuthStore/insertUser(_:audit:start:)``), then calls ``started(_:)``.
+    func prepare(for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login) -> Prepared {
         let now = clock.now()
         var user = user
         user.lastSignInAt = now
@@ -29,13 +47,18 @@ struct SessionIssuer: Sendable {
         let session = SessionRecord(
             userID: user.id, createdAt: now, updatedAt: now, refreshedAt: now,
             notAfter: sessionTimebox.map { now.addingTimeInterval($0) }, authMethod: method)
-        let refreshToken = OpaqueTokens.random()
         let audit = AuditEntry(
             action: action, actorID: user.id, actorUsername: user.email,
             traits: ["provider": .string("email"), "method": .string(method)], ipAddress: ipAddress, createdAt: now)
-        try await store.createSession(session, refreshTokenHash: OpaqueTokens.hash(refreshToken), updatingUser: user, audit: audit)
-        logger.info("session started", metadata: ["user_id": "\(user.id)", "session_id": "\(session.id)", "method": "\(method)"])
-        return try await response(user: user, session: session, refreshToken: refreshToken)
+        return Prepared(session: session, refreshToken: OpaqueTokens.random(), user: user, audit: audit)
+    }
+
+    /// The answer for a prepared session once it is stored.
+    func started(_ prepared: Prepared) async throws -> SessionResponse {
+        logger.info(
+            "session started",
+            metadata: ["user_id": "\(prepared.user.id)", "session_id": "\(prepared.session.id)", "method": "\(prepared.session.authMethod)"])
+        return try await response(user: prepared.user, session: prepared.session, refreshToken: prepared.refreshToken)
     }
 
     /// Signs an access token for `session` and wraps it with `refreshToken`.

@@ -85,18 +85,27 @@ struct SignUp: Sendable {
         let now = clock.now()
         var user = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
+        let audit = AuditEntry(
+            action: .userSignedUp, actorID: user.id, actorUsername: email, traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now)
+        // The account is stored with its session or its confirmation link in one transaction:
+        // a failure leaves no account behind that could neither sign in nor be confirmed.
         do {
-            try await store.insertUser(
-                user, audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: email,
-                                        traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now))
+            if settings.autoconfirm {
+                let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
+                try await store.insertUser(
+                    session.user, audit: audit,
+                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+                logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
+                return .session(try await sessions.started(session))
+            }
+            let link = emailLinks.prepare(.signup, for: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
+            try await store.insertUser(link.user, audit: audit, start: .confirmation(link.token, flow: link.flow, audit: link.audit))
+            logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
+            try await emailLinks.deliver(link)
+            return .user(UserResponse(link.user))
         } catch StoreError.duplicateEmail {
             throw AuthError.userAlreadyExists
         }
-        logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
-        if settings.autoconfirm {
-            return .session(try await sessions.start(for: user, method: "password", ipAddress: ipAddress))
-        }
-        return try await confirm(user, redirect: redirect, pkce: pkce, ipAddress: ipAddress)
     }
 
     /// `POST /signup` with neither email nor phone: a user with no address and no password,
@@ -108,11 +117,13 @@ struct SignUp: Sendable {
         let now = clock.now()
         let user = UserRecord(
             email: "", passwordHash: nil, isAnonymous: true, appMetadata: [:], userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
+        let session = sessions.prepare(for: user, method: "anonymous", ipAddress: ipAddress)
         try await store.insertUser(
-            user, audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: "",
-                                    traits: ["provider": .string("anonymous")], ipAddress: ipAddress, createdAt: now))
+            session.user,
+            audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: "", traits: ["provider": .string("anonymous")], ipAddress: ipAddress, createdAt: now),
+            start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
         logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
-        return try await sessions.start(for: user, method: "anonymous", ipAddress: ipAddress)
+        return try await sessions.started(session)
     }
 
     /// Mails `user` a confirmation link and code and answers the user as stored afterwards.

@@ -9,6 +9,10 @@ import Foundation
 public protocol AuthStore: Sendable {
     /// Adds a user. Throws ``StoreError/duplicateEmail`` when the email is taken.
     func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws
+    /// Adds a user together with its first session or its confirmation link (``NewAccountStart``),
+    /// in one transaction: a failure leaves no account behind. Throws ``StoreError/duplicateEmail``
+    /// when the email is taken.
+    func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws
     func user(id: UUID) async throws -> UserRecord?
     /// Looks a user up by (already normalised) email.
     func user(email: String) async throws -> UserRecord?
@@ -63,6 +67,12 @@ public protocol AuthStore: Sendable {
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]
+
+    /// Deletes rows that can no longer matter (``StaleRowCutoffs``): at most `limit` of each
+    /// kind, each kind in its own short transaction that skips rows other transactions hold, so
+    /// it never blocks requests for long and any number of instances may run it at once.
+    /// Sessions go first, then refresh tokens whose session is gone.
+    func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts
 
     /// Releases connections.
     func close() async throws

@@ -11,13 +11,17 @@ import PostgresNIO
 extension PostgresAuthStore {
     public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
-            try await connection.query(PostgresRows.insertSession(session), logger: self.logger)
-            try await connection.query(
-                PostgresRows.insertRefreshToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)).query,
-                logger: self.logger)
+            try await self.insertSession(session, refreshTokenHash: refreshTokenHash, connection)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
+    }
+
+    func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ connection: PostgresConnection) async throws {
+        try await connection.query(PostgresRows.insertSession(session), logger: self.logger)
+        try await connection.query(
+            PostgresRows.insertRefreshToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)).query,
+            logger: self.logger)
     }
 
     public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
@@ -90,6 +94,70 @@ extension PostgresAuthStore {
             }
             return decided.result
         }
+    }
+}
+
+// MARK: Cleanup
+
+extension PostgresAuthStore {
+    public func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+        // Each kind is one statement (one short transaction) that locks only the rows it deletes,
+        // skipping rows another transaction holds (a rotation's locked session and tokens, or
+        // another instance's cleanup of the same rows): instances running this at once never
+        // wait for each other or for requests, and each row is deleted once.
+        let limit = Int64(max(limit, 1))
+        var counts = StaleRowCounts()
+        counts.sessions = try await deleteBatch(
+            """
+            DELETE FROM sessions WHERE id IN (SELECT id FROM sessions
+                WHERE not_after < \(cutoffs.sessionsEndedBefore)
+                    OR (\(cutoffs.sessionsRefreshedBefore)::timestamptz IS NOT NULL AND refreshed_at < \(cutoffs.sessionsRefreshedBefore))
+                LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        // A token becomes the parent of an active token only while a rotation holds it locked,
+        // and it is then spent just now: the NOT EXISTS below cannot miss a child being born.
+        counts.refreshTokens = try await deleteBatch(
+            """
+            DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
+                WHERE r.revoked_at < \(cutoffs.refreshTokensSpentBefore)
+                AND NOT EXISTS (SELECT 1 FROM refresh_tokens c WHERE c.parent_hash = r.token_hash AND c.revoked_at IS NULL)
+                LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED)
+            RETURNING 1
+            """)
+        counts.refreshTokens += try await deleteBatch(
+            """
+            DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
+                WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id)
+                LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED)
+            RETURNING 1
+            """)
+        counts.oneTimeTokens = try await deleteBatch(
+            """
+            DELETE FROM one_time_tokens WHERE (user_id, kind) IN (SELECT user_id, kind FROM one_time_tokens
+                WHERE created_at < \(cutoffs.oneTimeTokensCreatedBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        counts.flowStates = try await deleteBatch(
+            """
+            DELETE FROM flow_states WHERE id IN (SELECT id FROM flow_states
+                WHERE created_at < \(cutoffs.flowStatesCreatedBefore)
+                    AND (auth_code_issued_at IS NULL OR auth_code_issued_at < \(cutoffs.flowStatesCreatedBefore))
+                LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        counts.auditEntries = try await deleteBatch(
+            """
+            DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log
+                WHERE created_at < \(cutoffs.auditEntriesCreatedBefore) ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        return counts
+    }
+
+    /// Runs one `DELETE … RETURNING 1` on its own; returns how many rows it deleted.
+    private func deleteBatch(_ query: PostgresQuery) async throws -> Int {
+        try await autocommit { connection in try await connection.query(query, logger: self.logger).rowCount() }
     }
 }
 

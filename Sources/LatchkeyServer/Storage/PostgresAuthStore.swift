@@ -99,6 +99,22 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
+    public func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+        try await transaction { connection in
+            try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
+            if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
+            switch start {
+            case .session(let session, let refreshTokenHash, let audit):
+                try await self.insertSession(session, refreshTokenHash: refreshTokenHash, connection)
+                if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
+            case .confirmation(let token, let flow, let audit):
+                if let flow { try await self.insertFlowState(flow, connection) }
+                try await self.saveOneTimeToken(token, connection)
+                if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
+            }
+        }
+    }
+
     public func user(id: UUID) async throws -> UserRecord? {
         try await autocommit { connection in
             try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(id)", logger: self.logger)
@@ -152,14 +168,7 @@ public final class PostgresAuthStore: AuthStore, Service {
 
     public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
-            try await connection.query(
-                """
-                INSERT INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at)
-                VALUES (\(token.userID), \(token.kind.rawValue), \(token.tokenHash), \(token.codeHash), \(token.relatesTo), \(token.createdAt))
-                ON CONFLICT (user_id, kind) DO UPDATE SET
-                    token_hash = EXCLUDED.token_hash, code_hash = EXCLUDED.code_hash, relates_to = EXCLUDED.relates_to,
-                    created_at = EXCLUDED.created_at
-                """, logger: self.logger)
+            try await self.saveOneTimeToken(token, connection)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
@@ -195,14 +204,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     // MARK: PKCE flows
 
     public func saveFlowState(_ flow: FlowState) async throws {
-        try await autocommit { connection in
-            _ = try await connection.query(
-                """
-                INSERT INTO flow_states (\(unescaped: PostgresRows.flowStateColumns))
-                VALUES (\(flow.id), \(flow.userID), \(flow.authenticationMethod), \(flow.codeChallenge),
-                    \(flow.codeChallengeMethod.rawValue), \(flow.authCodeHash), \(flow.authCodeIssuedAt), \(flow.createdAt))
-                """, logger: self.logger)
-        }
+        try await autocommit { connection in try await self.insertFlowState(flow, connection) }
     }
 
     public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
@@ -225,6 +227,26 @@ public final class PostgresAuthStore: AuthStore, Service {
                 logger: self.logger
             ).firstRow { try PostgresRows.flowState($0) }
         }
+    }
+
+    func saveOneTimeToken(_ token: OneTimeToken, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at)
+            VALUES (\(token.userID), \(token.kind.rawValue), \(token.tokenHash), \(token.codeHash), \(token.relatesTo), \(token.createdAt))
+            ON CONFLICT (user_id, kind) DO UPDATE SET
+                token_hash = EXCLUDED.token_hash, code_hash = EXCLUDED.code_hash, relates_to = EXCLUDED.relates_to,
+                created_at = EXCLUDED.created_at
+            """, logger: self.logger)
+    }
+
+    func insertFlowState(_ flow: FlowState, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO flow_states (\(unescaped: PostgresRows.flowStateColumns))
+            VALUES (\(flow.id), \(flow.userID), \(flow.authenticationMethod), \(flow.codeChallenge),
+                \(flow.codeChallengeMethod.rawValue), \(flow.authCodeHash), \(flow.authCodeIssuedAt), \(flow.createdAt))
+            """, logger: self.logger)
     }
 
     // MARK: Audit

@@ -115,6 +115,12 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX flow_states_user ON flow_states (user_id, authentication_method, created_at)",
         ]),
+        Migration(version: "v3: indexes for the cleanup task", statements: [
+            "CREATE INDEX refresh_tokens_revoked_at ON refresh_tokens (revoked_at) WHERE revoked_at IS NOT NULL",
+            "CREATE INDEX refresh_tokens_parent ON refresh_tokens (parent_hash)",
+            "CREATE INDEX audit_log_created_at ON audit_log (created_at)",
+            "CREATE INDEX one_time_tokens_created_at ON one_time_tokens (created_at)",
+        ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -9,11 +9,17 @@ import GRDB
 public final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
 
+    /// Default longest wait for the write lock (held by another process on the same file, such
+    /// as a backup) before a call fails with ``StoreError/unavailable(_:)``.
+    public static let defaultBusyTimeout: TimeInterval = 10
+
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
-    public init(path: String) throws {
+    ///
+    /// - Parameter busyTimeout: the longest a call waits for a lock another connection holds.
+    public init(path: String, busyTimeout: TimeInterval = SQLiteAuthStore.defaultBusyTimeout) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
             // WAL is set by DatabasePool; NORMAL sync is durable across application crashes
             // and loses at most the last transactions on power loss.
@@ -36,8 +42,24 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+        try await write { db in
+            try Self.insert(user, db)
+            if let audit { try SQLiteRows.insertAudit(audit, db) }
+            switch start {
+            case .session(let session, let refreshTokenHash, let audit):
+                try Self.insertSession(session, refreshTokenHash: refreshTokenHash, db)
+                if let audit { try SQLiteRows.insertAudit(audit, db) }
+            case .confirmation(let token, let flow, let audit):
+                if let flow { try Self.insertFlowState(flow, db) }
+                try Self.saveOneTimeToken(token, db)
+                if let audit { try SQLiteRows.insertAudit(audit, db) }
+            }
+        }
+    }
+
     public func user(id: UUID) async throws -> UserRecord? {
-        try await pool.read { db in
+        try await read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
                 .map { try SQLiteRows.user($0) }
         }
@@ -45,7 +67,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
-        return try await pool.read { db in
+        return try await read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
@@ -69,7 +91,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
-        try await pool.read { db in
+        try await read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
             let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
             ).map { try SQLiteRows.user($0) }
@@ -81,20 +103,14 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
-                    session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
-                    session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
-                ])
-            try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
+            try Self.insertSession(session, refreshTokenHash: refreshTokenHash, db)
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
     }
 
     public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
-        try await pool.read { db in
+        try await read { db in
             guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
                 let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
             else { return nil }
@@ -122,7 +138,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
-        try await pool.read { db in
+        try await read { db in
             try db.fetchRow(sql: "SELECT session_id FROM refresh_tokens WHERE token_hash = ?", arguments: [hash])
                 .map { try SQLiteRows.uuid($0, "session_id", of: "refresh_tokens") }
         }
@@ -157,12 +173,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
-            try db.run(
-                sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
-                    token.createdAt.timeIntervalSince1970,
-                ])
+            try Self.saveOneTimeToken(token, db)
             if let updatingUser { try Self.update(updatingUser, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
@@ -194,18 +205,7 @@ public final class SQLiteAuthStore: AuthStore {
     // MARK: PKCE flows
 
     public func saveFlowState(_ flow: FlowState) async throws {
-        try await write { db in
-            try db.run(
-                sql: """
-                    INSERT INTO flow_states (id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_hash,
-                        auth_code_issued_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    flow.id.uuidString.lowercased(), flow.userID.uuidString.lowercased(), flow.authenticationMethod, flow.codeChallenge,
-                    flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
-                    flow.createdAt.timeIntervalSince1970,
-                ])
-        }
+        try await write { db in try Self.insertFlowState(flow, db) }
     }
 
     public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
@@ -238,19 +238,129 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
-        try await pool.read { db in
+        try await read { db in
             try db.fetchRows(sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
                 .map(SQLiteRows.audit)
         }
     }
 
+    // MARK: Cleanup
+
+    public func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+        // One write transaction per kind: SQLite's single writer is held for one short batch at
+        // a time, and requests' writes interleave between them.
+        var counts = StaleRowCounts()
+        let ended = cutoffs.sessionsEndedBefore.timeIntervalSince1970
+        let inactive = cutoffs.sessionsRefreshedBefore?.timeIntervalSince1970
+        counts.sessions = try await deleteBatch(
+            """
+            DELETE FROM sessions WHERE id IN (SELECT id FROM sessions
+                WHERE (not_after IS NOT NULL AND not_after < ?) OR (? IS NOT NULL AND refreshed_at < ?) LIMIT ?)
+            """, [ended, inactive, inactive, limit])
+        // Spent tokens past retention, but never the parent of an active token (the lost-response
+        // rule: it still yields the active token); then every token of an ended session, which
+        // answers refresh_token_not_found with or without its row.
+        counts.refreshTokens = try await deleteBatch(
+            """
+            DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
+                WHERE r.revoked_at IS NOT NULL AND r.revoked_at < ?
+                AND NOT EXISTS (SELECT 1 FROM refresh_tokens c WHERE c.parent_hash = r.token_hash AND c.revoked_at IS NULL) LIMIT ?)
+            """, [cutoffs.refreshTokensSpentBefore.timeIntervalSince1970, limit])
+        counts.refreshTokens += try await deleteBatch(
+            """
+            DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
+                WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id) LIMIT ?)
+            """, [limit])
+        counts.oneTimeTokens = try await deleteBatch(
+            "DELETE FROM one_time_tokens WHERE rowid IN (SELECT rowid FROM one_time_tokens WHERE created_at < ? LIMIT ?)",
+            [cutoffs.oneTimeTokensCreatedBefore.timeIntervalSince1970, limit])
+        let flows = cutoffs.flowStatesCreatedBefore.timeIntervalSince1970
+        counts.flowStates = try await deleteBatch(
+            """
+            DELETE FROM flow_states WHERE id IN (SELECT id FROM flow_states
+                WHERE created_at < ? AND (auth_code_issued_at IS NULL OR auth_code_issued_at < ?) LIMIT ?)
+            """, [flows, flows, limit])
+        counts.auditEntries = try await deleteBatch(
+            "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
+            [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
+        return counts
+    }
+
+    /// Runs one `DELETE` in its own write transaction; returns how many rows it deleted.
+    private func deleteBatch(_ sql: String, _ arguments: StatementArguments) async throws -> Int {
+        try await write { db in
+            try db.run(sql: sql, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
     // MARK: Helpers
+
+    private static func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ db: Database) throws {
+        try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+                session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
+                session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
+                session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
+            ])
+        try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
+    }
+
+    private static func saveOneTimeToken(_ token: OneTimeToken, _ db: Database) throws {
+        try db.run(
+            sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [
+                token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
+                token.createdAt.timeIntervalSince1970,
+            ])
+    }
+
+    private static func insertFlowState(_ flow: FlowState, _ db: Database) throws {
+        try db.run(
+            sql: """
+                INSERT INTO flow_states (id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_hash,
+                    auth_code_issued_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                flow.id.uuidString.lowercased(), flow.userID.uuidString.lowercased(), flow.authenticationMethod, flow.codeChallenge,
+                flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
+                flow.createdAt.timeIntervalSince1970,
+            ])
+    }
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.write(body)
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && (error.message ?? "").contains("users.email") {
-            throw StoreError.duplicateEmail
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email,
+    /// ``StoreError/unavailable(_:)`` when the database cannot be used now (locked past the busy
+    /// timeout, disk full, I/O error, read-only or missing file), so clients get 503, not 500.
+    static func translate(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, (error.message ?? "").contains("users.email") {
+            return StoreError.duplicateEmail
+        }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_NOMEM,
+            .SQLITE_PROTOCOL, .SQLITE_NOLFS, .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            // The result code and SQLite's own message only: no statement, no arguments.
+            return StoreError.unavailable("SQLite: \(error.resultCode) \(error.message ?? "")")
+        case .SQLITE_MISUSE where error.message == "Connection is closed":
+            return StoreError.unavailable("SQLite: the database is closed")
+        default:
+            return error
         }
     }
 

@@ -115,6 +115,16 @@ enum SQLiteMigrations {
                 CREATE INDEX flow_states_user ON flow_states(user_id, authentication_method, created_at);
                 """)
         }
+        migrator.registerMigration("v3: indexes for the cleanup task") { db in
+            // Finding spent tokens by age, a token's children (the lost-response rule keeps the
+            // parent of an active token), and old audit entries, without scanning the tables.
+            try db.execute(sql: """
+                CREATE INDEX refresh_tokens_revoked_at ON refresh_tokens(revoked_at) WHERE revoked_at IS NOT NULL;
+                CREATE INDEX refresh_tokens_parent ON refresh_tokens(parent_hash);
+                CREATE INDEX audit_log_created_at ON audit_log(created_at);
+                CREATE INDEX one_time_tokens_created_at ON one_time_tokens(created_at);
+                """)
+        }
         return migrator
     }
 }

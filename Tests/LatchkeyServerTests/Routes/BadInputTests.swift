@@ -31,14 +31,21 @@ struct BadInputTests {
         }
     }
 
-    @Test("unknown routes and methods are JSON 404s")
+    @Test("unknown routes are JSON 404s; a served path with another method is a JSON 405 (as GoTrue's router)")
     func unknownRoutes() async throws {
         try await TestServer.with { server in
-            for (method, path) in [(HTTPMethodProbe.get, "/nope"), (.post, "/admin"), (.delete, "/user"), (.get, "/token")] {
+            for (method, path) in [(HTTPMethodProbe.get, "/nope"), (.post, "/admin"), (.post, "/auth/v1/nope")] {
                 let response = try await server.request(method.nio, path)
                 #expect(response.status == 404, "\(method) \(path)")
                 #expect(response.headers.first(name: "Content-Type") == "application/json")
                 #expect(response.errorCode == "not_found")
+            }
+            for (method, path) in [(HTTPMethodProbe.delete, "/user"), (.get, "/token"), (.get, "/auth/v1/token")] {
+                let response = try await server.request(method.nio, path)
+                #expect(response.status == 405, "\(method) \(path)")
+                #expect(response.headers.first(name: "Content-Type") == "application/json")
+                #expect(response.errorCode == "method_not_allowed")
+                #expect(response.headers.first(name: "Allow")?.contains("OPTIONS") == true)
             }
         }
     }

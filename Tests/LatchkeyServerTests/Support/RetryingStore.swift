@@ -28,6 +28,12 @@ final class RetryingStore: AuthStore {
 
     func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? { try await base.sessionID(ofRefreshTokenHash: hash) }
     func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.insertUser(user, audit: audit) }
+    func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+        try await base.insertUser(user, audit: audit, start: start)
+    }
+    func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+        try await base.deleteStaleRows(cutoffs, limit: limit)
+    }
     func user(id: UUID) async throws -> UserRecord? { try await base.user(id: id) }
     func user(email: String) async throws -> UserRecord? { try await base.user(email: email) }
     func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.updateUser(user, audit: audit) }

@@ -21,12 +21,15 @@ struct TestServer: Sendable {
     static func with<T: Sendable>(
         directory: URL? = nil,
         clock: ManualServerClock = ManualServerClock(),
+        store: (any AuthStore)? = nil,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        let server = try await TestAuthServer.start(dataDirectory: directory, clock: clock, logger: logger) { configuration in
+        let server = try await TestAuthServer.start(dataDirectory: directory, clock: clock, store: store, logger: logger) { configuration in
             configuration.rateLimits = RateLimitConfiguration()
+            // No background cleanup unless a test turns it on: tests move the clock by days.
+            configuration.cleanupInterval = 0
             configure(&configuration)
         }
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)

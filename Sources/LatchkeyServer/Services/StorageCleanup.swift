@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+
+/// Keeps the tables bounded: deletes what can no longer matter, in small batches.
+///
+/// - Spent refresh tokens older than the retention (GoTrue's 24 h by default), except the
+///   parent of a session's active token, which still yields the active token (the lost-response
+///   rule); and every token of a session that has ended. A pruned token answers
+///   `refresh_token_not_found`, as it does in GoTrue once its cleanup has deleted it.
+/// - Sessions past their timebox (`not_after`) or their inactivity timeout, a day after they
+///   expired (as GoTrue, so that clients hear `session_expired` for a while first).
+/// - Email-link tokens older than the longest link or code lifetime, PKCE flows older than their
+///   five minutes plus an hour, and audit entries older than the audit retention.
+///
+/// Each batch is one short transaction per kind, so requests never wait long behind it; on
+/// PostgreSQL the batches skip rows other transactions hold, so every instance may run it.
+struct StorageCleanup: Sendable {
+    struct Settings: Sendable {
+        var refreshTokenRetention: TimeInterval
+        var auditRetention: TimeInterval
+        var sessionInactivityTimeout: TimeInterval?
+        /// The longest an email-link token can be used (the longest link or code lifetime).
+        var oneTimeTokenLifetime: TimeInterval
+        /// Rows per kind deleted in one transaction.
+        var batchSize = 500
+    }
+
+    /// How long an expired session is kept, so that its refresh token answers `session_expired`
+    /// before it answers `refresh_token_not_found`: 24 hours, as GoTrue's cleanup.
+    static let expiredSessionGrace: TimeInterval = 86_400
+    /// How long a PKCE flow is kept: its 5-minute lifetime plus an hour, so a late code still
+    /// hears `flow_state_expired` for a while.
+    static let flowStateRetention: TimeInterval = PKCEGrant.flowStateLifetime + 3600
+
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    let settings: Settings
+
+    init(store: any AuthStore, clock: any ServerClock, settings: Settings) {
+        self.store = store
+        self.clock = clock
+        self.settings = settings
+    }
+
+    /// The cutoffs for a run at `now`.
+    func cutoffs(at now: Date) -> StaleRowCutoffs {
+        StaleRowCutoffs(
+            refreshTokensSpentBefore: now.addingTimeInterval(-settings.refreshTokenRetention),
+            sessionsEndedBefore: now.addingTimeInterval(-Self.expiredSessionGrace),
+            sessionsRefreshedBefore: settings.sessionInactivityTimeout.map { now.addingTimeInterval(-($0 + Self.expiredSessionGrace)) },
+            oneTimeTokensCreatedBefore: now.addingTimeInterval(-settings.oneTimeTokenLifetime),
+            flowStatesCreatedBefore: now.addingTimeInterval(-Self.flowStateRetention),
+            auditEntriesCreatedBefore: now.addingTimeInterval(-settings.auditRetention))
+    }
+
+    /// Deletes batches until no kind has stale rows left; returns how many rows went.
+    func run() async throws -> StaleRowCounts {
+        let cutoffs = cutoffs(at: clock.now())
+        var total = StaleRowCounts()
+        while true {
+            try Task.checkCancellation()
+            let batch = try await store.deleteStaleRows(cutoffs, limit: settings.batchSize)
+            total = total + batch
+            guard batch.filled(settings.batchSize) else { return total }
+            await Task.yield()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What a new account gets in the same transaction as its row (``AuthStore/insertUser(_:audit:start:)``),
+/// so that no account is ever left without it.
+public enum NewAccountStart: Sendable, Equatable {
+    /// Its first session (autoconfirm, anonymous sign-up), with the session's first refresh token.
+    case session(SessionRecord, refreshTokenHash: String, audit: AuditEntry?)
+    /// Its confirmation link and code, and the PKCE flow waiting for them, if any.
+    case confirmation(OneTimeToken, flow: FlowState?, audit: AuditEntry?)
+}
+
+/// The instants before which rows can no longer matter, for ``AuthStore/deleteStaleRows(_:limit:)``.
+public struct StaleRowCutoffs: Sendable, Equatable {
+    /// Spent refresh tokens spent before this go, except the parent of a session's active token
+    /// (it still yields the active token). Active tokens never go while their session lives.
+    public var refreshTokensSpentBefore: Date
+    /// Sessions whose hard end (`not_after`) is before this go.
+    public var sessionsEndedBefore: Date
+    /// Sessions last refreshed before this go (the inactivity timeout); `nil`: none go for inactivity.
+    public var sessionsRefreshedBefore: Date?
+    /// Email-link tokens created before this go.
+    public var oneTimeTokensCreatedBefore: Date
+    /// PKCE flows created (and, for a magic link, given their code) before this go.
+    public var flowStatesCreatedBefore: Date
+    /// Audit entries created before this go.
+    public var auditEntriesCreatedBefore: Date
+
+    public init(
+        refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
+        flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date
+    ) {
+        self.refreshTokensSpentBefore = refreshTokensSpentBefore
+        self.sessionsEndedBefore = sessionsEndedBefore
+        self.sessionsRefreshedBefore = sessionsRefreshedBefore
+        self.oneTimeTokensCreatedBefore = oneTimeTokensCreatedBefore
+        self.flowStatesCreatedBefore = flowStatesCreatedBefore
+        self.auditEntriesCreatedBefore = auditEntriesCreatedBefore
+    }
+}
+
+/// How many rows of each kind one cleanup batch deleted.
+public struct StaleRowCounts: Sendable, Equatable {
+    public var sessions = 0
+    /// Spent tokens past retention, and tokens whose session has ended.
+    public var refreshTokens = 0
+    public var oneTimeTokens = 0
+    public var flowStates = 0
+    public var auditEntries = 0
+
+    public init() {}
+
+    public var total: Int { sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries }
+
+    /// Whether some kind filled its batch, so more may be left.
+    func filled(_ limit: Int) -> Bool {
+        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries].contains { $0 >= limit }
+    }
+
+    static func + (lhs: StaleRowCounts, rhs: StaleRowCounts) -> StaleRowCounts {
+        var sum = lhs
+        sum.sessions += rhs.sessions
+        sum.refreshTokens += rhs.refreshTokens
+        sum.oneTimeTokens += rhs.oneTimeTokens
+        sum.flowStates += rhs.flowStates
+        sum.auditEntries += rhs.auditEntries
+        return sum
+    }
+}

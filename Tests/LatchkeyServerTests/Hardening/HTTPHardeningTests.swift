@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import LatchkeyServer
+
+/// What clients that do not speak proper HTTP, or hold connections open, get: a 4xx JSON error
+/// and a closed connection, never a 500, an empty answer or a server that stops answering.
+@Suite("HTTP hardening")
+struct HTTPHardeningTests {
+    /// Sends `request` on a new connection and returns the connection once the server closed it.
+    static func exchange(_ request: String, server: TestServer) async throws -> RawConnection {
+        let connection = try await RawConnection.open(port: server.server.port)
+        try await connection.send(request)
+        #expect(try await connection.closedByServer(within: .seconds(10)), "the server closes the connection")
+        return connection
+    }
+
+    @Test(
+        "malformed requests get a 4xx JSON error and a closed connection",
+        arguments: [
+            ("bad chunk size", "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n{}\r\n0\r\n\r\n", 400),
+            ("bad Content-Length", "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}", 400),
+            ("two Content-Lengths", "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}", 400),
+            ("unknown method", "FROBNICATE /health HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+            ("huge headers", "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n", 431),
+            ("not HTTP at all", "\u{16}\u{03}\u{01}\u{02}\u{00} hello\r\n\r\n", 400),
+        ])
+    func malformed(name: String, request: String, status: Int) async throws {
+        try await TestServer.with { server in
+            let connection = try await Self.exchange(request, server: server)
+            #expect(connection.status == status, "\(name): \(connection.text.prefix(200))")
+            #expect(connection.json["error_code"] is String, "\(name): a GoTrue JSON error")
+            #expect(connection.json["code"] as? Int == status)
+            #expect(try await server.request(.GET, "/health").status == 200, "the server still answers")
+        }
+    }
+
+    /// SwiftNIO's encoder sends no body in any answer to CONNECT (the code is in the
+    /// `x-sb-error-code` header).
+    @Test("CONNECT is refused (405) and the connection closed")
+    func connectRefused() async throws {
+        try await TestServer.with { server in
+            let connection = try await Self.exchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n", server: server)
+            #expect(connection.status == 405)
+            #expect(connection.text.lowercased().contains("x-sb-error-code: method_not_allowed"), "\(connection.text)")
+            #expect(connection.text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer, nothing tunnelled")
+        }
+    }
+
+    @Test("a known path with the wrong method is 405 method_not_allowed JSON")
+    func wrongMethod() async throws {
+        try await TestServer.with { server in
+            for (method, path) in [("DELETE", "/health"), ("GET", "/signup"), ("PATCH", "/token?grant_type=password"), ("GET", "/auth/v1/logout")] {
+                let connection = try await RawConnection.open(port: server.server.port)
+                try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                _ = try await connection.closedByServer(within: .seconds(10))
+                #expect(connection.status == 405, "\(method) \(path): \(connection.text.prefix(200))")
+                #expect(connection.json["error_code"] as? String == "method_not_allowed", "\(method) \(path)")
+            }
+        }
+    }
+
+    @Test("idle connections, trickled headers and trickled bodies are closed after the idle timeout")
+    func timeouts() async throws {
+        try await TestServer.with(configure: { $0.idleTimeout = 1 }) { server in
+            let silent = try await RawConnection.open(port: server.server.port)
+            #expect(try await silent.closedByServer(within: .seconds(5)), "a silent connection")
+
+            // After a request, the connection may idle for the timeout, not longer.
+            let kept = try await RawConnection.open(port: server.server.port)
+            try await kept.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await kept.closedByServer(within: .seconds(5)))
+            #expect(kept.status == 200)
+
+            // Headers one line at a time, each well within the timeout: the head never completes in time.
+            let slowHead = try await RawConnection.open(port: server.server.port)
+            try await slowHead.send("GET /health HTTP/1.1\r\n")
+            let started = ContinuousClock.now
+            for index in 0..<20 where slowHead.isOpen {
+                try? await slowHead.send("X-Slow-\(index): a\r\n")
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            #expect(!slowHead.isOpen)
+            #expect(ContinuousClock.now - started < .seconds(5))
+
+            // A body one byte at a time: 408 JSON, then closed.
+            let slowBody = try await RawConnection.open(port: server.server.port)
+            try await slowBody.send("POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
+            for _ in 0..<20 where slowBody.isOpen {
+                try? await slowBody.send(" ")
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            #expect(!slowBody.isOpen)
+            #expect(slowBody.status == 408)
+            #expect(slowBody.json["error_code"] as? String == "request_timeout")
+            #expect(try await server.request(.GET, "/health").status == 200)
+        }
+    }
+
+    @Test("held-open connections cannot starve the server: /health answers with many idle sockets, beyond the limit too")
+    func connectionLimit() async throws {
+        try await TestServer.with(configure: {
+            $0.idleTimeout = 2
+            $0.maximumConnections = 20
+        }) { server in
+            var idle: [RawConnection] = []
+            for _ in 0..<15 { idle.append(try await RawConnection.open(port: server.server.port)) }
+            let quick = ContinuousClock.now
+            #expect(try await server.request(.GET, "/health").status == 200)
+            #expect(ContinuousClock.now - quick < .seconds(1), "under the limit: at once")
+
+            // 60 more idle sockets, three times the limit: the excess waits in the backlog, the
+            // idle ones are closed after the timeout, and /health gets its turn.
+            for _ in 0..<60 { idle.append(try await RawConnection.open(port: server.server.port)) }
+            let beyond = ContinuousClock.now
+            #expect(try await server.request(.GET, "/health").status == 200)
+            #expect(ContinuousClock.now - beyond < .seconds(20))
+            var closed = 0
+            for connection in idle where try await connection.closedByServer(within: .seconds(20)) { closed += 1 }
+            #expect(closed == idle.count, "every idle socket was closed by the server")
+        }
+    }
+}
