@@ -2,7 +2,7 @@
 """Runs the README's shell blocks, in reading order, as a reader would: so the README cannot drift.
 
 Every ```sh block of README.md runs in one bash session (variables carry from block to block),
-in a fresh temporary folder, with `swift run latchkey …` standing for the already built
+in a fresh temporary folder, with `swift run [-q] latchkey …` standing for the already built
 `latchkey` binary (LATCHKEY_BIN; the reader's `swift run` would build it first). An HTML comment
 on the line before a block says how to run it:
 
@@ -79,6 +79,7 @@ def main() -> int:
                XDG_DATA_HOME=str(home / ".local/share"), LATCHKEY_BIN=binary)
     prelude = f"""set -euo pipefail
 swift() {{
+    if [ "${{1:-}}" = run ] && [ "${{2:-}}" = -q ]; then set -- run "${{@:3}}"; fi
     if [ "${{1:-}}" = run ] && [ "${{2:-}}" = latchkey ]; then shift 2; "$LATCHKEY_BIN" "$@"
     else echo "run-readme: only 'swift run latchkey …' runs here; '$*' is not" >&2; return 1; fi
 }}
