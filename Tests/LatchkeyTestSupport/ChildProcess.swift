@@ -95,4 +95,35 @@ package final class ChildProcess: @unchecked Sendable {
     package func send(_ signal: Int32) {
         kill(processIdentifier, signal)
     }
+
+    /// Runs `executable` to its end and returns its exit status and standard output (standard
+    /// error is discarded).
+    package static func run(executable: String, arguments: [String], environment: [String: String]) throws -> (status: Int32, output: Data) {
+        let (readEnd, writeEnd) = try makePipe()
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardOutput: writeEnd)
+        } catch {
+            close(readEnd)
+            close(writeEnd)
+            throw error
+        }
+        close(writeEnd)
+        let output = FileHandle(fileDescriptor: readEnd, closeOnDealloc: true).readDataToEndOfFile()
+        return (child.terminationStatus, output)
+    }
+
+    /// A pipe whose two descriptors close on exec, so a spawned child holds only the end it was
+    /// given (as its standard input or output), and sees end-of-file when the parent closes its
+    /// own. Returns (read end, write end).
+    package static func makePipe() throws -> (Int32, Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "pipe: \(String(cString: strerror(errno)))"])
+        }
+        // (Glibc's module does not export pipe2; a child spawned by another thread in between
+        // could inherit an end, which only delays its end-of-file until that child exits.)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestSupport
 import Testing
 
 /// A private D-Bus session bus with an unlocked GNOME Keyring in a temporary directory: the
@@ -19,12 +20,12 @@ final class PrivateKeyring: Sendable {
 
     let directory: URL
     let address: String
-    private let processes: [Process]
+    private let processes: [ChildProcess]
 
     /// Environment that points libsecret at this keyring.
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-    private init(directory: URL, address: String, processes: [Process]) {
+    private init(directory: URL, address: String, processes: [ChildProcess]) {
         self.directory = directory
         self.address = address
         self.processes = processes
@@ -33,8 +34,8 @@ final class PrivateKeyring: Sendable {
     /// Starts the bus and the keyring daemon; returns once the keyring is unlocked and owns
     /// `org.freedesktop.secrets` on the bus.
     ///
-    /// Both run in the foreground as children of the test: a daemon that forks would keep
-    /// Foundation's process-exit pipe open and look like it never ended.
+    /// Both run in the foreground as children of the test, spawned with `posix_spawn`
+    /// (``ChildProcess``): Foundation's `Process.run()` crashes now and then on Linux.
     static func start() async throws -> PrivateKeyring {
         guard let dbusDaemon = executable("dbus-daemon"), let keyringDaemon = executable("gnome-keyring-daemon") else {
             throw Failure("dbus-daemon or gnome-keyring-daemon is not installed")
@@ -48,13 +49,9 @@ final class PrivateKeyring: Sendable {
         let address = "unix:path=\(socket)"
         let environment = isolatedEnvironment(directory, address: address)
 
-        let bus = Process()
-        bus.executableURL = dbusDaemon
-        bus.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
-        bus.environment = environment
-        bus.standardOutput = FileHandle.nullDevice
-        bus.standardError = FileHandle.nullDevice
-        try bus.run()
+        let bus = try ChildProcess(
+            executable: dbusDaemon.path, arguments: ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
+            environment: environment)
         var keyring = PrivateKeyring(directory: directory, address: address, processes: [bus])
         let deadline = Date().addingTimeInterval(15)
         while !FileManager.default.fileExists(atPath: socket) {
@@ -66,18 +63,23 @@ final class PrivateKeyring: Sendable {
         }
 
         // --unlock reads the password from stdin and creates the "login" keyring with it.
-        let daemon = Process()
-        daemon.executableURL = keyringDaemon
-        daemon.arguments = ["--foreground", "--unlock", "--components=secrets"]
-        daemon.environment = environment
-        let input = Pipe()
-        daemon.standardInput = input
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let (inputRead, inputWrite) = try ChildProcess.makePipe()
+        let daemon: ChildProcess
+        do {
+            daemon = try ChildProcess(
+                executable: keyringDaemon.path, arguments: ["--foreground", "--unlock", "--components=secrets"],
+                environment: environment, standardInput: inputRead)
+        } catch {
+            close(inputRead)
+            close(inputWrite)
+            keyring.stop()
+            throw error
+        }
+        close(inputRead)
         keyring = PrivateKeyring(directory: directory, address: address, processes: [daemon, bus])
-        input.fileHandleForWriting.write(Data(password.utf8))
-        try input.fileHandleForWriting.close()
+        let input = FileHandle(fileDescriptor: inputWrite, closeOnDealloc: true)
+        input.write(Data(password.utf8))
+        try input.close()
 
         while try await !serviceRegistered(address: address, environment: environment) {
             guard Date() < deadline, daemon.isRunning else {
@@ -96,19 +98,13 @@ final class PrivateKeyring: Sendable {
             try await Task.sleep(for: .seconds(1))
             return true
         }
-        let query = Process()
-        query.executableURL = dbusSend
-        query.arguments = [
-            "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets",
-        ]
-        query.environment = environment
-        let output = Pipe()
-        query.standardOutput = output
-        query.standardError = FileHandle.nullDevice
-        try query.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        query.waitUntilExit()
+        let (_, data) = try ChildProcess.run(
+            executable: dbusSend.path,
+            arguments: [
+                "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets",
+            ],
+            environment: environment)
         return String(decoding: data, as: UTF8.self).contains("boolean true")
     }
 
@@ -116,7 +112,7 @@ final class PrivateKeyring: Sendable {
     /// the test process may inherit a blocked SIGTERM.
     func stop() {
         for process in processes where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)

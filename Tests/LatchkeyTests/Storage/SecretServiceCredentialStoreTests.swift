@@ -74,13 +74,9 @@ struct SecretServiceCredentialStoreTests {
         await #expect(throws: StorageError.locked) { try await store.save(Data("x".utf8), key: "other") }
     }
 
+    /// Runs a tool with `posix_spawn` (``ChildProcess``): Foundation's `Process.run()` crashes
+    /// now and then on Linux (swift-corelibs-foundation#5472).
     private func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        _ = try ChildProcess.run(executable: executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
     }
 }
