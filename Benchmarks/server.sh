@@ -54,7 +54,7 @@ wait $flood
 # Rotation again on a second server whose cleanup task runs every second (the first runs none):
 # what cleanup costs the refresh path. Both servers record metrics; /metrics itself is off.
 kill $server; wait $server 2>/dev/null || true
-"$bin" serve --port "$port" --data-dir "$data-cleaning" --autoconfirm --no-rate-limits --log-level error --cleanup-interval 1 --refresh-token-retention 1 &
+"$bin" serve --port "$port" --data-dir "$data-cleaning" --autoconfirm --no-rate-limits --log-level error --cleanup-interval 1 --refresh-token-retention 10 &
 cleaning=$!
 for _ in $(seq 100); do curl -sf "$url/health" >/dev/null && break; sleep 0.1; done
 for i in $(seq 8); do signup "refresh$i@example.com" | json refresh_token; done > "$out/tokens-cleaning"
