@@ -63,29 +63,30 @@ struct HTTPHardeningTests {
     func timeouts() async throws {
         try await TestServer.with(configure: { $0.idleTimeout = 1 }) { server in
             let silent = try await RawConnection.open(port: server.server.port)
-            #expect(try await silent.closedByServer(within: .seconds(5)), "a silent connection")
+            // Bounds are generous: a loaded machine fires timers late; never closing is the failure.
+            #expect(try await silent.closedByServer(within: .seconds(30)), "a silent connection")
 
             // After a request, the connection may idle for the timeout, not longer.
             let kept = try await RawConnection.open(port: server.server.port)
             try await kept.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await kept.closedByServer(within: .seconds(5)))
+            #expect(try await kept.closedByServer(within: .seconds(30)))
             #expect(kept.status == 200)
 
             // Headers one line at a time, each well within the timeout: the head never completes in time.
             let slowHead = try await RawConnection.open(port: server.server.port)
             try await slowHead.send("GET /health HTTP/1.1\r\n")
             let started = ContinuousClock.now
-            for index in 0..<20 where slowHead.isOpen {
+            for index in 0..<100 where slowHead.isOpen {
                 try? await slowHead.send("X-Slow-\(index): a\r\n")
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(!slowHead.isOpen)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < .seconds(25), "closed while the trickle went on")
 
             // A body one byte at a time: 408 JSON, then closed.
             let slowBody = try await RawConnection.open(port: server.server.port)
             try await slowBody.send("POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
-            for _ in 0..<20 where slowBody.isOpen {
+            for _ in 0..<100 where slowBody.isOpen {
                 try? await slowBody.send(" ")
                 try await Task.sleep(for: .milliseconds(300))
             }
@@ -99,23 +100,23 @@ struct HTTPHardeningTests {
     @Test("held-open connections cannot starve the server: /health answers with many idle sockets, beyond the limit too")
     func connectionLimit() async throws {
         try await TestServer.with(configure: {
-            $0.idleTimeout = 2
+            $0.idleTimeout = 15
             $0.maximumConnections = 20
         }) { server in
             var idle: [RawConnection] = []
             for _ in 0..<15 { idle.append(try await RawConnection.open(port: server.server.port)) }
             let quick = ContinuousClock.now
             #expect(try await server.request(.GET, "/health").status == 200)
-            #expect(ContinuousClock.now - quick < .seconds(1), "under the limit: at once")
+            #expect(ContinuousClock.now - quick < .seconds(10), "under the limit: before any idle socket times out")
 
             // 60 more idle sockets, three times the limit: the excess waits in the backlog, the
             // idle ones are closed after the timeout, and /health gets its turn.
             for _ in 0..<60 { idle.append(try await RawConnection.open(port: server.server.port)) }
             let beyond = ContinuousClock.now
             #expect(try await server.request(.GET, "/health").status == 200)
-            #expect(ContinuousClock.now - beyond < .seconds(20))
+            #expect(ContinuousClock.now - beyond < .seconds(60))
             var closed = 0
-            for connection in idle where try await connection.closedByServer(within: .seconds(20)) { closed += 1 }
+            for connection in idle where try await connection.closedByServer(within: .seconds(60)) { closed += 1 }
             #expect(closed == idle.count, "every idle socket was closed by the server")
         }
     }
