@@ -63,6 +63,9 @@ else
 fi
 
 # --- Linux desktop keyring (optional) -----------------------------------------------------
+# Tests run one at a time (--no-parallel): the suite starts hundreds of servers, processes and
+# sockets, and on a 2-core machine running them all at once made real timeouts fire (a load
+# average of 14 in a CI-style run). Run in parallel with `swift test` directly when you like.
 # XCTest's per-suite lines ("Executed 0 tests", one per empty XCTest bundle) say nothing here:
 # every test is a Swift Testing test, whose own results and summary are kept.
 quiet_xctest() { grep --line-buffered -v -E "^(Test Suite '.*' (started|passed|failed) at|	 Executed 0 tests, with 0 failures)" || true; }
@@ -73,11 +76,11 @@ if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemo
     keyring_home=$(mktemp -d)
     cleanup_steps+=("rm -rf '$keyring_home'")
     export LATCHKEY_TEST_KEYRING_HOME="$keyring_home"
-    exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test "$@"' bash)
+    exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test --no-parallel "$@"' bash)
     "${exec_wrapper[@]}" "$@" 2>&1 | quiet_xctest
 else
     note_skip "the desktop keyring tests (apt-get install gnome-keyring dbus dbus-x11 libsecret-1-0)"
-    swift test "$@" 2>&1 | quiet_xctest
+    swift test --no-parallel "$@" 2>&1 | quiet_xctest
 fi
 ran+=("swift test")
 
