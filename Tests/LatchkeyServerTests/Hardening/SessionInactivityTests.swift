@@ -17,10 +17,11 @@ struct SessionInactivityTests {
             let t1 = try #require(TestSession(try await server.refresh(session.refreshToken)))
             server.clock.advance(by: 500)
             let t2 = try #require(TestSession(try await server.refresh(t1.refreshToken)))
-            // Exactly at the deadline still passes (GoTrue: now.After(refreshed_at + timeout)).
-            server.clock.advance(by: 600)
+            // Just inside the deadline still passes (GoTrue: now.After(refreshed_at + timeout)). Not
+            // exactly at it: the clock's Double seconds can round a sum of advances by one ulp.
+            server.clock.advance(by: 599.5)
             let t3 = try #require(TestSession(try await server.refresh(t2.refreshToken)))
-            server.clock.advance(by: 601)
+            server.clock.advance(by: 601.5)
             let expired = try await server.refresh(t3.refreshToken)
             #expect(expired.status == 400)
             #expect(expired.errorCode == "session_expired")
