@@ -104,6 +104,8 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeyServer",
+                // TOTPCode: HMAC-SHA-1 for RFC 6238 codes.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -33,6 +33,7 @@ public struct AppFlowStrings: Sendable {
         case .passwordReset: "Sending reset email…"
         case .resendConfirmation: "Sending confirmation email…"
         case .emailVerification: "Checking your confirmation…"
+        case .secondFactorVerification: "Checking the code…"
         }
     }
 
@@ -44,6 +45,7 @@ public struct AppFlowStrings: Sendable {
         case .passwordReset: "Check your email for a link to reset your password."
         case .resendConfirmation: "Confirmation email sent. Check your inbox."
         case .emailVerification: "Email confirmed"
+        case .secondFactorVerification: "Verified"
         }
     }
 
@@ -59,6 +61,10 @@ public struct AppFlowStrings: Sendable {
     }
     /// The VoiceOver announcement of a sign-up that needs email confirmation.
     public var confirmationSentAnnouncement = "Account created. Check your email to confirm it."
+    /// The second-factor form's instruction.
+    public var secondFactorPrompt = "Enter the 6-digit code from your authenticator app."
+    /// The second-factor form's button.
+    public var verifyCodeButton = "Verify"
     /// The hint under a malformed email address.
     public var invalidEmail = "Enter a valid email address."
     /// The hint under a password confirmation that differs from the password.

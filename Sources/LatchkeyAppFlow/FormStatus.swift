@@ -9,6 +9,8 @@ public enum FormOperation: Sendable, Hashable {
     case resendConfirmation
     /// "I've verified my email", or a confirmation code.
     case emailVerification
+    /// A code from an authenticator app (the second factor).
+    case secondFactorVerification
 }
 
 /// Where a form stands.

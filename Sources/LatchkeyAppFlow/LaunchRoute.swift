@@ -13,7 +13,7 @@ public enum AuthScreen: String, Sendable, Hashable, CustomStringConvertible {
 /// The one screen the app's root shows, derived by ``LaunchRouter``.
 ///
 /// The order is fixed: `splash` → `onboarding` → `auth(login | signUp)` → `verifyEmail` →
-/// `locked` → `main`. There is no blank state: until the session check is decided the route is
+/// `verifySecondFactor` → `locked` → `main`. There is no blank state: until the session check is decided the route is
 /// ``splash``. The route also stays ``splash`` while the app's preferences cannot be read
 /// (before the first unlock after a reboot), until the app becomes active.
 public enum LaunchRoute: Sendable, Hashable, CustomStringConvertible {
@@ -25,6 +25,10 @@ public enum LaunchRoute: Sendable, Hashable, CustomStringConvertible {
     case auth(AuthScreen)
     /// The account's email address must be confirmed before going further.
     case verifyEmail
+    /// Signed in with a password (or an emailed code), but the account has a verified second
+    /// factor and the session is still `aal1`: ask for the code from the authenticator app
+    /// (``LaunchRouter/makeSecondFactorForm()``).
+    case verifySecondFactor
     /// Signed in, but the app lock is engaged: show the unlock screen.
     case locked
     /// Signed in: the app itself.
@@ -36,6 +40,7 @@ public enum LaunchRoute: Sendable, Hashable, CustomStringConvertible {
         case .onboarding: "onboarding"
         case .auth(let screen): "auth(\(screen))"
         case .verifyEmail: "verifyEmail"
+        case .verifySecondFactor: "verifySecondFactor"
         case .locked: "locked"
         case .main: "main"
         }
@@ -68,6 +73,8 @@ struct LaunchRouteInputs: Sendable, Hashable {
     var awaitingVerification = false
     /// Whether a signed-in user must have a confirmed email address to reach `main`.
     var requiresConfirmedEmail = true
+    /// Whether a session that still needs its second factor leads to `verifySecondFactor`.
+    var requiresSecondFactor = true
     /// Whether the app lock is engaged.
     var isLocked = false
 
@@ -89,6 +96,7 @@ struct LaunchRouteInputs: Sendable, Hashable {
         if requiresConfirmedEmail, session.user.email != nil, !session.user.isEmailConfirmed {
             return .verifyEmail
         }
+        if requiresSecondFactor, session.requiresSecondFactor { return .verifySecondFactor }
         if isLocked { return .locked }
         return .main
     }

@@ -4,7 +4,7 @@ import Logging
 import Observation
 
 /// Derives the one screen the app shows — `splash` → `onboarding` → `auth(login | signUp)` →
-/// `verifyEmail` → `locked` → `main` — from the session manager's state, the persisted
+/// `verifyEmail` → `verifySecondFactor` → `locked` → `main` — from the session manager's state, the persisted
 /// onboarding flag and the app lock.
 ///
 /// ```swift
@@ -42,6 +42,11 @@ public final class LaunchRouter {
         /// Whether a signed-in user whose email is not confirmed is sent to `verifyEmail`.
         /// Default `true`.
         public var requiresConfirmedEmail = true
+        /// Whether a session at `aal1` of an account with a verified second factor (restored at
+        /// launch, or just signed in with a password) is sent to `verifySecondFactor` rather than
+        /// `main`. Default `true`; turn it off for an app that asks for the code only before
+        /// what needs it.
+        public var requiresSecondFactor = true
         /// Whether a session restored before onboarding was completed is signed out rather than
         /// only ignored, so it cannot resurface at the next launch. Default `true`.
         public var discardsUntrustedSessions = true
@@ -127,7 +132,8 @@ public final class LaunchRouter {
         inputs = LaunchRouteInputs(
             hasOnboarding: onboarding != nil, onboardingKnown: completed != nil, onboardingCompleted: completed ?? false,
             onboardingCompletedAtLaunch: completed ?? false, authScreen: configuration.initialAuthScreen,
-            requiresConfirmedEmail: configuration.requiresConfirmedEmail, isLocked: appLock?.isLocked ?? false)
+            requiresConfirmedEmail: configuration.requiresConfirmedEmail, requiresSecondFactor: configuration.requiresSecondFactor,
+            isLocked: appLock?.isLocked ?? false)
         appLock?.lockDidChange = { [weak self] in self?.lockChanged() }
     }
 
@@ -268,6 +274,18 @@ public final class LaunchRouter {
                         metadata: metadata, strings: strings) { [weak self] email, password in
             self?.awaitVerification(email: email, password: password)
         }
+    }
+
+    /// A form for the code from the authenticator app, wired to this router: once the code is
+    /// verified the session is at `aal2` and the route moves on (to `main`, or `locked`).
+    public func makeSecondFactorForm() -> SecondFactorFormModel {
+        SecondFactorFormModel(manager: manager, strings: strings)
+    }
+
+    /// Leaves `verifySecondFactor` for the login form ("Use another account"): the `aal1`
+    /// session is signed out.
+    public func cancelSecondFactor() async {
+        await signOut()
     }
 
     // MARK: - Following the manager

@@ -3,7 +3,8 @@ import Foundation
 import LatchkeyServer
 
 /// The `latchkey` command: the auth server (`serve`, `keys`) and a terminal client that stays
-/// signed in across shells and reboots (`signup`, `login`, `status`, `token`, `whoami`, `logout`).
+/// signed in across shells and reboots (`signup`, `login`, `status`, `token`, `whoami`, `logout`,
+/// `mfa`).
 @main
 struct RootCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +20,7 @@ struct RootCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, KeysCommand.self, BackupCommand.self,
             SignupCommand.self, LoginCommand.self, StatusCommand.self, TokenCommand.self, WhoamiCommand.self, LogoutCommand.self,
-            ResetPasswordCommand.self,
+            ResetPasswordCommand.self, MFACommand.self,
         ])
 
     /// Parses and runs like ArgumentParser's default, except that a usage error exits with 2,

@@ -53,6 +53,17 @@ public protocol AuthBackend: Sendable {
     func signInAnonymously(data: [String: JSONValue]) async throws -> Session
     /// Mails the signed-in user a nonce for ``UserUpdate/nonce`` (`GET /reauthenticate`).
     func reauthenticate(accessToken: String) async throws
+
+    /// Enrolls an authenticator-app (TOTP) factor for the signed-in user (`POST /factors`); it
+    /// stays unverified until a first code is verified.
+    func enrollTOTPFactor(accessToken: String, friendlyName: String?, issuer: String?) async throws -> TOTPEnrollment
+    /// Starts a challenge for `factorID` (`POST /factors/{id}/challenge`).
+    func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge
+    /// Verifies a code against a challenge (`POST /factors/{id}/verify`); the answer is the
+    /// session at `aal2`, with new tokens.
+    func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session
+    /// Removes a factor (`DELETE /factors/{id}`); a verified one needs an `aal2` session.
+    func unenrollFactor(accessToken: String, factorID: String) async throws
 }
 
 /// Backends written before these flows existed answer them as unsupported.
@@ -71,5 +82,17 @@ extension AuthBackend {
     }
     public func reauthenticate(accessToken: String) async throws {
         throw BackendError.unsupported("reauthentication")
+    }
+    public func enrollTOTPFactor(accessToken: String, friendlyName: String?, issuer: String?) async throws -> TOTPEnrollment {
+        throw BackendError.unsupported("multi-factor authentication")
+    }
+    public func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge {
+        throw BackendError.unsupported("multi-factor authentication")
+    }
+    public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session {
+        throw BackendError.unsupported("multi-factor authentication")
+    }
+    public func unenrollFactor(accessToken: String, factorID: String) async throws {
+        throw BackendError.unsupported("multi-factor authentication")
     }
 }

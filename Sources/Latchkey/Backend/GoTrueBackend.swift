@@ -104,6 +104,34 @@ public struct GoTrueBackend: AuthBackend {
         _ = try await send("GET", "reauthenticate", accessToken: accessToken)
     }
 
+    public func enrollTOTPFactor(accessToken: String, friendlyName: String?, issuer: String?) async throws -> TOTPEnrollment {
+        let body = try await send("POST", "factors", body: EnrollFactorBody(factor_type: "totp", friendly_name: friendlyName, issuer: issuer),
+                                  accessToken: accessToken)
+        let response = try decode(EnrollFactorResponse.self, from: body)
+        guard let totp = response.totp, let secret = totp.secret, let uri = totp.uri else {
+            throw BackendError.invalidResponse(reason: "the enrollment carries no TOTP secret")
+        }
+        return TOTPEnrollment(factorID: response.id, friendlyName: response.friendly_name.flatMap { $0.isEmpty ? nil : $0 },
+                              secret: secret, uri: uri, qrCodeSVG: totp.qr_code ?? "")
+    }
+
+    public func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge {
+        let body = try await send("POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: ChallengeFactorBody(), accessToken: accessToken)
+        let response = try decode(ChallengeFactorResponse.self, from: body)
+        return FactorChallenge(id: response.id, factorID: factorID,
+                               expiresAt: response.expires_at.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+
+    public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session {
+        let body = try await send("POST", "factors/\(try Self.pathSegment(factorID))/verify",
+                                  body: VerifyFactorBody(challenge_id: challengeID, code: code), accessToken: accessToken)
+        return Session(wire: try decode(SessionResponse.self, from: body))
+    }
+
+    public func unenrollFactor(accessToken: String, factorID: String) async throws {
+        _ = try await send("DELETE", "factors/\(try Self.pathSegment(factorID))", accessToken: accessToken)
+    }
+
     /// What the server says about itself (`GET /settings`), for a sign-up form to know the
     /// rules before anyone types.
     /// - Throws: ``BackendError``.
@@ -112,6 +140,17 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     // MARK: - Plumbing
+
+    /// `id` as one path segment: an identifier with `/`, `?`, `#` or `%` (or empty) is refused
+    /// rather than sent somewhere else.
+    static func pathSegment(_ id: String) throws -> String {
+        guard !id.isEmpty, id != ".", id != "..", id.rangeOfCharacter(from: CharacterSet(charactersIn: "/?#%\\ ")) == nil,
+              id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw BackendError.server(status: 404, code: "mfa_factor_not_found", message: "not a factor identifier", retryAfter: nil)
+        }
+        return id
+    }
 
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()

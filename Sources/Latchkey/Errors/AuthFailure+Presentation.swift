@@ -19,6 +19,8 @@ extension AuthFailure {
         case editInput
         /// Sign in to the existing account instead.
         case signInInstead
+        /// Enter a code from the authenticator app (the session needs a second factor).
+        case verifySecondFactor
 
         /// A short button label for the action.
         public var label: String {
@@ -31,6 +33,7 @@ extension AuthFailure {
             case .contactSupport: "Contact Support"
             case .editInput: "OK"
             case .signInInstead: "Sign In"
+            case .verifySecondFactor: "Enter Code"
             }
         }
     }
@@ -55,6 +58,7 @@ extension AuthFailure {
 
     /// The user-facing title, message and suggested action for this failure.
     public var presentation: Presentation {
+        if let secondFactor = secondFactorPresentation { return secondFactor }
         switch category {
         case .invalidCredentials:
             Presentation(
@@ -133,6 +137,63 @@ extension AuthFailure {
                 title: "Something Went Wrong",
                 message: "Something went wrong. Please try again.",
                 action: .retry)
+        }
+    }
+}
+
+extension AuthFailure {
+    /// Words for the multi-factor (authenticator app) failures, which share their categories
+    /// with other failures but need their own sentences.
+    var secondFactorPresentation: Presentation? {
+        switch code {
+        case "mfa_verification_failed":
+            Presentation(
+                title: "Incorrect Code",
+                message: "That code isn't right. Enter the 6-digit code your authenticator app shows now.",
+                action: .editInput)
+        case "mfa_challenge_expired", "mfa_ip_address_mismatch":
+            Presentation(
+                title: "Code Expired",
+                message: "That took too long. Enter the code your authenticator app shows now.",
+                action: .retry)
+        case "mfa_factor_not_found":
+            Presentation(
+                title: "Authenticator Not Found",
+                message: "This authenticator app is no longer set up for your account.",
+                action: .editInput)
+        case "mfa_factor_name_conflict":
+            Presentation(
+                title: "Name Already Used",
+                message: "You already have an authenticator app with this name. Choose another name.",
+                action: .editInput)
+        case "mfa_verified_factor_exists":
+            Presentation(
+                title: "Already Set Up",
+                message: "This authenticator is already set up for your account.",
+                action: .editInput)
+        case "too_many_enrolled_mfa_factors":
+            Presentation(
+                title: "Too Many Authenticators",
+                message: "You've set up as many authenticator apps as allowed. Remove one to add another.",
+                action: .editInput)
+        case "insufficient_aal":
+            Presentation(
+                title: "Verification Required",
+                message: "Enter the code from your authenticator app to continue.",
+                action: .verifySecondFactor)
+        case "mfa_verification_rejected":
+            Presentation(
+                title: "Verification Refused",
+                message: "Your code couldn't be accepted. Contact support if this keeps happening.",
+                action: .contactSupport)
+        case "mfa_totp_enroll_not_enabled", "mfa_totp_verify_not_enabled", "mfa_phone_enroll_not_enabled",
+             "mfa_phone_verify_not_enabled", "mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled":
+            Presentation(
+                title: "Not Available",
+                message: "Two-step verification with an authenticator app isn't available for this account.",
+                action: .contactSupport)
+        default:
+            nil
         }
     }
 }

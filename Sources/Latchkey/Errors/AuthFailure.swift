@@ -124,6 +124,13 @@ extension AuthFailure {
              "email_address_not_authorized", "same_password", "otp_expired", "flow_state_not_found", "flow_state_expired",
              "bad_code_verifier", "reauthentication_not_valid":
             return .invalidInput
+        case "mfa_verification_failed", "mfa_challenge_expired", "mfa_factor_not_found", "mfa_factor_name_conflict",
+             "mfa_ip_address_mismatch", "mfa_verified_factor_exists":
+            return .invalidInput
+        case "too_many_enrolled_mfa_factors", "mfa_verification_rejected", "mfa_totp_enroll_not_enabled",
+             "mfa_totp_verify_not_enabled", "mfa_phone_enroll_not_enabled", "mfa_phone_verify_not_enabled",
+             "mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled":
+            return .permission
         case "email_exists", "user_already_exists", "phone_exists", "conflict":
             return .accountExists
         case "not_admin", "signup_disabled", "email_provider_disabled", "insufficient_aal", "reauthentication_needed",

@@ -23,6 +23,12 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     public var appMetadata: [String: JSONValue]
     /// User-editable metadata (display name, avatar…).
     public var userMetadata: [String: JSONValue]
+    /// The account's second factors (authenticator apps), verified or not. As of the last time
+    /// the user was fetched: ``SessionManager/listFactors()`` asks the server.
+    public var factors: [Factor]
+
+    /// Whether the account is protected by a verified second factor.
+    public var hasVerifiedFactor: Bool { factors.contains { $0.status == .verified } }
 
     /// Whether the email address has been confirmed.
     public var isEmailConfirmed: Bool { emailConfirmedAt != nil || confirmedAt != nil }
@@ -30,7 +36,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     public init(
         id: String, email: String? = nil, phone: String? = nil, aud: String? = "authenticated",
         role: String? = "authenticated", emailConfirmedAt: Date? = nil, createdAt: Date? = nil,
-        appMetadata: [String: JSONValue] = [:], userMetadata: [String: JSONValue] = [:]
+        appMetadata: [String: JSONValue] = [:], userMetadata: [String: JSONValue] = [:], factors: [Factor] = []
     ) {
         self.id = id
         self.aud = aud
@@ -42,6 +48,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         self.isAnonymous = false
         self.appMetadata = appMetadata
         self.userMetadata = userMetadata
+        self.factors = factors
     }
 
     enum CodingKeys: String, CodingKey {
@@ -56,6 +63,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         case isAnonymous = "is_anonymous"
         case appMetadata = "app_metadata"
         case userMetadata = "user_metadata"
+        case factors
     }
 
     public init(from decoder: any Decoder) throws {
@@ -83,6 +91,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         isAnonymous = (try? container.decodeIfPresent(Bool.self, forKey: .isAnonymous)) ?? false
         appMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata)) ?? [:]
         userMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata)) ?? [:]
+        factors = (try? container.decodeIfPresent([Factor].self, forKey: .factors)) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -107,5 +116,6 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         try container.encode(isAnonymous, forKey: .isAnonymous)
         try container.encode(appMetadata, forKey: .appMetadata)
         try container.encode(userMetadata, forKey: .userMetadata)
+        if !factors.isEmpty { try container.encode(factors, forKey: .factors) }
     }
 }

@@ -17,6 +17,17 @@ extension User {
         updatedAt = wire.updated_at.flatMap(WireDate.parse)
         bannedUntil = wire.banned_until.flatMap(WireDate.parse)
         isAnonymous = wire.is_anonymous ?? false
+        factors = (wire.factors ?? []).map(Factor.init(wire:))
+    }
+}
+
+extension Factor {
+    /// The factor a GoTrue factor object describes; an unknown status reads as unverified.
+    init(wire: FactorResponse) {
+        self.init(
+            id: wire.id, friendlyName: wire.friendly_name.flatMap { $0.isEmpty ? nil : $0 }, factorType: wire.factor_type ?? "totp",
+            status: wire.status.flatMap(Status.init(rawValue:)) ?? .unverified,
+            createdAt: wire.created_at.flatMap(WireDate.parse), updatedAt: wire.updated_at.flatMap(WireDate.parse))
     }
 }
 

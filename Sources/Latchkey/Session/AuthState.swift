@@ -38,6 +38,15 @@ public enum SessionEvent: Sendable, Hashable {
     case signedIn(Session)
     /// The tokens were renewed.
     case tokenRefreshed(Session)
+    /// The account has a verified second factor but this session is at `aal1`: ask the user
+    /// for a code from their authenticator app
+    /// (``SessionManager/challengeAndVerify(factorID:code:)``). Emitted after a sign-in and
+    /// when launch restores such a session; ``Session/requiresSecondFactor`` says the same at
+    /// any time.
+    case secondFactorRequired(Session)
+    /// A code from an authenticator app was verified: the session, with new tokens, is at
+    /// `aal2` (it replaces the previous tokens as ``tokenRefreshed(_:)`` would).
+    case secondFactorVerified(Session)
     /// The user's profile changed (update, or a re-fetch after a long background).
     case userUpdated(User)
     /// The session will end for good (maximum session age) in this many seconds.

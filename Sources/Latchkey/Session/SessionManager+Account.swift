@@ -125,6 +125,7 @@ extension SessionManager {
         apply(record)
         broadcaster.emit(.signedIn(record.session))
         logger.info("signed in", metadata: metadata("sign_in"))
+        announceSecondFactorIfRequired(record.session)
         scheduleRefresh()
         scheduleAgeTimer()
         return record.session

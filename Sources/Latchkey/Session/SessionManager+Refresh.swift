@@ -43,55 +43,92 @@ extension SessionManager {
         return try await sharedRefresh()
     }
 
-    /// The single-flight refresh: every caller awaits the same task.
+    /// The single-flight refresh: every caller awaits the same task. A second-factor
+    /// verification in flight is waited for first (it rotates the tokens too); when it succeeds,
+    /// its new session is the answer.
     @discardableResult
     func sharedRefresh() async throws -> Session {
         if let refreshTask { return try await refreshTask.value }
+        if let verifyTask {
+            if let verified = try? await verifyTask.value { return verified }
+            return try await sharedRefresh()
+        }
         guard let record else { throw AuthFailure(.notSignedIn) }
         let generation = self.generation
-        let task = Task { try await self.runRefresh(from: record, generation: generation) }
+        let task = Task { try await self.runRotation(.refresh, from: record, generation: generation) }
         refreshTask = task
         return try await task.value
     }
 
-    private func runRefresh(from start: StoredSession, generation: UInt64) async throws -> Session {
-        defer { refreshTask = nil }
+    /// What renews the tokens: a refresh, or a verified second factor (the server answers a
+    /// verified code with new tokens at `aal2`, spending the refresh token like a refresh).
+    enum Rotation: Sendable {
+        case refresh
+        case verifyFactor(factorID: String, challengeID: String, code: String)
+
+        var operation: String {
+            switch self {
+            case .refresh: "refresh"
+            case .verifyFactor: "verify_factor"
+            }
+        }
+    }
+
+    /// Runs one rotation under the cross-process lock, as a refresh: re-reads the store first
+    /// (another process may have refreshed or signed out), sends, and stores the new session
+    /// before anyone sees it.
+    func runRotation(_ rotation: Rotation, from start: StoredSession, generation: UInt64) async throws -> Session {
+        defer {
+            switch rotation {
+            case .refresh: refreshTask = nil
+            case .verifyFactor: verifyTask = nil
+            }
+        }
+        let operation = rotation.operation
         let lock: StoreLease?
         do {
-            lock = try await lockStore("refresh")
+            lock = try await lockStore(operation)
         } catch {
-            throw await transientFailure(error, generation: generation)
+            throw await rotationFailure(rotation, BackendError(error), generation: generation)
         }
         defer { lock?.release() }
 
         var base = start
         if lock != nil {
             // Another process may have refreshed (or signed out) while we waited for the lock.
-            switch await rereadStore(comparedTo: start, "refresh") {
+            switch await rereadStore(comparedTo: start, operation) {
             case .unchanged:
                 break
             case .signedOut:
                 await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
                 throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
             case .changed(let stored):
-                if let adopted = await adoptIfFresh(stored, generation: generation) { return adopted }
+                if case .refresh = rotation, let adopted = await adoptIfFresh(stored, generation: generation) { return adopted }
                 base = stored
             }
         }
 
-        logger.debug("refreshing session", metadata: metadata("refresh"))
         let fresh: Session
         do {
-            fresh = try await backend.refresh(refreshToken: base.session.refreshToken)
+            switch rotation {
+            case .refresh:
+                logger.debug("refreshing session", metadata: metadata(operation))
+                fresh = try await backend.refresh(refreshToken: base.session.refreshToken)
+            case .verifyFactor(let factorID, let challengeID, let code):
+                logger.info("verifying a second factor", metadata: metadata(operation).merging(
+                    ["factor_id": "\(factorID)"], uniquingKeysWith: { $1 }))
+                fresh = try await backend.verifyFactor(
+                    accessToken: base.session.accessToken, factorID: factorID, challengeID: challengeID, code: code)
+            }
         } catch {
             let backendError = BackendError(error)
             if let reason = backendError.definitiveSignOutReason {
-                logger.notice("server refused the refresh", metadata: metadata("refresh").merging(
+                logger.notice("server refused the \(operation == "refresh" ? "refresh" : "verification") and ended the session", metadata: metadata(operation).merging(
                     ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
                 await endSession(reason, ifGeneration: generation, holding: lock)
                 throw AuthFailure(backend: backendError)
             }
-            throw await transientFailure(backendError, generation: generation)
+            throw await rotationFailure(rotation, backendError, generation: generation)
         }
 
         let now = clock.now()
@@ -102,12 +139,12 @@ extension SessionManager {
         var relocked: StoreLease?
         defer { relocked?.release() }
         if let lock, !lock.isHeld {
-            relocked = await lockStoreIfPossible("refresh")
+            relocked = await lockStoreIfPossible(operation)
             commitLease = relocked
             if relocked == nil {
-                logger.warning("cannot take the cross-process lock again; storing the refreshed session anyway", metadata: metadata("refresh"))
+                logger.warning("cannot take the cross-process lock again; storing the new session anyway", metadata: metadata(operation))
             } else {
-                switch await rereadStore(comparedTo: base, "refresh") {
+                switch await rereadStore(comparedTo: base, operation) {
                 case .unchanged:
                     break
                 case .signedOut:
@@ -115,18 +152,22 @@ extension SessionManager {
                     throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
                 case .changed(let stored):
                     // Another process stored newer tokens meanwhile: every process uses those.
-                    await commitLock.lock()
-                    defer { commitLock.unlock() }
-                    guard generation == self.generation else { throw AuthFailure(.notSignedIn) }
-                    publishRenewed(stored, "adopted a session stored by another process while the lock was given up")
-                    return stored.session
+                    // A verified second factor is stored anyway: its tokens are the newest of
+                    // the family, and the only ones at aal2.
+                    if case .refresh = rotation {
+                        await commitLock.lock()
+                        defer { commitLock.unlock() }
+                        guard generation == self.generation else { throw AuthFailure(.notSignedIn) }
+                        publishRenewed(stored, "adopted a session stored by another process while the lock was given up")
+                        return stored.session
+                    }
                 }
             }
         }
         await commitLock.lock()
         defer { commitLock.unlock() }
         guard generation == self.generation else {
-            logger.debug("discarding a refresh that finished after sign-out", metadata: metadata("refresh"))
+            logger.debug("discarding a new session that arrived after sign-out", metadata: metadata(operation))
             throw AuthFailure(.notSignedIn)
         }
         // The rotated session is durable before anyone sees it. If the write fails the session
@@ -134,7 +175,12 @@ extension SessionManager {
         // next successful write. It is written even when the lock cannot be taken again: it is
         // the newest session of this family, and losing it would leave only a spent token.
         await persist(updated, under: commitLease)
-        publishRenewed(updated, "session refreshed")
+        switch rotation {
+        case .refresh:
+            publishRenewed(updated, "session refreshed")
+        case .verifyFactor:
+            publishRenewed(updated, "second factor verified", event: .secondFactorVerified(updated.session))
+        }
         return updated.session
     }
 
@@ -152,12 +198,23 @@ extension SessionManager {
     }
 
     /// Publishes renewed tokens (already stored): the state, the event, the next proactive refresh.
-    private func publishRenewed(_ record: StoredSession, _ message: Logger.Message) {
+    private func publishRenewed(_ record: StoredSession, _ message: Logger.Message, event: SessionEvent? = nil) {
         apply(record)
         retryAttempt = 0
-        broadcaster.emit(.tokenRefreshed(record.session))
+        broadcaster.emit(event ?? .tokenRefreshed(record.session))
         logger.info(message, metadata: metadata("refresh"))
         scheduleRefresh()
+    }
+
+    /// A failed rotation that leaves the session as it was. A refresh reports it and schedules a
+    /// retry with backoff; a refused or lost verification is only returned to its caller.
+    private func rotationFailure(_ rotation: Rotation, _ error: BackendError, generation: UInt64) async -> AuthFailure {
+        guard case .refresh = rotation else {
+            logger.info("second factor not verified", metadata: metadata(rotation.operation).merging(
+                ["error": "\(error)"], uniquingKeysWith: { $1 }))
+            return AuthFailure(backend: error)
+        }
+        return await transientFailure(error, generation: generation)
     }
 
     /// Keeps the session, reports the failure, schedules a retry with backoff.

@@ -106,6 +106,7 @@ extension SessionManager {
 
     private func finishLaunch(started: Date, outcome: String) {
         broadcaster.emit(.initialSession(record?.session))
+        if let session = record?.session { announceSecondFactorIfRequired(session) }
         scheduleRefresh()
         scheduleAgeTimer()
         logger.info("session restored", metadata: metadata("restore").merging(

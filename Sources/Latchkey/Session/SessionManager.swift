@@ -43,6 +43,8 @@ public actor SessionManager {
     var phase: AppPhase
     var backgroundedAt: Date?
     var refreshTask: Task<Session, any Error>?
+    /// The second-factor verification in flight: it rotates the tokens, so refreshes wait for it.
+    var verifyTask: Task<Session, any Error>?
     var restoreTask: Task<AuthState, Never>?
     var signInFlight: (fingerprint: String, task: Task<Session, any Error>)?
     var refreshTimer: Task<Void, Never>?

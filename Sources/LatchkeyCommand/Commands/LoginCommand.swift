@@ -12,6 +12,8 @@ struct LoginCommand: AsyncParsableCommand {
             With --code there is no password: the server mails a six-digit code (creating the \
             account unless --no-create), and you type it. Scripts send the code on standard \
             input (--code-stdin), or mail it with --send-code and sign in later with --otp CODE. \
+            An account with two-step verification (latchkey mfa enroll) also needs the 6-digit code \
+            of its authenticator app: asked for on a terminal, or given with --totp-code. \
             The server and the credential store are remembered for the profile; the tokens are \
             kept in the desktop keyring or an encrypted file, never in plain text.
             """)
@@ -26,6 +28,11 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-create"), help: "With --code: do not create an account when the email has none (nothing is mailed then).")
     var noCreate = false
 
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
+        "The 6-digit code your authenticator app shows, for an account with two-step verification (for scripts; asked for on a terminal).",
+        valueName: "code"))
+    var totpCode: String?
+
     @OptionGroup var client: ClientOptions
 
     /// Whether this is an email-code sign-in.
@@ -37,6 +44,9 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError("--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one.")
         }
         if noCreate, !usesCode { throw ValidationError("--no-create goes with --code") }
+        if totpCode != nil, code.sendCode {
+            throw ValidationError("--send-code only mails a code; give --totp-code when you sign in with --otp CODE")
+        }
     }
 
     func run() async throws {
@@ -108,11 +118,34 @@ struct LoginCommand: AsyncParsableCommand {
         try? await prepared.credentials.store.delete(key: prepared.credentials.key + ".pkce-verifier")
     }
 
-    private func finish(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session: Session) async throws {
+    private func finish(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session signedIn: Session) async throws {
         let context = flow.context
+        let session = try await secondFactor(flow, prepared, session: signedIn)
         let settings = try await flow.commit(prepared)
         context.terminal.output("Signed in to \(settings.server) as \(session.user.email ?? session.user.id)\(ProfileName.suffix(context.profile)).")
         context.terminal.output("Credentials are kept in the \(prepared.credentials.location).")
+    }
+}
+
+extension LoginCommand {
+    /// The second step of an account with a verified authenticator app: the session is `aal1`
+    /// until its code is verified. Without the code the half-finished session is ended on the
+    /// server and not kept.
+    private func secondFactor(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session: Session) async throws -> Session {
+        guard session.requiresSecondFactor, let factor = session.firstVerifiedTOTPFactor else {
+            if totpCode != nil {
+                flow.context.terminal.message("latchkey: this account has no authenticator app; --totp-code was not needed.")
+            }
+            return session
+        }
+        do {
+            return try await SecondFactorPrompt(context: flow.context, server: prepared.settings.server).verify(
+                factor, with: prepared.manager, given: totpCode,
+                reason: "This account uses two-step verification: it needs the 6-digit code from your authenticator app")
+        } catch {
+            await prepared.manager.signOut(scope: .local)
+            throw error
+        }
     }
 }
 

@@ -60,6 +60,10 @@ struct StatusReport: Encodable {
     let now: Date
     let store: String
     let server: Server
+    /// The session's assurance level and methods (from the access token).
+    let assurance: SessionAssurance
+    /// The account has a verified authenticator app but the session is `aal1`.
+    let requiresSecondFactor: Bool
 
     /// Restores the profile's session and asks the server who it belongs to.
     static func gather(_ context: ClientContext) async throws -> StatusReport {
@@ -82,7 +86,8 @@ struct StatusReport: Encodable {
         return StatusReport(
             profile: context.profile, serverURL: profile.settings.server, email: user.email ?? user.phone, userID: user.id,
             signedInAt: profile.settings.signedInAt, expiresAt: session.expiresAt, now: context.clock.now(),
-            store: profile.credentials.location, server: server)
+            store: profile.credentials.location, server: server, assurance: session.assurance,
+            requiresSecondFactor: session.assurance.level < .aal2 && user.hasVerifiedFactor)
     }
 
     /// The report for people.
@@ -96,12 +101,17 @@ struct StatusReport: Encodable {
         case .offline: "offline (cannot reach \(serverURL)); signed in from the saved session"
         case .failing(let message): "error (\(message))"
         }
+        let methods = assurance.methodNames.isEmpty ? "" : " (\(assurance.methodNames.joined(separator: ", ")))"
+        let assuranceLine = requiresSecondFactor
+            ? "\(assurance.level)\(methods); the authenticator app's code is needed: run 'latchkey mfa verify\(ProfileName.flag(profile))'"
+            : "\(assurance.level)\(methods)"
         return [
             "Signed in to \(serverURL) as \(email ?? userID)\(server == .offline ? " (offline)" : "")",
             "  profile:       \(profile)",
             "  user id:       \(userID)",
             "  session age:   \(age)",
             "  access token:  \(token)",
+            "  assurance:     \(assuranceLine)",
             "  credentials:   \(store)",
             "  server:        \(serverLine)",
         ]
@@ -122,6 +132,7 @@ struct StatusReport: Encodable {
         case signedIn = "signed_in", offline, profile, server = "server_url", serverStatus = "server", email
         case userID = "user_id", signedInAt = "signed_in_at", expiresAt = "access_token_expires_at"
         case expiresIn = "access_token_expires_in", store = "credential_store"
+        case aal, amr, requiresSecondFactor = "second_factor_required"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -137,6 +148,9 @@ struct StatusReport: Encodable {
         try container.encode(Durations.timestamp(expiresAt), forKey: .expiresAt)
         try container.encode(Int(expiresAt.timeIntervalSince(now).rounded(.down)), forKey: .expiresIn)
         try container.encode(store, forKey: .store)
+        try container.encode(assurance.level.rawValue, forKey: .aal)
+        try container.encode(assurance.methodNames, forKey: .amr)
+        try container.encode(requiresSecondFactor, forKey: .requiresSecondFactor)
     }
 }
 

@@ -1,0 +1,128 @@
+import Foundation
+
+/// A second factor of an account: an authenticator app (TOTP) or another kind the server
+/// supports, as the user object lists it.
+public struct Factor: Sendable, Hashable, Codable, Identifiable {
+    /// Where a factor's enrollment stands.
+    public enum Status: String, Sendable, Hashable, Codable {
+        /// A code from it was accepted: it protects the account.
+        case verified
+        /// Enrolled but never confirmed with a code; it does not protect the account, and the
+        /// server deletes it after a while.
+        case unverified
+    }
+
+    /// The factor's identifier (a UUID string on GoTrue).
+    public var id: String
+    /// The name the user gave it, e.g. "Phone"; `nil` when none.
+    public var friendlyName: String?
+    /// `totp` for an authenticator app (GoTrue also has `phone` and `webauthn`).
+    public var factorType: String
+    /// Verified or not; a status Latchkey does not know reads as ``Status/unverified``.
+    public var status: Status
+    public var createdAt: Date?
+    public var updatedAt: Date?
+
+    /// Whether this is a verified authenticator-app factor.
+    public var isVerifiedTOTP: Bool { factorType == "totp" && status == .verified }
+
+    public init(
+        id: String, friendlyName: String? = nil, factorType: String = "totp", status: Status, createdAt: Date? = nil,
+        updatedAt: Date? = nil
+    ) {
+        self.id = id
+        self.friendlyName = friendlyName
+        self.factorType = factorType
+        self.status = status
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case friendlyName = "friendly_name"
+        case factorType = "factor_type"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    /// Reads Latchkey's stored form (dates in seconds since 1970) and GoTrue's (RFC 3339).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        friendlyName = (try? c.decodeIfPresent(String.self, forKey: .friendlyName)).flatMap { $0?.isEmpty == false ? $0 : nil }
+        factorType = ((try? c.decodeIfPresent(String.self, forKey: .factorType)) ?? nil) ?? "totp"
+        status = ((try? c.decodeIfPresent(String.self, forKey: .status)) ?? nil).flatMap(Status.init(rawValue:)) ?? .unverified
+        func date(_ key: CodingKeys) -> Date? {
+            if let text = try? c.decodeIfPresent(String.self, forKey: key) { return WireDate.parse(text) }
+            if let seconds = try? c.decodeIfPresent(Double.self, forKey: key) { return Date(timeIntervalSince1970: seconds) }
+            return nil
+        }
+        createdAt = date(.createdAt)
+        updatedAt = date(.updatedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(friendlyName, forKey: .friendlyName)
+        try c.encode(factorType, forKey: .factorType)
+        try c.encode(status, forKey: .status)
+        try c.encodeIfPresent(createdAt?.timeIntervalSince1970, forKey: .createdAt)
+        try c.encodeIfPresent(updatedAt?.timeIntervalSince1970, forKey: .updatedAt)
+    }
+}
+
+/// A factor just enrolled with ``SessionManager/enrollTOTP(friendlyName:issuer:)``: what the
+/// user adds to an authenticator app. Confirm it with a first code
+/// (``SessionManager/challengeAndVerify(factorID:code:)``) to make it protect the account.
+///
+/// The secret, the URI and the QR code carry the shared secret: show them to the user once and
+/// do not store or log them. Printing or dumping an enrollment shows `<redacted>` in their place.
+public struct TOTPEnrollment: Sendable, Hashable {
+    /// The new factor's identifier.
+    public let factorID: String
+    /// The name given at enrollment.
+    public let friendlyName: String?
+    /// The shared secret, Base32, for typing into an authenticator app by hand.
+    public let secret: String
+    /// The `otpauth://totp/…` URI, to show as a QR code or open on the same device.
+    public let uri: String
+    /// The URI as a QR code, an SVG image, as the server rendered it (may be empty).
+    public let qrCodeSVG: String
+
+    public init(factorID: String, friendlyName: String?, secret: String, uri: String, qrCodeSVG: String) {
+        self.factorID = factorID
+        self.friendlyName = friendlyName
+        self.secret = secret
+        self.uri = uri
+        self.qrCodeSVG = qrCodeSVG
+    }
+}
+
+extension TOTPEnrollment: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "TOTPEnrollment(factorID: \(factorID), friendlyName: \(friendlyName ?? "nil"), secret: <redacted>, uri: <redacted>)"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["factorID": factorID, "friendlyName": friendlyName as Any, "secret": "<redacted>", "uri": "<redacted>",
+                                "qrCodeSVG": "<redacted>"], displayStyle: .struct)
+    }
+}
+
+/// A challenge to answer with a code (``SessionManager/verify(factorID:challengeID:code:)``).
+public struct FactorChallenge: Sendable, Hashable, Identifiable {
+    /// The challenge's identifier.
+    public let id: String
+    /// The factor it belongs to.
+    public let factorID: String
+    /// When it expires (the server's clock); `nil` when the server did not say.
+    public let expiresAt: Date?
+
+    public init(id: String, factorID: String, expiresAt: Date?) {
+        self.id = id
+        self.factorID = factorID
+        self.expiresAt = expiresAt
+    }
+}

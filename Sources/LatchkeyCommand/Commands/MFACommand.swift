@@ -1,0 +1,264 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+/// `latchkey mfa`: two-step verification with an authenticator app (TOTP).
+struct MFACommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mfa",
+        abstract: "Two-step verification: add, list, verify and remove authenticator apps.",
+        discussion: """
+            Once an authenticator app is verified, 'latchkey login' asks for its 6-digit code after \
+            the password (--totp-code CODE in scripts).
+            """,
+        subcommands: [MFAEnrollCommand.self, MFAVerifyCommand.self, MFAListCommand.self, MFARemoveCommand.self])
+}
+
+/// `latchkey mfa enroll`: adds an authenticator app and verifies its first code.
+struct MFAEnrollCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enroll",
+        abstract: "Add an authenticator app (TOTP) to the signed-in account.",
+        discussion: """
+            Prints the otpauth:// URI and the secret to add to the app (and a QR code on a \
+            terminal), then asks for the first code the app shows. Without a terminal the new \
+            factor is left unverified: finish with 'latchkey mfa verify FACTOR --totp-code CODE' \
+            (unverified factors expire). The URI and secret are shown once and never stored.
+            """)
+
+    @Option(name: .customLong("name"), help: ArgumentHelp("A name for the app, unique on the account (e.g. \"Phone\").", valueName: "name"))
+    var name: String?
+
+    @Option(name: .customLong("issuer"), help: ArgumentHelp("The service name the app shows (default: the server's host).", valueName: "issuer"))
+    var issuer: String?
+
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
+        "When the session must be verified first (the account already has an authenticator app): that app's current code.",
+        valueName: "code"))
+    var totpCode: String?
+
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        try await client.run { context in
+            let (profile, _) = try await ProfileSession.restore(context)
+            let mfa = MFAContext(profile: profile)
+            try await mfa.raiseIfNeeded(given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
+            let enrollment = try await mfa.call("Adding the authenticator app…") {
+                try await profile.manager.enrollTOTP(friendlyName: name, issuer: issuer)
+            }
+            let label = enrollment.friendlyName.map { "'\($0)'" } ?? "the authenticator app"
+            context.terminal.output("Add this account to your authenticator app:")
+            if let qr = TerminalQRCode.render(enrollment.uri, terminal: context.terminal) {
+                context.terminal.output(qr)
+            }
+            context.terminal.output("  URI:     \(enrollment.uri)")
+            context.terminal.output("  secret:  \(enrollment.secret)")
+            context.terminal.output("  factor:  \(enrollment.factorID)")
+            guard context.terminal.inputIsTerminal else {
+                context.terminal.output("Then verify it with the code it shows: latchkey mfa verify \(enrollment.factorID) --totp-code CODE\(ProfileName.flag(context.profile))")
+                return
+            }
+            let factor = Factor(id: enrollment.factorID, friendlyName: enrollment.friendlyName, status: .unverified)
+            do {
+                _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
+                    factor, with: profile.manager, given: nil, reason: "Verifying the authenticator app needs its code")
+            } catch {
+                context.terminal.message("latchkey: \(label) is added but not verified, so it does not protect the account yet.")
+                context.terminal.message("  Verify it with 'latchkey mfa verify \(enrollment.factorID)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(enrollment.factorID)'.")
+                throw error
+            }
+            context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
+        }
+    }
+}
+
+/// `latchkey mfa verify`: verifies a code of an authenticator app (finishing its enrollment, or
+/// raising the session to aal2).
+struct MFAVerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify a code from an authenticator app: finishes adding it, or verifies this session.",
+        discussion: "Without FACTOR, the account's verified authenticator app (or its only one).")
+
+    @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
+    var factor: String?
+
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp("The code the app shows (for scripts; asked for on a terminal).", valueName: "code"))
+    var totpCode: String?
+
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        try await client.run { context in
+            let (profile, _) = try await ProfileSession.restore(context)
+            let mfa = MFAContext(profile: profile)
+            let factors = try await mfa.call("Asking the server…") { try await profile.manager.listFactors() }
+            let chosen: Factor
+            if let factor {
+                chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
+            } else if let only = factors.first(where: \.isVerifiedTOTP) ?? (factors.count == 1 ? factors.first : nil) {
+                chosen = only
+            } else if factors.isEmpty {
+                throw ClientFailure(.other, "This account has no authenticator app.", hint: "Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
+            } else {
+                throw ClientFailure.usage("Say which authenticator app: \(factors.map { $0.friendlyName ?? $0.id }.joined(separator: ", ")).")
+            }
+            let session = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
+                chosen, with: profile.manager, given: totpCode, reason: "Verifying needs the code from the authenticator app")
+            let label = chosen.friendlyName.map { "'\($0)'" } ?? chosen.id
+            if chosen.status == .unverified {
+                context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
+            } else {
+                context.terminal.output("Verified with \(label): this session is at \(session.assurance.level).")
+            }
+        }
+    }
+}
+
+/// `latchkey mfa list`: the account's authenticator apps.
+struct MFAListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the account's authenticator apps (second factors).")
+
+    @Flag(name: .customLong("json"), help: "Print the factors as JSON.") var json = false
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        try await client.run { context in
+            let (profile, _) = try await ProfileSession.restore(context)
+            let factors = try await MFAContext(profile: profile).call("Asking the server…") { try await profile.manager.listFactors() }
+            if json {
+                context.terminal.output(try JSONOutput.render(factors.map(FactorSummary.init)))
+                return
+            }
+            guard !factors.isEmpty else {
+                context.terminal.output("No authenticator apps. Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
+                return
+            }
+            let rows = factors.map { [$0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-"] }
+            for line in TextTable.render(header: ["ID", "NAME", "TYPE", "STATUS", "CREATED"], rows: rows) {
+                context.terminal.output(line)
+            }
+        }
+    }
+}
+
+/// `latchkey mfa remove`: removes an authenticator app.
+struct MFARemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an authenticator app from the account.",
+        discussion: "Removing a verified app needs this session verified with a code (asked for on a terminal, or --totp-code).")
+
+    @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
+    var factor: String
+
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
+        "When the session must be verified first: the code of a verified authenticator app (for scripts).", valueName: "code"))
+    var totpCode: String?
+
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        try await client.run { context in
+            let (profile, _) = try await ProfileSession.restore(context)
+            let mfa = MFAContext(profile: profile)
+            let factors = try await mfa.call("Asking the server…") { try await profile.manager.listFactors() }
+            let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
+            if chosen.status == .verified {
+                try await mfa.raiseIfNeeded(given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
+            }
+            try await mfa.call("Removing the authenticator app…") { try await profile.manager.unenroll(factorID: chosen.id) }
+            let label = chosen.friendlyName.map { "'\($0)' (\(chosen.id))" } ?? chosen.id
+            context.terminal.output("Removed \(label).")
+            if !factors.contains(where: { $0.id != chosen.id && $0.status == .verified }) {
+                context.terminal.output("Two-step verification is off: 'latchkey login' asks for the password only.")
+            }
+        }
+    }
+}
+
+/// What the `mfa` commands share: calls in the command's words, and raising the session to
+/// `aal2` when the server will need it.
+struct MFAContext {
+    let profile: ProfileSession
+
+    var context: ClientContext { profile.context }
+
+    /// Runs `body` behind a progress line; a failure becomes the command's words.
+    func call<T>(_ label: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await context.terminal.progress(label) { try await body() }
+        } catch let failure as AuthFailure {
+            throw await profile.explain(failure)
+        }
+    }
+
+    /// Verifies a code first when the session is `aal1` and the account has a verified
+    /// authenticator app (the server refuses the change otherwise).
+    func raiseIfNeeded(given: String?, reason: String) async throws {
+        guard let session = await profile.manager.currentSession, session.requiresSecondFactor,
+              let factor = session.firstVerifiedTOTPFactor else { return }
+        _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
+            factor, with: profile.manager, given: given, reason: reason)
+    }
+
+    /// The factor `text` names: its id, or else its name (which must be unambiguous).
+    static func resolve(_ text: String, in factors: [Factor], profile: String) throws -> Factor {
+        if let byID = factors.first(where: { $0.id.caseInsensitiveCompare(text) == .orderedSame }) { return byID }
+        let named = factors.filter { $0.friendlyName == text }
+        if named.count == 1, let factor = named.first { return factor }
+        if named.count > 1 {
+            throw ClientFailure.usage("Several authenticator apps are named '\(text)': use the id (\(named.map(\.id).joined(separator: ", "))).")
+        }
+        throw ClientFailure.usage("This account has no authenticator app '\(text)'.", hint: "See 'latchkey mfa list\(ProfileName.flag(profile))'.")
+    }
+}
+
+/// A factor as `mfa list --json` prints it.
+struct FactorSummary: Encodable {
+    let id: String
+    let friendlyName: String?
+    let factorType: String
+    let status: String
+    let createdAt: String?
+
+    init(_ factor: Factor) {
+        id = factor.id
+        friendlyName = factor.friendlyName
+        factorType = factor.factorType
+        status = factor.status.rawValue
+        createdAt = factor.createdAt.map(Durations.timestamp)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case friendlyName = "friendly_name"
+        case factorType = "factor_type"
+        case createdAt = "created_at"
+    }
+}
+
+/// Columns aligned with spaces.
+enum TextTable {
+    static func render(header: [String], rows: [[String]]) -> [String] {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+    }
+}
+
+/// The QR code of an `otpauth://` URI for the terminal. No QR encoder is available to this
+/// command yet, so there is none: the URI and the secret are printed instead.
+enum TerminalQRCode {
+    /// The QR code as text to print, or `nil` when there is none to show (not a terminal).
+    static func render(_ text: String, terminal: Terminal) -> String? {
+        nil
+    }
+}
