@@ -48,6 +48,33 @@ struct LaunchRouteDerivationTests {
         #expect(inputs { $0.authState = .signedIn(unconfirmed); $0.requiresConfirmedEmail = false }.derive() == .main)
     }
 
+    @Test("verifySecondFactor: after verifyEmail, before locked; only at aal1 with a verified factor")
+    func secondFactor() {
+        func session(aal: String, factors: [Factor]) -> Session {
+            var user = confirmedSession.user
+            user.factors = factors
+            return Session(accessToken: TestBackend.unsignedJWT(counter: 1, aal: aal), refreshToken: "r", expiresIn: 3600,
+                           expiresAt: Date().addingTimeInterval(3600), user: user)
+        }
+        let verified = [Factor(id: "f", status: .verified)]
+        let aal1 = session(aal: "aal1", factors: verified)
+        #expect(inputs { $0.authState = .signedIn(aal1) }.derive() == .verifySecondFactor)
+        #expect(inputs { $0.authState = .signedInOffline(aal1) }.derive() == .verifySecondFactor)
+        #expect(inputs { $0.authState = .signedIn(aal1); $0.isLocked = true }.derive() == .verifySecondFactor,
+                "the code comes before the app lock")
+        var unconfirmed = aal1.user
+        unconfirmed.emailConfirmedAt = nil
+        unconfirmed.confirmedAt = nil
+        let unconfirmedSession = Session(accessToken: aal1.accessToken, refreshToken: "r", expiresIn: 3600, expiresAt: aal1.expiresAt, user: unconfirmed)
+        #expect(inputs { $0.authState = .signedIn(unconfirmedSession) }.derive() == .verifyEmail)
+        #expect(inputs { $0.authState = .signedIn(session(aal: "aal2", factors: verified)) }.derive() == .main)
+        #expect(inputs { $0.authState = .signedIn(session(aal: "aal2", factors: verified)); $0.isLocked = true }.derive() == .locked)
+        #expect(inputs { $0.authState = .signedIn(session(aal: "aal1", factors: [Factor(id: "f", status: .unverified)])) }.derive() == .main)
+        #expect(inputs { $0.authState = .signedIn(aal1); $0.requiresSecondFactor = false }.derive() == .main)
+        let untrusted = inputs { $0.authState = .signedIn(aal1); $0.onboardingCompletedAtLaunch = false }
+        #expect(untrusted.derive() == .auth(.login), "the reinstall invariant comes first")
+    }
+
     @Test("Seed 001: a restored session after onboarding completed in this launch → auth, never main")
     func reinstallInvariant() {
         let restoredAfterFreshOnboarding = inputs {
@@ -66,7 +93,7 @@ struct LaunchRouteDerivationTests {
     @Test("Route descriptions for the debug log")
     func descriptions() {
         #expect(LaunchRoute.auth(.signUp).description == "auth(signUp)")
-        #expect([LaunchRoute.splash, .onboarding, .verifyEmail, .locked, .main].map(\.description)
-            == ["splash", "onboarding", "verifyEmail", "locked", "main"])
+        #expect([LaunchRoute.splash, .onboarding, .verifyEmail, .verifySecondFactor, .locked, .main].map(\.description)
+            == ["splash", "onboarding", "verifyEmail", "verifySecondFactor", "locked", "main"])
     }
 }
