@@ -55,8 +55,7 @@ public struct UserResponse: Codable, Sendable, Hashable {
     public var updated_at: String?
     public var is_anonymous: Bool?
     public var invited_at: String?
-    /// The user's multi-factor factors, verified or not (GoTrue leaves the field out when there
-    /// are none).
+    /// The user's multi-factor authentication factors; absent when there are none, as GoTrue.
     public var factors: [FactorResponse]?
 
     /// A user with only its id; set the other fields as needed.

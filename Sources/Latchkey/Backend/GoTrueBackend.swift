@@ -108,18 +108,17 @@ public struct GoTrueBackend: AuthBackend {
         let body = try await send("POST", "factors", body: EnrollFactorBody(factor_type: "totp", friendly_name: friendlyName, issuer: issuer),
                                   accessToken: accessToken)
         let response = try decode(EnrollFactorResponse.self, from: body)
-        guard let totp = response.totp, let secret = totp.secret, let uri = totp.uri else {
+        guard let totp = response.totp, !totp.secret.isEmpty, !totp.uri.isEmpty else {
             throw BackendError.invalidResponse(reason: "the enrollment carries no TOTP secret")
         }
-        return TOTPEnrollment(factorID: response.id, friendlyName: response.friendly_name.flatMap { $0.isEmpty ? nil : $0 },
-                              secret: secret, uri: uri, qrCodeSVG: totp.qr_code ?? "")
+        return TOTPEnrollment(factorID: response.id, friendlyName: response.friendly_name.isEmpty ? nil : response.friendly_name,
+                              secret: totp.secret, uri: totp.uri, qrCodeSVG: totp.qr_code)
     }
 
     public func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge {
         let body = try await send("POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: ChallengeFactorBody(), accessToken: accessToken)
         let response = try decode(ChallengeFactorResponse.self, from: body)
-        return FactorChallenge(id: response.id, factorID: factorID,
-                               expiresAt: response.expires_at.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+        return FactorChallenge(id: response.id, factorID: factorID, expiresAt: Date(timeIntervalSince1970: TimeInterval(response.expires_at)))
     }
 
     public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session {

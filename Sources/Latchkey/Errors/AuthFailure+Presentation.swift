@@ -59,7 +59,7 @@ extension AuthFailure {
     /// The user-facing title, message and suggested action for this failure.
     public var presentation: Presentation {
         if let secondFactor = secondFactorPresentation { return secondFactor }
-        switch category {
+        return switch category {
         case .invalidCredentials:
             Presentation(
                 title: "Incorrect Password",

@@ -25,8 +25,8 @@ extension Factor {
     /// The factor a GoTrue factor object describes; an unknown status reads as unverified.
     init(wire: FactorResponse) {
         self.init(
-            id: wire.id, friendlyName: wire.friendly_name.flatMap { $0.isEmpty ? nil : $0 }, factorType: wire.factor_type ?? "totp",
-            status: wire.status.flatMap(Status.init(rawValue:)) ?? .unverified,
+            id: wire.id, friendlyName: wire.friendly_name.flatMap { $0.isEmpty ? nil : $0 }, factorType: wire.factor_type,
+            status: Status(rawValue: wire.status) ?? .unverified,
             createdAt: wire.created_at.flatMap(WireDate.parse), updatedAt: wire.updated_at.flatMap(WireDate.parse))
     }
 }
