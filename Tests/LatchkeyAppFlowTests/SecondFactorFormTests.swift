@@ -15,7 +15,10 @@ struct SecondFactorFormTests {
     func launch(_ backend: TestBackend, store: MemoryCredentialStore = MemoryCredentialStore()) async -> (SessionManager, LaunchRouter) {
         let clock = ManualSessionClock(Date())
         let manager = SessionManager(backend: backend, store: store, clock: clock, logger: .quiet)
-        let router = LaunchRouter(manager: manager, clock: clock, logger: .quiet)
+        // TestBackend's user has no confirmed email: only the second factor is under test here.
+        var configuration = LaunchRouter.Configuration()
+        configuration.requiresConfirmedEmail = false
+        let router = LaunchRouter(manager: manager, configuration: configuration, clock: clock, logger: .quiet)
         await router.start()
         return (manager, router)
     }

@@ -7,18 +7,19 @@ import Testing
 struct GoTrueMFABackendTests {
     static let base = URL(string: "https://project.example.co/auth/v1")!
 
-    func backend(_ status: Int = 200, _ body: String) -> (GoTrueBackend, RecordingTransport) {
+    func makeBackend(_ body: String, status: Int = 200) -> (GoTrueBackend, RecordingTransport) {
         let transport = RecordingTransport(HTTPResponse(status: status, body: Data(body.utf8)))
         return (GoTrueBackend(configuration: .init(baseURL: Self.base, apiKey: "anon-key"), transport: transport), transport)
     }
 
-    func json(_ request: HTTPRequest) throws -> [String: String] {
-        try #require(try JSONSerialization.jsonObject(with: try #require(request.body)) as? [String: String])
+    func json(_ request: HTTPRequest) throws -> [String: String]? {
+        guard let body = request.body else { return nil }
+        return try JSONSerialization.jsonObject(with: body) as? [String: String]
     }
 
     @Test("Enroll posts factor_type totp, the name and issuer with the user's token; reads the totp object")
     func enroll() async throws {
-        let (backend, transport) = backend(#"""
+        let (backend, transport) = makeBackend(#"""
         {"id":"f-1","type":"totp","friendly_name":"Phone",
          "totp":{"qr_code":"<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>","secret":"JBSWY3DPEHPK3PXP",
                  "uri":"otpauth://totp/example.com:ada@example.com?issuer=example.com&secret=JBSWY3DPEHPK3PXP"}}
@@ -39,7 +40,7 @@ struct GoTrueMFABackendTests {
 
     @Test("An enrollment answer without a TOTP secret is an invalid response")
     func enrollWithoutSecret() async throws {
-        let (backend, _) = backend(#"{"id":"f-1","type":"phone","friendly_name":"x"}"#)
+        let (backend, _) = makeBackend(#"{"id":"f-1","type":"phone","friendly_name":"x"}"#)
         await #expect(throws: BackendError.invalidResponse(reason: "the enrollment carries no TOTP secret")) {
             try await backend.enrollTOTPFactor(accessToken: "t", friendlyName: nil, issuer: nil)
         }
@@ -47,7 +48,7 @@ struct GoTrueMFABackendTests {
 
     @Test("Challenge posts to /factors/{id}/challenge and reads id and expires_at")
     func challenge() async throws {
-        let (backend, transport) = backend(#"{"id":"c-1","type":"totp","expires_at":1750000300}"#)
+        let (backend, transport) = makeBackend(#"{"id":"c-1","type":"totp","expires_at":1750000300}"#)
         let challenge = try await backend.challengeFactor(accessToken: "user-jwt", factorID: "f-1")
         #expect(challenge == FactorChallenge(id: "c-1", factorID: "f-1", expiresAt: Date(timeIntervalSince1970: 1_750_000_300)))
         let request = try #require(transport.requests.withLock { $0.first })
@@ -58,7 +59,7 @@ struct GoTrueMFABackendTests {
 
     @Test("Verify posts challenge_id and code and reads the session")
     func verify() async throws {
-        let (backend, transport) = backend(SessionDecodingTests.goTrueSession)
+        let (backend, transport) = makeBackend(SessionDecodingTests.goTrueSession)
         let session = try await backend.verifyFactor(accessToken: "user-jwt", factorID: "f-1", challengeID: "c-1", code: "123456")
         #expect(session.refreshToken == "r3fr3sh-s3cr3t")
         let request = try #require(transport.requests.withLock { $0.first })
@@ -68,7 +69,7 @@ struct GoTrueMFABackendTests {
 
     @Test("Unenroll sends DELETE /factors/{id}; an id that is not one path segment is refused before sending")
     func unenroll() async throws {
-        let (backend, transport) = backend(#"{"id":"f-1"}"#)
+        let (backend, transport) = makeBackend(#"{"id":"f-1"}"#)
         try await backend.unenrollFactor(accessToken: "user-jwt", factorID: "f-1")
         let request = try #require(transport.requests.withLock { $0.first })
         #expect(request.method == "DELETE")
@@ -81,7 +82,7 @@ struct GoTrueMFABackendTests {
 
     @Test("GoTrue's MFA errors become failures in words a user understands")
     func errorWords() async throws {
-        let (backend, _) = backend(422, #"{"code":422,"error_code":"mfa_verification_failed","msg":"Invalid TOTP code entered"}"#)
+        let (backend, _) = makeBackend(#"{"code":422,"error_code":"mfa_verification_failed","msg":"Invalid TOTP code entered"}"#, status: 422)
         do {
             _ = try await backend.verifyFactor(accessToken: "t", factorID: "f", challengeID: "c", code: "000000")
             Issue.record("expected a failure")

@@ -40,7 +40,7 @@ struct SecondFactorTests {
         #expect(!session.requiresSecondFactor)
         try await harness.manager.refresh()
         #expect(await events.wait { $0.contains(where: \.isTokenRefreshed) })
-        #expect(!events.all.contains(where: \.isSecondFactorRequired))
+        #expect(!events.all.contains { $0.isSecondFactorRequired })
         events.cancel()
     }
 
@@ -62,7 +62,7 @@ struct SecondFactorTests {
         #expect(await harness.manager.currentSession == verified)
         #expect(harness.backend.state.withLock { $0.verifiedWith } == [before.accessToken])
         #expect(await events.wait { $0.contains(where: \.isSecondFactorVerified) })
-        #expect(!events.all.contains(where: \.isSignedIn), "the same sign-in, not a new one")
+        #expect(!events.all.contains { $0.isSignedIn }, "the same sign-in, not a new one")
         // A refresh keeps the level (the server's answer).
         let refreshed = try await harness.manager.refresh()
         #expect(refreshed.assurance.level == .aal2)
@@ -87,7 +87,7 @@ struct SecondFactorTests {
         #expect(await harness.manager.state == .signedIn(session))
         #expect(try await harness.stored()?.session == session)
         try await Task.sleep(for: .milliseconds(50))
-        #expect(!events.all.contains(where: \.isRefreshFailed))
+        #expect(!events.all.contains { $0.isRefreshFailed })
         // Then the right code works.
         #expect(try await harness.manager.challengeAndVerify(factorID: "factor-1", code: "123456").assurance.level == .aal2)
         events.cancel()
