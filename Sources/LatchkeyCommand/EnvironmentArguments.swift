@@ -178,9 +178,16 @@ enum GoTrueEnvironment {
         Mapping(variable: "GOTRUE_CORS_ALLOWED_HEADERS", option: "cors-allowed-headers", convert: text),
         Mapping(variable: "GOTRUE_RATE_LIMIT_VERIFY", option: "rate-limit-verify", convert: positiveInteger),
         Mapping(variable: "GOTRUE_LOG_LEVEL", option: "log-level", convert: logLevel),
+        Mapping(variable: "GOTRUE_METRICS_ENABLED", option: "metrics-enabled", convert: boolean),
     ]
 
     static let text: @Sendable (String, String) throws -> String? = { value, _ in value }
+
+    /// A Go boolean (`true`, `1`, `false`, `0`, …) as `true` or `false`.
+    static let boolean: @Sendable (String, String) throws -> String? = { value, variable in
+        guard let flag = EnvironmentArguments.parseBool(value) else { throw ValidationError("\(variable)=\(value): expected true or false") }
+        return flag ? "true" : "false"
+    }
 
     /// A whole number (GoTrue's ints, uints and float rates); 0 means GoTrue's default, so it is ignored.
     static let positiveInteger: @Sendable (String, String) throws -> String? = { value, variable in

@@ -108,6 +108,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("page-templates"),
         help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …).")
     var pageTemplates: String?
+    @Option(
+        name: .customLong("mail-templates"),
+        help: "Folder of mail templates replacing the defaults part by part: <kind>.subject, <kind>.txt, <kind>.html for confirmation, invite, recovery, magic_link, email_change, reauthentication (GoTrue's {{ .Variable }} syntax, substitution only).")
+    var mailTemplates: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
     @Option(name: .customLong("log-format"), help: "text (one line per event) or json (one JSON object per line).")
@@ -120,6 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("metrics-token"),
         help: "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.")
     var metricsToken: String?
+    @Option(
+        name: .customLong("metrics-enabled"),
+        help: "Record metrics (true or false). false: nothing is counted or timed and GET /metrics answers 404.")
+    var metricsEnabled: Bool = true
     @Option(
         name: .customLong("database-url-file"),
         help: "A file holding the database URL (keeps a password out of the command line, like LATCHKEY_DATABASE_URL).")
@@ -161,6 +169,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.databaseURL = database ?? databaseURLFile.flatMap(Self.fileContents)
         configuration.trustedProxies = trustedProxies
         configuration.metricsToken = metricsToken
+        configuration.metricsEnabled = metricsEnabled
         configuration.databasePoolSize = databasePoolSize
         configuration.databaseTimeout = databaseTimeout
         configuration.jwtSecret = data.environmentSecret
@@ -170,6 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.securePasswordChange = securePasswordChange
         configuration.emailCodeTTL = TimeInterval(emailCodeTTL)
         configuration.pageTemplatesDirectory = pageTemplates.map { URL(fileURLWithPath: $0) }
+        configuration.mailTemplatesDirectory = mailTemplates.map { URL(fileURLWithPath: $0) }
         var limits = RateLimitConfiguration()
         limits.enabled = !noRateLimits
         limits.signInsPerIP.count = signInLimit

@@ -143,6 +143,11 @@ public struct ServerConfiguration: Sendable {
     /// A folder of Mustache templates (`home.mustache`, `password.mustache`, `style.css`, …) that
     /// replace the hosted pages' defaults of the same name; `nil` uses the shipped ones.
     public var pageTemplatesDirectory: URL?
+    /// A folder of mail templates (`confirmation.subject`, `confirmation.txt`,
+    /// `confirmation.html`, … for GoTrue's kinds `confirmation`, `invite`, `recovery`,
+    /// `magic_link`, `email_change`, `reauthentication`) replacing the defaults part by part;
+    /// `nil` uses the built-in ones. Checked when the server starts (see `MailTemplates`).
+    public var mailTemplatesDirectory: URL?
     /// Threads that hash and verify passwords; `nil` means one per CPU core.
     public var passwordHashingThreads: Int?
     /// Where emails go: `nil` writes them to `<dataDirectory>/outbox`;
@@ -158,6 +163,9 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies: [String] = []
     /// The bearer token `GET /metrics` requires. `nil` (the default): `/metrics` answers 404.
     public var metricsToken: String?
+    /// Whether metrics are recorded at all. Off: nothing is counted or timed (no cost on any
+    /// request) and `GET /metrics` answers 404 whatever the token.
+    public var metricsEnabled: Bool = true
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -206,6 +214,9 @@ public struct ServerConfiguration: Sendable {
         _ = try TrustedProxies(parsing: trustedProxies)
         if let metricsToken, metricsToken.utf8.count < 16 {
             throw ConfigurationError("--metrics-token must be at least 16 characters long")
+        }
+        if metricsToken != nil, !metricsEnabled {
+            throw ConfigurationError("--metrics-token serves metrics that --metrics-enabled false turns off: give one or the other")
         }
         if let siteURL, URL(string: siteURL)?.scheme == nil {
             throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")

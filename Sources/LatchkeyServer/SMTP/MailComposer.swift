@@ -20,13 +20,15 @@ struct MailComposer: Sendable {
         self.boundary = boundary ?? "latchkey-\(UUID().uuidString.lowercased())"
     }
 
-    func compose(_ message: MailMessage) throws(SMTPError) -> String {
-        guard MailAddress.isValidAddress(message.to) else {
+    /// - Parameter validatingRecipient: whether a recipient that cannot go into an SMTP command
+    ///   (not ASCII, say) is an error; the outbox takes any address a user signed up with.
+    func compose(_ message: MailMessage, validatingRecipient: Bool = true) throws(SMTPError) -> String {
+        if validatingRecipient, !MailAddress.isValidAddress(message.to) {
             throw SMTPError(stage: .rcptTo, kind: .permanent, message: "not a usable recipient address: \(MailAddress.printable(message.to))")
         }
         var headers = [
             "From: " + Self.mailbox(from),
-            "To: " + message.to,
+            "To: " + Self.oneLine(message.to),
             Self.encodedHeader("Subject", Self.oneLine(message.subject)),
             "Date: " + Self.rfc5322Date(date),
             "Message-ID: " + messageID,

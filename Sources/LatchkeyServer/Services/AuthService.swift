@@ -46,7 +46,7 @@ struct AuthService: Sendable {
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
         signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, limiter: RateLimiter, logger: Logger,
-        origin: ServerOrigin
+        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
@@ -60,7 +60,8 @@ struct AuthService: Sendable {
             redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
             siteIsServer: siteURL == nil || siteURL == origin.url)
         let emailLinks = EmailLinks(
-            store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, logger: logger)
+            store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
+            logger: logger)
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)

@@ -31,11 +31,28 @@ struct RateLimits: Sendable {
     ///
     /// Callers count the request whether or not the address has an account, so the answer never
     /// tells the two apart.
-    func admitEmail(to address: String, for purpose: EmailPurpose) throws(AuthError) {
+    ///
+    /// - Returns: the slot taken, for ``releaseEmail(_:)`` when no email goes out after all.
+    @discardableResult
+    func admitEmail(to address: String, for purpose: EmailPurpose) throws(AuthError) -> EmailSlot {
         let key = "email:\(purpose.kind.rawValue):\(address)"
-        if let retryAfter = limiter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval) {
+        let now = limiter.now()
+        if let retryAfter = limiter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval, at: now) {
             throw AuthError.emailRateLimited(retryAfter: retryAfter)
         }
+        return EmailSlot(key: key, takenAt: now)
+    }
+
+    /// Gives back a slot ``admitEmail(to:for:)`` took for an email that could not be delivered,
+    /// so that the address can ask again at once rather than wait out the interval.
+    func releaseEmail(_ slot: EmailSlot) {
+        limiter.unrecord(slot.key, at: slot.takenAt)
+    }
+
+    /// One email counted against an address's limit.
+    struct EmailSlot: Sendable {
+        fileprivate let key: String
+        fileprivate let takenAt: Date
     }
 
     /// Refuses a code for `address` after too many wrong ones, without counting this attempt.

@@ -77,8 +77,9 @@ struct UserUpdate: Sendable {
             try await passwords.passwordChanged(userID: user.id, keeping: signedIn.session.id)
         }
         if let pendingEmail {
-            try limits.admitEmail(to: pendingEmail, for: .emailChange)
-            try await emailLinks.send(.emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress)
+            let slot = try limits.admitEmail(to: pendingEmail, for: .emailChange)
+            try await emailLinks.send(
+                .emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
         return UserResponse(try await store.user(id: user.id) ?? user)
     }

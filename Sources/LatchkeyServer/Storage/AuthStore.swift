@@ -76,6 +76,14 @@ public protocol AuthStore: Sendable {
 
     /// Releases connections.
     func close() async throws
+
+    /// How much of the store's connection pool is in use (`GET /metrics`); `nil` when the store
+    /// does not count it.
+    var poolUsage: DatabasePoolUsage? { get }
+}
+
+extension AuthStore {
+    public var poolUsage: DatabasePoolUsage? { nil }
 }
 
 /// Failures a store reports that callers act on.

@@ -8,6 +8,9 @@ import GRDB
 /// `latchkey serve` process; use PostgreSQL to run several.
 public final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
+    private let usage: DatabasePoolUsage
+    /// The writer and the readers in use.
+    public var poolUsage: DatabasePoolUsage? { usage }
 
     /// Default longest wait for the write lock (held by another process on the same file, such
     /// as a backup) before a call fails with ``StoreError/unavailable(_:)``.
@@ -26,6 +29,7 @@ public final class SQLiteAuthStore: AuthStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        usage = DatabasePoolUsage(capacity: configuration.maximumReaderCount + 1)
         try SQLiteMigrations.migrator.migrate(pool)
     }
 
@@ -330,7 +334,8 @@ public final class SQLiteAuthStore: AuthStore {
 
     private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.write(body)
+            let usage = self.usage
+            return try await pool.write { db in try usage.holding { try body(db) } }
         } catch {
             throw Self.translate(error)
         }
@@ -338,7 +343,8 @@ public final class SQLiteAuthStore: AuthStore {
 
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.read(body)
+            let usage = self.usage
+            return try await pool.read { db in try usage.holding { try body(db) } }
         } catch {
             throw Self.translate(error)
         }
