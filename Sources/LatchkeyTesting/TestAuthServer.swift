@@ -77,6 +77,7 @@ public final class TestAuthServer: Sendable {
     ///   - mailer: delivers emails; `nil` writes them to ``outboxDirectory``.
     ///   - store: where data lives; `nil` opens the store the configuration names (SQLite).
     ///   - logger: the server's logger; silent by default.
+    ///   - metrics: where metrics go; `nil`: the server's own registry (`GET /metrics`).
     ///   - configure: changes to the test defaults.
     public static func start(
         dataDirectory: URL? = nil,
@@ -85,6 +86,7 @@ public final class TestAuthServer: Sendable {
         mailer: (any Mailer)? = nil,
         store: (any AuthStore)? = nil,
         logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: ServerMetrics? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestAuthServer {
         let ownsDirectory = dataDirectory == nil
@@ -97,7 +99,8 @@ public final class TestAuthServer: Sendable {
         configuration.rateLimits = .disabled
         configure(&configuration)
 
-        let (group, task, boundPort) = try await run(configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger)
+        let (group, task, boundPort) = try await run(
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics)
         let keys = try await ServerKeys.make(
             dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
             externalURL: configuration.externalURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
@@ -109,11 +112,12 @@ public final class TestAuthServer: Sendable {
 
     /// Builds and runs the server; returns once it listens, or throws why it stopped before.
     private static func run(
-        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger
+        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger,
+        metrics: ServerMetrics?
     ) async throws -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int) {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await LatchkeyApplication.build(
-            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger,
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics,
             onServerRunning: { port in
                 portContinuation.yield(port)
                 portContinuation.finish()

@@ -6,7 +6,9 @@ import Foundation
 /// or `multipart/alternative` with an HTML part when the message has one.
 ///
 /// Quoted-printable rather than 8bit keeps the message valid on any relay, 8BITMIME or not.
-/// Lines end with CRLF; the SMTP client adds the dot-stuffing.
+/// ASCII text stays 7bit with lines up to RFC 5322's hard limit of 998 bytes (not the 78 it
+/// recommends): a link then stays whole on its line, for a reader and for scripts reading the
+/// raw message. Lines end with CRLF; the SMTP client adds the dot-stuffing.
 struct MailComposer: Sendable {
     var from: MailAddress
     var date: Date
@@ -36,7 +38,7 @@ struct MailComposer: Sendable {
         ]
         var lines: [String]
         if let html = message.html {
-            headers.append("Content-Type: multipart/alternative; boundary=\"\(boundary)\"")
+            headers.append("Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"")
             lines = headers + ["", "This is a multi-part message in MIME format."]
             for (subtype, text) in [("plain", message.body), ("html", html)] {
                 let part = Self.part(subtype: subtype, text: text)
