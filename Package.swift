@@ -169,7 +169,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             // Run by the SMTP tests with Debian's python3-aiosmtpd, not built.
-            exclude: ["Support/smtp_test_server.py"],
+            exclude: ["Support/smtp_test_server.py", "Support/mail_client.py"],
             swiftSettings: testSwiftSettings
         ),
     ],

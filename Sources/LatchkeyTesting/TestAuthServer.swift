@@ -228,7 +228,7 @@ public final class TestAuthServer: Sendable {
     }
 
     /// The first `/verify` link in `text`.
-    static func verifyLink(in text: String) -> URL? {
+    public static func verifyLink(in text: String) -> URL? {
         var rest = Substring(text)
         while let start = rest.range(of: "http") {
             let candidate = rest[start.lowerBound...].prefix { !$0.isWhitespace }

@@ -52,7 +52,7 @@ struct MailTemplateTests {
                 _ = try Self.parse(text, kind: kind)
                 Issue.record("accepted: \(text)")
             } catch {
-                #expect(error.description.contains(message), "\(text): \(error.description)")
+                #expect(String(describing: error).contains(message), "\(text): \(String(describing: error))")
             }
         }
         // The email change has GoTrue's NewEmail and SendingTo; everything has Data.
@@ -112,13 +112,13 @@ struct MailTemplateTests {
             (["email_change.html": "<p>\n{{ .NewEmail }}\n{{ .Tokn }}</p>"], "email_change.html:3: the email_change email has no {{ .Tokn }}"),
         ]
         for (files, message) in cases {
-            try Self.withFolder(files) { folder in
+            Self.withFolder(files) { folder in
                 #expect(throws: ConfigurationError.self) { try MailTemplates.load(overrides: folder) }
                 do {
                     _ = try MailTemplates.load(overrides: folder)
                 } catch {
-                    #expect(error.description.contains(folder.path), "names the file: \(error.description)")
-                    #expect(error.description.contains(message), "\(error.description)")
+                    #expect(String(describing: error).contains(folder.path), "names the file: \(String(describing: error))")
+                    #expect(String(describing: error).contains(message), "\(String(describing: error))")
                 }
             }
         }
@@ -137,8 +137,8 @@ struct MailTemplateTests {
                 try await server.shutdown()
                 Issue.record("the server started")
             } catch let error as ConfigurationError {
-                #expect(error.description.contains("\(folder.path)/confirmation.html:2:"), "\(error.description)")
-                #expect(error.description.contains("only substitute variables"))
+                #expect(String(describing: error).contains("\(folder.path)/confirmation.html:2:"), "\(String(describing: error))")
+                #expect(String(describing: error).contains("only substitute variables"))
             }
         }
     }

@@ -39,18 +39,19 @@ struct MetricsSettingsTests {
         }
     }
 
-    /// A sign-up that mails, a sign-in, a refresh, and a 404.
+    /// A sign-up, a sign-in, a refresh, a recovery mail and a 404.
     static func traffic(_ server: TestServer) async throws {
         #expect(try await server.request(.POST, "/signup", json: ["email": "t@example.com", "password": "correct horse battery"]).status == 200)
         let session = try #require(TestSession(try await server.signIn("t@example.com")))
         #expect(try await server.refresh(session.refreshToken).status == 200)
+        #expect(try await server.request(.POST, "/recover", json: ["email": "t@example.com"]).status == 200)
         #expect(try await server.request(.GET, "/nowhere").status == 404)
     }
 
     @Test("--metrics-enabled false: nothing is recorded (the backend is never asked), /metrics is 404; on, the same traffic is recorded")
     func disabled() async throws {
         let off = CountingFactory()
-        try await TestServer.with(metrics: ServerMetrics(factory: off), configure: { $0.metricsEnabled = false; $0.autoconfirm = false }) { server in
+        try await TestServer.with(metrics: ServerMetrics(factory: off), configure: { $0.metricsEnabled = false }) { server in
             try await Self.traffic(server)
             try await server.request(.GET, "/metrics").expectError(404, "not_found")
             try await server.request(.GET, "/metrics", bearer: Self.token).expectError(404, "not_found")
@@ -58,7 +59,7 @@ struct MetricsSettingsTests {
         #expect(off.labels.isEmpty, "\(off.labels)")
 
         let on = CountingFactory()
-        try await TestServer.with(metrics: ServerMetrics(factory: on), configure: { $0.autoconfirm = false }) { server in
+        try await TestServer.with(metrics: ServerMetrics(factory: on)) { server in
             try await Self.traffic(server)
         }
         #expect(on.labels.contains("latchkey_http_requests_total") && on.labels.contains("latchkey_mails_total"))
@@ -71,7 +72,7 @@ struct MetricsSettingsTests {
 
     @Test("/metrics shows the pool's capacity, uses and busy time, and nothing in use between requests")
     func poolInMetrics() async throws {
-        try await TestServer.with(configure: { $0.metricsToken = Self.token; $0.autoconfirm = false }) { server in
+        try await TestServer.with(configure: { $0.metricsToken = Self.token }) { server in
             try await Self.traffic(server)
             let text = try await server.request(.GET, "/metrics", bearer: Self.token).text
             func value(_ series: String) -> Double? {
