@@ -11,6 +11,7 @@
 #
 # Usage: Benchmarks/server.sh [seconds-per-measurement] [rounds]   (needs wrk: apt-get install wrk)
 #        LATCHKEY_BENCH_ONLY=defaults Benchmarks/server.sh 5 4   (only the interleaved comparison)
+#        LATCHKEY_BENCH_BIN=PATH uses that latchkey binary instead of building a release one.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench="$root/Benchmarks"
@@ -21,11 +22,17 @@ scratch=${LATCHKEY_BENCH_SCRATCH:-$root/.build-release}
 out=$(mktemp -d)
 data=$(mktemp -d)
 
-echo "building release binaries…" >&2
-swift build -c release --product latchkey --scratch-path "$scratch" >/dev/null
-swift build -c release --package-path "$bench" --scratch-path "$scratch-bench" --product bcrypt-ceiling >/dev/null
-bin="$scratch/release/latchkey"
-ceiling_bin="$scratch-bench/release/bcrypt-ceiling"
+if [ -n "${LATCHKEY_BENCH_BIN:-}" ]; then
+    bin=$LATCHKEY_BENCH_BIN   # a binary built elsewhere (a debug build only checks the script)
+else
+    echo "building the release binary…" >&2
+    swift build -c release --product latchkey --scratch-path "$scratch" >/dev/null
+    bin="$scratch/release/latchkey"
+fi
+if [ -z "$only" ]; then
+    swift build -c release --package-path "$bench" --scratch-path "$scratch-bench" --product bcrypt-ceiling >/dev/null
+    ceiling_bin="$scratch-bench/release/bcrypt-ceiling"
+fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }

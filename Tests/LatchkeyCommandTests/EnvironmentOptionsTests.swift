@@ -47,6 +47,17 @@ struct EnvironmentOptionsTests {
         #expect(throws: Never.self) { try parse(["--autoconfirm"], ["LATCHKEY_AUTOCONFIRM": "1"]) }
     }
 
+    @Test("--metrics-enabled and --mail-templates from the environment, GoTrue's GOTRUE_METRICS_ENABLED too")
+    func metricsAndMailTemplates() throws {
+        #expect(try parse([], [:]).0.serverConfiguration().metricsEnabled, "on by default")
+        let (command, _) = try parse([], ["LATCHKEY_METRICS_ENABLED": "false", "LATCHKEY_MAIL_TEMPLATES": "/etc/latchkey/mail"])
+        #expect(!command.serverConfiguration().metricsEnabled)
+        #expect(command.serverConfiguration().mailTemplatesDirectory?.path == "/etc/latchkey/mail")
+        #expect(!(try parse([], ["GOTRUE_METRICS_ENABLED": "0"]).0.serverConfiguration().metricsEnabled))
+        #expect(try parse(["--metrics-enabled", "true"], ["GOTRUE_METRICS_ENABLED": "false"]).0.serverConfiguration().metricsEnabled)
+        #expect(throws: (any Error).self) { try parse([], ["GOTRUE_METRICS_ENABLED": "sometimes"]) }
+    }
+
     @Test("GoTrue's names, Go durations, LATCHKEY_ before GOTRUE_ before the unprefixed names")
     func goTrueNames() throws {
         let environment = [
