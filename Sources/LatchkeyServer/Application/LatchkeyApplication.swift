@@ -49,7 +49,7 @@ public enum LatchkeyApplication {
         let metrics = metrics ?? .prometheus()
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
-            signer: await TokenSigner(secret: secret, origin: origin),
+            signer: await TokenSigner(secret: secret, keys: configuration.jwtKeys, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: MeteredMailer(base: try mailer ?? defaultMailer(configuration, logger: logger), metrics: metrics),
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
@@ -123,6 +123,7 @@ public enum LatchkeyApplication {
         router.add(middleware: RequestLogMiddleware(metrics: operations?.metrics))
         router.add(middleware: GoTrueErrorMiddleware())
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        WellKnownRoutes(service: service).register(on: router)
         (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
