@@ -1,4 +1,6 @@
+import Foundation
 import Hummingbird
+import NIOCore
 
 /// `GET /.well-known/jwks.json`: the public keys access tokens can be verified with, as GoTrue
 /// publishes them.
@@ -11,9 +13,13 @@ struct WellKnownRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        let body = KeySet(keys: service.publicKeys)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = ByteBuffer(bytes: (try? encoder.encode(KeySet(keys: service.publicKeys))) ?? Data(#"{"keys":[]}"#.utf8))
         router.get("/.well-known/jwks.json") { _, _ in
-            try JSONBody.response(body, headers: [.cacheControl: "public, max-age=600"])
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=600"],
+                body: .init(byteBuffer: body))
         }
     }
 

@@ -5,11 +5,12 @@ import Foundation
 /// to the algorithms of the configured keys): the token's three parts, its header's `alg` and
 /// `kid`, the signature, then the registered time claims that are present.
 ///
-/// - The key is chosen by the header's `kid` among the configured JWT keys (``JWTKeySet``); a
-///   token without `kid` is checked with the legacy HS256 secret. The header's `alg` must be
-///   that key's algorithm: it never picks the algorithm. So `none`, an unknown `kid`, an HS256
-///   token whose `kid` names an EC or RSA key (the "HMAC with the public key" confusion), and a
-///   token without `kid` claiming anything but HS256 are all refused before any key is used.
+/// - The key is chosen by the header's `kid` among the configured JWT keys (``JWTKeySet``); an
+///   HS256 token whose `kid` names none of them (or that has no `kid`) is checked with the legacy
+///   HS256 secret, as GoTrue does. The header's `alg` must be the chosen key's algorithm: it
+///   never picks the algorithm. So `none`, an ES256 or RS256 token whose `kid` names no key, and
+///   an HS256 token whose `kid` names an EC or RSA key (the "HMAC keyed with the public key"
+///   confusion) are refused before any key is used.
 /// - `exp` and `nbf` are optional, as in GoTrue (Supabase's older API keys have no `exp`);
 ///   when present they are checked against the server's clock.
 ///
@@ -56,17 +57,15 @@ struct JWTVerifier: Sendable {
             throw .invalidJWT("token signature is invalid: signing method \(alg) is invalid")
         }
         let key: VerificationKey
-        if let kid = header.kid {
-            // The kid is the caller's text: it is not repeated in the answer.
-            guard let configured = keys[kid] else {
-                throw .invalidJWT("token is unverifiable: error while executing keyfunc: unrecognized JWT kid for algorithm \(alg)")
-            }
+        if let kid = header.kid, let configured = keys[kid] {
             key = configured
-        } else {
-            guard alg == "HS256" else {
-                throw .invalidJWT("token is unverifiable: error while executing keyfunc: unrecognized JWT kid <nil> for algorithm \(alg)")
-            }
+        } else if alg == "HS256" {
+            // As GoTrue: an HS256 token whose kid names no configured key is checked with the
+            // legacy secret, exactly like one without kid.
             key = legacyKey
+        } else {
+            // The kid is the caller's text: it is not repeated in the answer.
+            throw .invalidJWT("token is unverifiable: error while executing keyfunc: unrecognized JWT kid for algorithm \(alg)")
         }
         // The key decides the algorithm: a header naming another one is refused unchecked.
         guard key.algorithm == alg else { throw .invalidJWT("token signature is invalid: key is of invalid type") }

@@ -6,9 +6,10 @@ import NIOConcurrencyHelpers
 /// (``JWTKeySet``; the token's header names its `kid`), or, without JWT keys, with the legacy
 /// HS256 secret (no `kid`, as GoTrue). API keys are always signed with the legacy secret.
 ///
-/// Verification (``JWTVerifier``) picks the key by the token's `kid` (the legacy secret without
-/// one) and accepts only that key's algorithm: `alg: none`, other algorithms, unknown `kid`s
-/// and tokens signed with another key are refused.
+/// Verification (``JWTVerifier``) picks the key by the token's `kid` (the legacy secret for
+/// HS256 tokens naming no configured key) and accepts only that key's algorithm: `alg: none`,
+/// other algorithms, unknown `kid`s of ES256/RS256 tokens and tokens signed with another key
+/// are refused.
 ///
 /// JWTKit's key collection is an actor, so every signature it makes or checks runs on that one
 /// actor. The signer keeps a few identical collections and spreads requests over them, so that
