@@ -48,9 +48,6 @@ struct JSONWebKey: Codable, Sendable, Equatable {
         }
     }
 
-    /// Whether the key holds private material (`d`, or an `oct` key's secret).
-    var hasPrivateMaterial: Bool { d != nil || k != nil || p != nil || q != nil }
-
     /// The key as compact JSON with sorted members.
     func json() throws -> String {
         let encoder = JSONEncoder()
