@@ -36,6 +36,10 @@ enum EnvironmentArguments {
         guard let name = arguments.first,
             let command = commands.first(where: { $0.configuration.commandName == name })
         else { return Expansion(arguments: arguments, variables: []) }
+        // A subcommand (`keys generate`) reads nothing from the environment.
+        if arguments.count > 1, command.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
+            return Expansion(arguments: arguments, variables: [])
+        }
         return try expand(arguments, definitions: definitions(of: command), environment: environment)
     }
 
@@ -98,7 +102,7 @@ enum EnvironmentArguments {
     }
 
     /// Options that are one setting: a database URL given directly or in a file.
-    static let sameSetting: [Set<String>] = [["database", "database-url-file"]]
+    static let sameSetting: [Set<String>] = [["database", "database-url-file"], ["jwt-keys", "jwt-keys-file"]]
 
     /// Further Latchkey names for an option.
     static let aliases: [(variable: String, option: String)] = [("LATCHKEY_DATABASE_URL", "database")]
@@ -166,6 +170,7 @@ enum GoTrueEnvironment {
         Mapping(variable: "GOTRUE_URI_ALLOW_LIST", option: "redirect-url", convert: text),
         Mapping(variable: "GOTRUE_JWT_EXP", option: "access-token-ttl", convert: positiveInteger),
         Mapping(variable: "GOTRUE_JWT_ADMIN_ROLES", option: "jwt-admin-role", convert: text),
+        Mapping(variable: "GOTRUE_JWT_KEYS", option: "jwt-keys", convert: text),
         Mapping(variable: "GOTRUE_DISABLE_SIGNUP", option: "disable-signup", convert: text),
         Mapping(variable: "GOTRUE_MAILER_AUTOCONFIRM", option: "autoconfirm", convert: text),
         Mapping(variable: "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", option: "enable-anonymous-users", convert: text),

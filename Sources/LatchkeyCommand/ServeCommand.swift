@@ -129,6 +129,14 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Record metrics (true or false). false: nothing is counted or timed and GET /metrics answers 404.")
     var metricsEnabled: Bool = true
     @Option(
+        name: .customLong("jwt-keys"),
+        help: ArgumentHelp(
+            "Signing keys as GoTrue's GOTRUE_JWT_KEYS: a JSON array of private JWKs (ES256, RS256 or HS256), exactly one with \"sign\" in key_ops (see `latchkey keys generate`). Prefer LATCHKEY_JWT_KEYS or --jwt-keys-file to the command line. Default: the JWT secret signs (HS256).",
+            valueName: "json"))
+    var jwtKeys: String?
+    @Option(name: .customLong("jwt-keys-file"), help: "A file holding the --jwt-keys JSON (keeps private keys out of the command line).")
+    var jwtKeysFile: String?
+    @Option(
         name: .customLong("database-url-file"),
         help: "A file holding the database URL (keeps a password out of the command line, like LATCHKEY_DATABASE_URL).")
     var databaseURLFile: String?
@@ -139,6 +147,17 @@ struct ServeCommand: AsyncParsableCommand {
         if let databaseURLFile {
             guard database == nil else { throw ValidationError("give the database URL once: --database or --database-url-file") }
             guard Self.fileContents(databaseURLFile) != nil else { throw ValidationError("--database-url-file \(databaseURLFile): cannot read a URL from it") }
+        }
+        if let jwtKeysFile {
+            guard jwtKeys == nil else { throw ValidationError("give the JWT keys once: --jwt-keys or --jwt-keys-file") }
+            guard Self.fileContents(jwtKeysFile) != nil else { throw ValidationError("--jwt-keys-file \(jwtKeysFile): cannot read JWT keys from it") }
+        }
+        if let json = jwtKeysJSON {
+            do {
+                _ = try JWTKeySet(json: json)
+            } catch {
+                throw ValidationError(error.description)
+            }
         }
         for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit] where limit < 1 {
             throw ValidationError("rate limits must be at least 1; use --no-rate-limits to turn them off")
@@ -173,6 +192,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.databasePoolSize = databasePoolSize
         configuration.databaseTimeout = databaseTimeout
         configuration.jwtSecret = data.environmentSecret
+        configuration.jwtKeys = jwtKeysJSON.flatMap { try? JWTKeySet(json: $0) }
         configuration.minimumPasswordLength = passwordMinLength
         configuration.bcryptCost = bcryptCost
         configuration.enableAnonymousUsers = enableAnonymousUsers
@@ -193,6 +213,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.mailFrom = mail.mailFrom
         return configuration
     }
+
+    /// The JWT keys' JSON, from --jwt-keys or --jwt-keys-file.
+    var jwtKeysJSON: String? { jwtKeys ?? jwtKeysFile.flatMap(Self.fileContents) }
 
     /// A file's text, trimmed; `nil` when unreadable or empty.
     static func fileContents(_ path: String) -> String? {

@@ -53,7 +53,7 @@ public enum LatchkeyApplication {
         let baseMailer = try mailer ?? defaultMailer(configuration, logger: logger)
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
-            signer: await TokenSigner(secret: secret, origin: origin),
+            signer: await TokenSigner(secret: secret, keys: configuration.jwtKeys, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: metrics.map { MeteredMailer(base: baseMailer, metrics: $0) } ?? baseMailer,
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
@@ -127,6 +127,7 @@ public enum LatchkeyApplication {
         router.add(middleware: RequestLogMiddleware(metrics: operations?.metrics))
         router.add(middleware: GoTrueErrorMiddleware())
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        WellKnownRoutes(service: service).register(on: router)
         (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)

@@ -123,6 +123,12 @@ public struct ServerConfiguration: Sendable {
     /// HS256 secret for access tokens (at least 32 bytes). `nil`: generated on first start and
     /// kept in `<dataDirectory>/jwt-secret` so tokens survive restarts.
     public var jwtSecret: String?
+    /// Asymmetric (or further HS256) keys for access tokens, as GoTrue's `GOTRUE_JWT_KEYS`: its
+    /// one signing key signs new access tokens (their header names its `kid`), every key
+    /// verifies, and `GET /.well-known/jwks.json` publishes the public ones. `nil`: the
+    /// ``jwtSecret`` signs (HS256, no `kid`). The secret keeps verifying HS256 tokens without a
+    /// `kid` (the API keys) either way.
+    public var jwtKeys: JWTKeySet?
     /// Minimum password length for sign-up and password changes.
     public var minimumPasswordLength: Int = defaultMinimumPasswordLength
     /// bcrypt cost factor for new password hashes.

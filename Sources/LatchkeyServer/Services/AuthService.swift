@@ -39,6 +39,8 @@ struct AuthService: Sendable {
     let auditLog: AuditLog
     /// What `GET /settings` answers.
     let settings: SettingsResponse
+    /// The public keys `GET /.well-known/jwks.json` publishes.
+    let publicKeys: [JSONWebKey]
 
     /// - Parameters:
     ///   - origin: the server's own URL, where `/verify` links point; the site URL (where users
@@ -93,5 +95,6 @@ struct AuthService: Sendable {
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
+        publicKeys = signer.publicKeys
     }
 }
