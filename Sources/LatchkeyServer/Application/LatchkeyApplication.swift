@@ -127,6 +127,7 @@ public enum LatchkeyApplication {
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
+        FactorRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)
         HostedPageRoutes(service: service, templates: pages).register(on: router)

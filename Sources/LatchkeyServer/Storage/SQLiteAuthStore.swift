@@ -297,11 +297,16 @@ public final class SQLiteAuthStore: AuthStore {
     // MARK: Helpers
 
     private static func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ db: Database) throws {
-        try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        try db.run(
+            sql: """
+                INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id,
+                    verified_methods) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
             arguments: [
                 session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
                 session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                 session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
+                session.aal.rawValue, session.factorID?.uuidString.lowercased(), session.verifiedMethodsJSON,
             ])
         try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
     }
@@ -328,7 +333,7 @@ public final class SQLiteAuthStore: AuthStore {
             ])
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.write(body)
         } catch {
@@ -336,7 +341,7 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.read(body)
         } catch {
