@@ -95,7 +95,8 @@ public enum LatchkeyApplication {
             settings: StorageCleanup.Settings(
                 refreshTokenRetention: configuration.refreshTokenRetention, auditRetention: configuration.auditRetention,
                 sessionInactivityTimeout: configuration.sessionInactivityTimeout,
-                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL)))
+                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL),
+                mfaFactorExpiry: configuration.mfaFactorExpiry, mfaChallengeExpiry: configuration.mfaChallengeExpiry))
         return [StorageCleanupService(cleanup: cleanup, interval: configuration.cleanupInterval, logger: logger)]
     }
 

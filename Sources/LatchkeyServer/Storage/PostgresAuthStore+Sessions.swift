@@ -152,6 +152,21 @@ extension PostgresAuthStore {
                 WHERE created_at < \(cutoffs.auditEntriesCreatedBefore) ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
             """)
+        counts.challenges = try await deleteBatch(
+            """
+            DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges
+                WHERE created_at < \(cutoffs.challengesCreatedBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        // Unverified factors never raised a session, so deleting one needs no session change.
+        counts.factors = try await deleteBatch(
+            """
+            DELETE FROM mfa_factors WHERE id IN (SELECT id FROM mfa_factors
+                WHERE status = 'unverified' AND created_at < \(cutoffs.unverifiedFactorsCreatedBefore)
+                    AND (last_challenged_at IS NULL OR last_challenged_at < \(cutoffs.factorsChallengedBefore))
+                LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
         return counts
     }
 

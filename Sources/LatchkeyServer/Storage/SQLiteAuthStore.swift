@@ -283,6 +283,14 @@ public final class SQLiteAuthStore: AuthStore {
         counts.auditEntries = try await deleteBatch(
             "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
             [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
+        counts.challenges = try await deleteBatch(
+            "DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges WHERE created_at < ? LIMIT ?)",
+            [cutoffs.challengesCreatedBefore.timeIntervalSince1970, limit])
+        counts.factors = try await deleteBatch(
+            """
+            DELETE FROM mfa_factors WHERE id IN (SELECT id FROM mfa_factors
+                WHERE status = 'unverified' AND created_at < ? AND (last_challenged_at IS NULL OR last_challenged_at < ?) LIMIT ?)
+            """, [cutoffs.unverifiedFactorsCreatedBefore.timeIntervalSince1970, cutoffs.factorsChallengedBefore.timeIntervalSince1970, limit])
         return counts
     }
 
