@@ -184,6 +184,13 @@ enum GoTrueEnvironment {
         Mapping(variable: "GOTRUE_RATE_LIMIT_VERIFY", option: "rate-limit-verify", convert: positiveInteger),
         Mapping(variable: "GOTRUE_LOG_LEVEL", option: "log-level", convert: logLevel),
         Mapping(variable: "GOTRUE_METRICS_ENABLED", option: "metrics-enabled", convert: boolean),
+        Mapping(variable: "GOTRUE_MFA_MAX_ENROLLED_FACTORS", option: "mfa-max-enrolled-factors", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_MAX_VERIFIED_FACTORS", option: "mfa-max-verified-factors", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", option: "mfa-challenge-expiry", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_FACTOR_EXPIRY_DURATION", option: "mfa-factor-expiry", convert: duration),
+        Mapping(variable: "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", option: "rate-limit-mfa", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_TOTP_ENROLL_ENABLED", option: "mfa-totp-enroll", convert: text),
+        Mapping(variable: "GOTRUE_MFA_TOTP_VERIFY_ENABLED", option: "mfa-totp-verify", convert: text),
     ]
 
     static let text: @Sendable (String, String) throws -> String? = { value, _ in value }

@@ -98,6 +98,22 @@ struct ServeCommand: AsyncParsableCommand {
     var refreshLimit: Int = RateLimitConfiguration.default.refreshesPerSession.count
     @Option(name: .customLong("rate-limit-verify"), help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
     var verifyLimit: Int = RateLimitConfiguration.default.verificationsPerIP.count
+    @Option(name: .customLong("rate-limit-mfa"), help: "MFA challenges and verifications per IP per minute.")
+    var mfaLimit: Int = RateLimitConfiguration.default.mfaRequestsPerIP.count
+    @Option(name: .customLong("rate-limit-failed-mfa-code"), help: "Wrong MFA (TOTP) codes per factor per 5 minutes.")
+    var failedMFACodeLimit: Int = RateLimitConfiguration.default.failedMFACodesPerFactor.count
+    @Option(name: .customLong("mfa-max-enrolled-factors"), help: "Most MFA factors, verified or not, one user may have.")
+    var mfaMaxEnrolledFactors: Int = ServerConfiguration.defaultMFAMaxEnrolledFactors
+    @Option(name: .customLong("mfa-max-verified-factors"), help: "Most verified MFA factors one user may have.")
+    var mfaMaxVerifiedFactors: Int = ServerConfiguration.defaultMFAMaxVerifiedFactors
+    @Option(name: .customLong("mfa-challenge-expiry"), help: "Seconds an MFA challenge can be verified.")
+    var mfaChallengeExpiry: Int = Int(ServerConfiguration.defaultMFAChallengeExpiry)
+    @Option(name: .customLong("mfa-factor-expiry"), help: "Seconds an enrolled MFA factor may stay unverified before it is deleted.")
+    var mfaFactorExpiry: Int = Int(ServerConfiguration.defaultMFAFactorExpiry)
+    @Flag(inversion: .prefixedNo, help: "Let users enroll TOTP factors.")
+    var mfaTotpEnroll = true
+    @Flag(inversion: .prefixedNo, help: "Let users challenge and verify TOTP factors.")
+    var mfaTotpVerify = true
     @Option(
         name: .customLong("smtp-url"),
         help: "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.")
@@ -159,7 +175,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError(error.description)
             }
         }
-        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit] where limit < 1 {
+        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit, mfaLimit, failedMFACodeLimit] where limit < 1 {
             throw ValidationError("rate limits must be at least 1; use --no-rate-limits to turn them off")
         }
     }
@@ -198,6 +214,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.enableAnonymousUsers = enableAnonymousUsers
         configuration.securePasswordChange = securePasswordChange
         configuration.emailCodeTTL = TimeInterval(emailCodeTTL)
+        configuration.mfaMaxEnrolledFactors = mfaMaxEnrolledFactors
+        configuration.mfaMaxVerifiedFactors = mfaMaxVerifiedFactors
+        configuration.mfaChallengeExpiry = TimeInterval(mfaChallengeExpiry)
+        configuration.mfaFactorExpiry = TimeInterval(mfaFactorExpiry)
+        configuration.mfaTOTPEnrollEnabled = mfaTotpEnroll
+        configuration.mfaTOTPVerifyEnabled = mfaTotpVerify
         configuration.pageTemplatesDirectory = pageTemplates.map { URL(fileURLWithPath: $0) }
         configuration.mailTemplatesDirectory = mailTemplates.map { URL(fileURLWithPath: $0) }
         var limits = RateLimitConfiguration()
@@ -207,6 +229,8 @@ struct ServeCommand: AsyncParsableCommand {
         limits.emailsPerAddress.count = emailLimit
         limits.refreshesPerSession.count = refreshLimit
         limits.verificationsPerIP.count = verifyLimit
+        limits.mfaRequestsPerIP.count = mfaLimit
+        limits.failedMFACodesPerFactor.count = failedMFACodeLimit
         configuration.rateLimits = limits
         let mail = MailEnvironment.resolve(smtpURL: smtpURL, mailFrom: mailFrom, environment: ProcessInfo.processInfo.environment)
         configuration.smtpURL = mail.smtpURL

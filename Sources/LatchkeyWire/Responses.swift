@@ -55,6 +55,8 @@ public struct UserResponse: Codable, Sendable, Hashable {
     public var updated_at: String?
     public var is_anonymous: Bool?
     public var invited_at: String?
+    /// The user's multi-factor authentication factors; absent when there are none, as GoTrue.
+    public var factors: [FactorResponse]?
 
     /// A user with only its id; set the other fields as needed.
     public init(id: String) {
@@ -87,6 +89,7 @@ public struct UserResponse: Codable, Sendable, Hashable {
         updated_at = field(.updated_at)
         is_anonymous = field(.is_anonymous)
         invited_at = field(.invited_at)
+        factors = field(.factors)
     }
 }
 

@@ -88,10 +88,13 @@ class Server:
 
 def _start_server(binary: Path, root: Path, *, autoconfirm: bool, name: str | None = None, extra_args: tuple[str, ...] = ()) -> Server:
     name = name or ("autoconfirm" if autoconfirm else "confirming")
-    # One client IP makes every request here: lift the per-IP sign-in and verification limits
-    # so the suite's ~100 sign-ins and ~30 verifications cannot trip them. The per-address
-    # email limit stays at its default (one test checks it).
-    args = ["--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--enable-anonymous-users", "--site-url", SITE_URL]
+    # One client IP makes every request here: lift the per-IP sign-in, verification and MFA
+    # limits so the suite's ~100 sign-ins, ~30 verifications and MFA calls cannot trip them.
+    # The per-address email limit stays at its default (one test checks it).
+    args = [
+        "--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--rate-limit-mfa", "100000",
+        "--enable-anonymous-users", "--site-url", SITE_URL,
+    ]
     if autoconfirm:
         args.append("--autoconfirm")
     args.extend(extra_args)

@@ -99,7 +99,8 @@ public enum LatchkeyApplication {
             settings: StorageCleanup.Settings(
                 refreshTokenRetention: configuration.refreshTokenRetention, auditRetention: configuration.auditRetention,
                 sessionInactivityTimeout: configuration.sessionInactivityTimeout,
-                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL)))
+                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL),
+                mfaFactorExpiry: configuration.mfaFactorExpiry, mfaChallengeExpiry: configuration.mfaChallengeExpiry))
         return [StorageCleanupService(cleanup: cleanup, interval: configuration.cleanupInterval, logger: logger)]
     }
 
@@ -132,6 +133,7 @@ public enum LatchkeyApplication {
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
+        FactorRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)
         HostedPageRoutes(service: service, templates: pages).register(on: router)

@@ -15,8 +15,20 @@ struct AuthService: Sendable {
     let refreshGrant: RefreshGrant
     /// `POST /logout`.
     let logout: Logout
+    /// `GET /user`.
+    let currentUser: CurrentUser
     /// `PUT /user`.
     let userUpdate: UserUpdate
+    /// `POST /factors`.
+    let factorEnrollment: FactorEnrollment
+    /// `POST /factors/{id}/challenge`.
+    let factorChallenges: FactorChallenges
+    /// `POST /factors/{id}/verify`.
+    let factorVerification: FactorVerification
+    /// `DELETE /factors/{id}`.
+    let factorUnenrollment: FactorUnenrollment
+    /// `/admin/users/{id}/factors…`.
+    let adminFactors: AdminFactors
     /// `GET/PUT /profiles/{id}`.
     let profiles: Profiles
     /// `/recover` and `/resend`.
@@ -81,6 +93,18 @@ struct AuthService: Sendable {
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
             autoconfirm: configuration.autoconfirm)
         profiles = Profiles(store: store, clock: clock)
+        currentUser = CurrentUser(store: store)
+        let factorRules = FactorRules(configuration)
+        let factorSecrets = tokens.factorSecrets
+        let issuerURL = siteURL
+        factorEnrollment = FactorEnrollment(
+            store: store, clock: clock, rules: factorRules, secrets: factorSecrets,
+            defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) })
+        factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules)
+        factorVerification = FactorVerification(
+            store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions, logger: logger)
+        factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
+        adminFactors = AdminFactors(store: store, clock: clock)
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
         verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)

@@ -20,6 +20,22 @@ struct RateLimits: Sendable {
         try admit("verify:\(ipAddress)", limits.verificationsPerIP)
     }
 
+    /// Counts an MFA challenge or verification from `ipAddress`.
+    func admitMFARequest(from ipAddress: String) throws(AuthError) {
+        try admit("mfa-ip:\(ipAddress)", limits.mfaRequestsPerIP)
+    }
+
+    /// Refuses a code for `factorID` after too many wrong ones, without counting this attempt.
+    func checkMFACodeAttempts(for factorID: UUID) throws(AuthError) {
+        if let retryAfter = limiter.check("failed-mfa:\(factorID)", limit: limits.failedMFACodesPerFactor) {
+            throw AuthError.rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    func recordFailedMFACode(for factorID: UUID) {
+        limiter.record("failed-mfa:\(factorID)", limit: limits.failedMFACodesPerFactor)
+    }
+
     /// Counts a refresh of `sessionID`.
     func admitRefresh(of sessionID: UUID) throws(AuthError) {
         try admit("refresh:\(sessionID)", limits.refreshesPerSession)

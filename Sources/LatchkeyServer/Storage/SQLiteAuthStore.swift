@@ -287,6 +287,14 @@ public final class SQLiteAuthStore: AuthStore {
         counts.auditEntries = try await deleteBatch(
             "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
             [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
+        counts.challenges = try await deleteBatch(
+            "DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges WHERE created_at < ? LIMIT ?)",
+            [cutoffs.challengesCreatedBefore.timeIntervalSince1970, limit])
+        counts.factors = try await deleteBatch(
+            """
+            DELETE FROM mfa_factors WHERE id IN (SELECT id FROM mfa_factors
+                WHERE status = 'unverified' AND created_at < ? AND (last_challenged_at IS NULL OR last_challenged_at < ?) LIMIT ?)
+            """, [cutoffs.unverifiedFactorsCreatedBefore.timeIntervalSince1970, cutoffs.factorsChallengedBefore.timeIntervalSince1970, limit])
         return counts
     }
 
@@ -301,11 +309,16 @@ public final class SQLiteAuthStore: AuthStore {
     // MARK: Helpers
 
     private static func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ db: Database) throws {
-        try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        try db.run(
+            sql: """
+                INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id,
+                    verified_methods) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
             arguments: [
                 session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
                 session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                 session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
+                session.aal.rawValue, session.factorID?.uuidString.lowercased(), session.verifiedMethodsJSON,
             ])
         try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
     }
@@ -332,7 +345,7 @@ public final class SQLiteAuthStore: AuthStore {
             ])
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             let usage = self.usage
             return try await pool.write { db in try usage.holding { try body(db) } }
@@ -341,7 +354,7 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             let usage = self.usage
             return try await pool.read { db in try usage.holding { try body(db) } }
