@@ -36,6 +36,10 @@ enum EnvironmentArguments {
         guard let name = arguments.first,
             let command = commands.first(where: { $0.configuration.commandName == name })
         else { return Expansion(arguments: arguments, variables: []) }
+        // A subcommand (`keys generate`) reads nothing from the environment.
+        if arguments.count > 1, command.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
+            return Expansion(arguments: arguments, variables: [])
+        }
         return try expand(arguments, definitions: definitions(of: command), environment: environment)
     }
 
@@ -98,7 +102,7 @@ enum EnvironmentArguments {
     }
 
     /// Options that are one setting: a database URL given directly or in a file.
-    static let sameSetting: [Set<String>] = [["database", "database-url-file"]]
+    static let sameSetting: [Set<String>] = [["database", "database-url-file"], ["jwt-keys", "jwt-keys-file"]]
 
     /// Further Latchkey names for an option.
     static let aliases: [(variable: String, option: String)] = [("LATCHKEY_DATABASE_URL", "database")]
@@ -166,6 +170,7 @@ enum GoTrueEnvironment {
         Mapping(variable: "GOTRUE_URI_ALLOW_LIST", option: "redirect-url", convert: text),
         Mapping(variable: "GOTRUE_JWT_EXP", option: "access-token-ttl", convert: positiveInteger),
         Mapping(variable: "GOTRUE_JWT_ADMIN_ROLES", option: "jwt-admin-role", convert: text),
+        Mapping(variable: "GOTRUE_JWT_KEYS", option: "jwt-keys", convert: text),
         Mapping(variable: "GOTRUE_DISABLE_SIGNUP", option: "disable-signup", convert: text),
         Mapping(variable: "GOTRUE_MAILER_AUTOCONFIRM", option: "autoconfirm", convert: text),
         Mapping(variable: "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", option: "enable-anonymous-users", convert: text),
@@ -178,9 +183,23 @@ enum GoTrueEnvironment {
         Mapping(variable: "GOTRUE_CORS_ALLOWED_HEADERS", option: "cors-allowed-headers", convert: text),
         Mapping(variable: "GOTRUE_RATE_LIMIT_VERIFY", option: "rate-limit-verify", convert: positiveInteger),
         Mapping(variable: "GOTRUE_LOG_LEVEL", option: "log-level", convert: logLevel),
+        Mapping(variable: "GOTRUE_METRICS_ENABLED", option: "metrics-enabled", convert: boolean),
+        Mapping(variable: "GOTRUE_MFA_MAX_ENROLLED_FACTORS", option: "mfa-max-enrolled-factors", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_MAX_VERIFIED_FACTORS", option: "mfa-max-verified-factors", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", option: "mfa-challenge-expiry", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_FACTOR_EXPIRY_DURATION", option: "mfa-factor-expiry", convert: duration),
+        Mapping(variable: "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", option: "rate-limit-mfa", convert: positiveInteger),
+        Mapping(variable: "GOTRUE_MFA_TOTP_ENROLL_ENABLED", option: "mfa-totp-enroll", convert: text),
+        Mapping(variable: "GOTRUE_MFA_TOTP_VERIFY_ENABLED", option: "mfa-totp-verify", convert: text),
     ]
 
     static let text: @Sendable (String, String) throws -> String? = { value, _ in value }
+
+    /// A Go boolean (`true`, `1`, `false`, `0`, …) as `true` or `false`.
+    static let boolean: @Sendable (String, String) throws -> String? = { value, variable in
+        guard let flag = EnvironmentArguments.parseBool(value) else { throw ValidationError("\(variable)=\(value): expected true or false") }
+        return flag ? "true" : "false"
+    }
 
     /// A whole number (GoTrue's ints, uints and float rates); 0 means GoTrue's default, so it is ignored.
     static let positiveInteger: @Sendable (String, String) throws -> String? = { value, variable in

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import LatchkeyServer
 
-/// `latchkey keys`: prints the anon key and a service_role key signed with the server secret.
+/// `latchkey keys`: prints the anon key and a service_role key signed with the server secret;
+/// `latchkey keys generate` prints a new signing key (``KeysGenerateCommand``).
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
@@ -10,8 +11,12 @@ struct KeysCommand: AsyncParsableCommand {
         discussion: """
             Uses the secret `serve` uses: LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) when set, otherwise the \
             secret file in --data-dir (LATCHKEY_DATA_DIR). Never creates a secret: with neither, it fails. \
-            Says on standard error which secret it used.
-            """)
+            Says on standard error which secret it used. The API keys are signed with that secret (HS256) \
+            whatever --jwt-keys says, and keep working when the signing key changes.
+
+            `latchkey keys generate --alg ES256` prints a new private JWK for --jwt-keys.
+            """,
+        subcommands: [KeysGenerateCommand.self])
 
     @OptionGroup var data: DataOptions
     @Option(name: .customLong("external-url"), help: "The server's public URL, used as the key issuer.")

@@ -98,6 +98,22 @@ struct ServeCommand: AsyncParsableCommand {
     var refreshLimit: Int = RateLimitConfiguration.default.refreshesPerSession.count
     @Option(name: .customLong("rate-limit-verify"), help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
     var verifyLimit: Int = RateLimitConfiguration.default.verificationsPerIP.count
+    @Option(name: .customLong("rate-limit-mfa"), help: "MFA challenges and verifications per IP per minute.")
+    var mfaLimit: Int = RateLimitConfiguration.default.mfaRequestsPerIP.count
+    @Option(name: .customLong("rate-limit-failed-mfa-code"), help: "Wrong MFA (TOTP) codes per factor per 5 minutes.")
+    var failedMFACodeLimit: Int = RateLimitConfiguration.default.failedMFACodesPerFactor.count
+    @Option(name: .customLong("mfa-max-enrolled-factors"), help: "Most MFA factors, verified or not, one user may have.")
+    var mfaMaxEnrolledFactors: Int = ServerConfiguration.defaultMFAMaxEnrolledFactors
+    @Option(name: .customLong("mfa-max-verified-factors"), help: "Most verified MFA factors one user may have.")
+    var mfaMaxVerifiedFactors: Int = ServerConfiguration.defaultMFAMaxVerifiedFactors
+    @Option(name: .customLong("mfa-challenge-expiry"), help: "Seconds an MFA challenge can be verified.")
+    var mfaChallengeExpiry: Int = Int(ServerConfiguration.defaultMFAChallengeExpiry)
+    @Option(name: .customLong("mfa-factor-expiry"), help: "Seconds an enrolled MFA factor may stay unverified before it is deleted.")
+    var mfaFactorExpiry: Int = Int(ServerConfiguration.defaultMFAFactorExpiry)
+    @Flag(inversion: .prefixedNo, help: "Let users enroll TOTP factors.")
+    var mfaTotpEnroll = true
+    @Flag(inversion: .prefixedNo, help: "Let users challenge and verify TOTP factors.")
+    var mfaTotpVerify = true
     @Option(
         name: .customLong("smtp-url"),
         help: "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.")
@@ -108,6 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("page-templates"),
         help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …).")
     var pageTemplates: String?
+    @Option(
+        name: .customLong("mail-templates"),
+        help: "Folder of mail templates replacing the defaults part by part: <kind>.subject, <kind>.txt, <kind>.html for confirmation, invite, recovery, magic_link, email_change, reauthentication (GoTrue's {{ .Variable }} syntax, substitution only).")
+    var mailTemplates: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
     @Option(name: .customLong("log-format"), help: "text (one line per event) or json (one JSON object per line).")
@@ -121,6 +141,18 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.")
     var metricsToken: String?
     @Option(
+        name: .customLong("metrics-enabled"),
+        help: "Record metrics (true or false). false: nothing is counted or timed and GET /metrics answers 404.")
+    var metricsEnabled: Bool = true
+    @Option(
+        name: .customLong("jwt-keys"),
+        help: ArgumentHelp(
+            "Signing keys as GoTrue's GOTRUE_JWT_KEYS: a JSON array of private JWKs (ES256, RS256 or HS256), exactly one with \"sign\" in key_ops (see `latchkey keys generate`). Prefer LATCHKEY_JWT_KEYS or --jwt-keys-file to the command line. Default: the JWT secret signs (HS256).",
+            valueName: "json"))
+    var jwtKeys: String?
+    @Option(name: .customLong("jwt-keys-file"), help: "A file holding the --jwt-keys JSON (keeps private keys out of the command line).")
+    var jwtKeysFile: String?
+    @Option(
         name: .customLong("database-url-file"),
         help: "A file holding the database URL (keeps a password out of the command line, like LATCHKEY_DATABASE_URL).")
     var databaseURLFile: String?
@@ -132,7 +164,18 @@ struct ServeCommand: AsyncParsableCommand {
             guard database == nil else { throw ValidationError("give the database URL once: --database or --database-url-file") }
             guard Self.fileContents(databaseURLFile) != nil else { throw ValidationError("--database-url-file \(databaseURLFile): cannot read a URL from it") }
         }
-        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit] where limit < 1 {
+        if let jwtKeysFile {
+            guard jwtKeys == nil else { throw ValidationError("give the JWT keys once: --jwt-keys or --jwt-keys-file") }
+            guard Self.fileContents(jwtKeysFile) != nil else { throw ValidationError("--jwt-keys-file \(jwtKeysFile): cannot read JWT keys from it") }
+        }
+        if let json = jwtKeysJSON {
+            do {
+                _ = try JWTKeySet(json: json)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        for limit in [signInLimit, failedPasswordLimit, emailLimit, refreshLimit, verifyLimit, mfaLimit, failedMFACodeLimit] where limit < 1 {
             throw ValidationError("rate limits must be at least 1; use --no-rate-limits to turn them off")
         }
     }
@@ -161,15 +204,24 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.databaseURL = database ?? databaseURLFile.flatMap(Self.fileContents)
         configuration.trustedProxies = trustedProxies
         configuration.metricsToken = metricsToken
+        configuration.metricsEnabled = metricsEnabled
         configuration.databasePoolSize = databasePoolSize
         configuration.databaseTimeout = databaseTimeout
         configuration.jwtSecret = data.environmentSecret
+        configuration.jwtKeys = jwtKeysJSON.flatMap { try? JWTKeySet(json: $0) }
         configuration.minimumPasswordLength = passwordMinLength
         configuration.bcryptCost = bcryptCost
         configuration.enableAnonymousUsers = enableAnonymousUsers
         configuration.securePasswordChange = securePasswordChange
         configuration.emailCodeTTL = TimeInterval(emailCodeTTL)
+        configuration.mfaMaxEnrolledFactors = mfaMaxEnrolledFactors
+        configuration.mfaMaxVerifiedFactors = mfaMaxVerifiedFactors
+        configuration.mfaChallengeExpiry = TimeInterval(mfaChallengeExpiry)
+        configuration.mfaFactorExpiry = TimeInterval(mfaFactorExpiry)
+        configuration.mfaTOTPEnrollEnabled = mfaTotpEnroll
+        configuration.mfaTOTPVerifyEnabled = mfaTotpVerify
         configuration.pageTemplatesDirectory = pageTemplates.map { URL(fileURLWithPath: $0) }
+        configuration.mailTemplatesDirectory = mailTemplates.map { URL(fileURLWithPath: $0) }
         var limits = RateLimitConfiguration()
         limits.enabled = !noRateLimits
         limits.signInsPerIP.count = signInLimit
@@ -177,12 +229,17 @@ struct ServeCommand: AsyncParsableCommand {
         limits.emailsPerAddress.count = emailLimit
         limits.refreshesPerSession.count = refreshLimit
         limits.verificationsPerIP.count = verifyLimit
+        limits.mfaRequestsPerIP.count = mfaLimit
+        limits.failedMFACodesPerFactor.count = failedMFACodeLimit
         configuration.rateLimits = limits
         let mail = MailEnvironment.resolve(smtpURL: smtpURL, mailFrom: mailFrom, environment: ProcessInfo.processInfo.environment)
         configuration.smtpURL = mail.smtpURL
         configuration.mailFrom = mail.mailFrom
         return configuration
     }
+
+    /// The JWT keys' JSON, from --jwt-keys or --jwt-keys-file.
+    var jwtKeysJSON: String? { jwtKeys ?? jwtKeysFile.flatMap(Self.fileContents) }
 
     /// A file's text, trimmed; `nil` when unreadable or empty.
     static func fileContents(_ path: String) -> String? {

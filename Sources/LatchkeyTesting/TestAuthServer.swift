@@ -77,6 +77,7 @@ public final class TestAuthServer: Sendable {
     ///   - mailer: delivers emails; `nil` writes them to ``outboxDirectory``.
     ///   - store: where data lives; `nil` opens the store the configuration names (SQLite).
     ///   - logger: the server's logger; silent by default.
+    ///   - metrics: where metrics go; `nil`: the server's own registry (`GET /metrics`).
     ///   - configure: changes to the test defaults.
     public static func start(
         dataDirectory: URL? = nil,
@@ -85,6 +86,7 @@ public final class TestAuthServer: Sendable {
         mailer: (any Mailer)? = nil,
         store: (any AuthStore)? = nil,
         logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: ServerMetrics? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestAuthServer {
         let ownsDirectory = dataDirectory == nil
@@ -97,7 +99,8 @@ public final class TestAuthServer: Sendable {
         configuration.rateLimits = .disabled
         configure(&configuration)
 
-        let (group, task, boundPort) = try await run(configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger)
+        let (group, task, boundPort) = try await run(
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics)
         let keys = try await ServerKeys.make(
             dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
             externalURL: configuration.externalURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
@@ -109,11 +112,12 @@ public final class TestAuthServer: Sendable {
 
     /// Builds and runs the server; returns once it listens, or throws why it stopped before.
     private static func run(
-        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger
+        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger,
+        metrics: ServerMetrics?
     ) async throws -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int) {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await LatchkeyApplication.build(
-            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger,
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics,
             onServerRunning: { port in
                 portContinuation.yield(port)
                 portContinuation.finish()
@@ -203,13 +207,35 @@ public final class TestAuthServer: Sendable {
         }
     }
 
+    /// The emails in the outbox, oldest first, as a mail client reads them (MIME decoded).
+    public func outboxMails() throws -> [OutboxMail] {
+        try outbox().map(OutboxMail.init(parsing:))
+    }
+
+    /// The newest email to `address` whose plain-text part satisfies `condition`.
+    func newestMail(to address: String, where condition: (String) -> Bool = { _ in true }) throws -> OutboxMail? {
+        try outboxMails().last { $0.to.lowercased() == address.lowercased() && condition($0.text) }
+    }
+
     /// The link token of the newest email of `type` (`signup`, `recovery`, `email_change`) to
     /// `address`.
     public func linkToken(to address: String, type: String) throws -> String {
-        guard let mail = try outbox().last(where: { $0.contains("To: \(address)") && $0.contains("type=\(type)") }),
-            let range = mail.range(of: "token=")
+        guard let mail = try newestMail(to: address, where: { $0.contains("type=\(type)") }),
+            let link = Self.verifyLink(in: mail.text),
+            let token = URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "token" })?.value
         else { throw TestServerError("no \(type) email to \(address) in the outbox") }
-        return String(mail[range.upperBound...].prefix(while: { $0 != "&" && !$0.isWhitespace }))
+        return token
+    }
+
+    /// The first `/verify` link in `text`.
+    public static func verifyLink(in text: String) -> URL? {
+        var rest = Substring(text)
+        while let start = rest.range(of: "http") {
+            let candidate = rest[start.lowerBound...].prefix { !$0.isWhitespace }
+            if candidate.contains("/verify?"), let url = URL(string: String(candidate)) { return url }
+            rest = rest[start.upperBound...]
+        }
+        return nil
     }
 }
 
@@ -217,8 +243,8 @@ extension TestAuthServer {
     /// The six-digit code in the newest email to `address` (every confirmation, invitation,
     /// recovery, magic-link, email-change and reauthentication email carries one).
     public func emailCode(to address: String) throws -> String {
-        guard let mail = try outbox().last(where: { $0.contains("To: \(address)") }),
-            let match = mail.firstMatch(of: /code[^:\n]*: ([0-9]{6})/)
+        guard let mail = try newestMail(to: address),
+            let match = mail.text.firstMatch(of: /code[^:\n]*: ([0-9]{6})/)
         else { throw TestServerError("no email with a code to \(address) in the outbox") }
         return String(match.output.1)
     }
@@ -230,8 +256,7 @@ extension TestAuthServer {
     /// the session in the fragment, with `?code=` for a PKCE link, or with the error.
     public func followLink(to address: String, type: String) async throws -> URL {
         let token = try linkToken(to: address, type: type)
-        guard let mail = try outbox().last(where: { $0.contains("token=\(token)") }),
-            let start = mail.range(of: "http"), let link = URL(string: String(mail[start.lowerBound...].prefix(while: { !$0.isWhitespace })))
+        guard let mail = try newestMail(to: address, where: { $0.contains("token=\(token)") }), let link = Self.verifyLink(in: mail.text)
         else { throw TestServerError("no link in the \(type) email to \(address)") }
         let session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }

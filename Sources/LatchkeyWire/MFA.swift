@@ -148,9 +148,12 @@ public struct VerifyFactorBody: Codable, Sendable, Hashable {
     }
 }
 
-extension VerifyFactorBody: CustomStringConvertible, CustomDebugStringConvertible {
+extension VerifyFactorBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String { "VerifyFactorBody(challenge_id: \(challenge_id ?? "nil"), code: <redacted>)" }
     public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["challenge_id": challenge_id as Any, "code": "<redacted>"], displayStyle: .struct)
+    }
 }
 
 /// `PUT /admin/users/{id}/factors/{factor_id}`.

@@ -12,6 +12,7 @@ loaded CI machine does not make the suite flaky.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -85,14 +86,18 @@ class Server:
             return ""
 
 
-def _start_server(binary: Path, root: Path, *, autoconfirm: bool) -> Server:
-    name = "autoconfirm" if autoconfirm else "confirming"
-    # One client IP makes every request here: lift the per-IP sign-in and verification limits
-    # so the suite's ~100 sign-ins and ~30 verifications cannot trip them. The per-address
-    # email limit stays at its default (one test checks it).
-    args = ["--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--enable-anonymous-users", "--site-url", SITE_URL]
+def _start_server(binary: Path, root: Path, *, autoconfirm: bool, name: str | None = None, extra_args: tuple[str, ...] = ()) -> Server:
+    name = name or ("autoconfirm" if autoconfirm else "confirming")
+    # One client IP makes every request here: lift the per-IP sign-in, verification and MFA
+    # limits so the suite's ~100 sign-ins, ~30 verifications and MFA calls cannot trip them.
+    # The per-address email limit stays at its default (one test checks it).
+    args = [
+        "--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--rate-limit-mfa", "100000",
+        "--enable-anonymous-users", "--site-url", SITE_URL,
+    ]
     if autoconfirm:
         args.append("--autoconfirm")
+    args.extend(extra_args)
     started = start_latchkey(binary, root, name, args)
     env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"}
     keys = subprocess.run(
@@ -144,6 +149,32 @@ def confirming_server(latchkey_bin: Path, _server_root: Path) -> Iterator[Server
     _stop_server(server)
 
 
+@dataclass
+class KeyedServer:
+    """A server signing with an asymmetric key (`--jwt-keys-file`), and that key's public part."""
+
+    server: Server
+    kid: str
+    jwk: dict
+
+
+@pytest.fixture(scope="session")
+def es256_server(latchkey_bin: Path, _server_root: Path) -> Iterator[KeyedServer]:
+    """An autoconfirm server whose access tokens are signed with a new ES256 key made by
+    `latchkey keys generate` (its legacy secret still signs the API keys)."""
+    generated = subprocess.run(
+        [str(latchkey_bin), "keys", "generate", "--alg", "ES256"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.strip()
+    jwk = json.loads(generated)
+    keys_file = _server_root / "es256-jwt-keys.json"
+    keys_file.write_text(f"[{generated}]")
+    keys_file.chmod(0o600)
+    server = _start_server(latchkey_bin, _server_root, autoconfirm=True, name="es256", extra_args=("--jwt-keys-file", str(keys_file)))
+    public = {k: v for k, v in jwk.items() if k not in ("d",)}
+    yield KeyedServer(server=server, kid=jwk["kid"], jwk=public)
+    _stop_server(server)
+
+
 class ClientFactory:
     """Makes SyncGoTrueClient instances the way supabase-py's create_client does.
 
@@ -187,7 +218,9 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if report.when == "call" and report.failed and not hasattr(report, "wasxfail"):
-        for name in ("autoconfirm_server", "confirming_server"):
+        for name in ("autoconfirm_server", "confirming_server", "es256_server"):
             server = item.funcargs.get(name)
+            if isinstance(server, KeyedServer):
+                server = server.server
             if isinstance(server, Server):
                 report.sections.append((f"{name} log (tail)", server.log_tail()))

@@ -47,6 +47,17 @@ struct EnvironmentOptionsTests {
         #expect(throws: Never.self) { try parse(["--autoconfirm"], ["LATCHKEY_AUTOCONFIRM": "1"]) }
     }
 
+    @Test("--metrics-enabled and --mail-templates from the environment, GoTrue's GOTRUE_METRICS_ENABLED too")
+    func metricsAndMailTemplates() throws {
+        #expect(try parse([], [:]).0.serverConfiguration().metricsEnabled, "on by default")
+        let (command, _) = try parse([], ["LATCHKEY_METRICS_ENABLED": "false", "LATCHKEY_MAIL_TEMPLATES": "/etc/latchkey/mail"])
+        #expect(!command.serverConfiguration().metricsEnabled)
+        #expect(command.serverConfiguration().mailTemplatesDirectory?.path == "/etc/latchkey/mail")
+        #expect(!(try parse([], ["GOTRUE_METRICS_ENABLED": "0"]).0.serverConfiguration().metricsEnabled))
+        #expect(try parse(["--metrics-enabled", "true"], ["GOTRUE_METRICS_ENABLED": "false"]).0.serverConfiguration().metricsEnabled)
+        #expect(throws: (any Error).self) { try parse([], ["GOTRUE_METRICS_ENABLED": "sometimes"]) }
+    }
+
     @Test("GoTrue's names, Go durations, LATCHKEY_ before GOTRUE_ before the unprefixed names")
     func goTrueNames() throws {
         let environment = [
@@ -96,6 +107,27 @@ struct EnvironmentOptionsTests {
         #expect(GoTrueEnvironment.goDuration("90") == 90)
         #expect(GoTrueEnvironment.goDuration("10 minutes") == nil)
         #expect(throws: (any Error).self) { try parse([], ["GOTRUE_SESSIONS_TIMEBOX": "forever"]) }
+    }
+
+    @Test("MFA settings from GoTrue's and Latchkey's names")
+    func mfaSettings() throws {
+        let (gotrue, variables) = try parse([], [
+            "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3", "GOTRUE_MFA_MAX_VERIFIED_FACTORS": "2", "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "600",
+            "GOTRUE_MFA_FACTOR_EXPIRY_DURATION": "10m", "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "30",
+            "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "false",
+        ])
+        let configuration = gotrue.serverConfiguration()
+        #expect(configuration.mfaMaxEnrolledFactors == 3 && configuration.mfaMaxVerifiedFactors == 2)
+        #expect(configuration.mfaChallengeExpiry == 600 && configuration.mfaFactorExpiry == 600)
+        #expect(configuration.rateLimits.mfaRequestsPerIP.count == 30)
+        #expect(!configuration.mfaTOTPEnrollEnabled && configuration.mfaTOTPVerifyEnabled)
+        #expect(variables.contains("GOTRUE_MFA_MAX_ENROLLED_FACTORS"))
+        let (own, _) = try parse(["--rate-limit-failed-mfa-code", "7"], ["LATCHKEY_MFA_MAX_ENROLLED_FACTORS": "4", "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3"])
+        #expect(own.serverConfiguration().mfaMaxEnrolledFactors == 4)
+        #expect(own.serverConfiguration().rateLimits.failedMFACodesPerFactor.count == 7)
+        let (defaults, _) = try parse([], [:])
+        #expect(defaults.serverConfiguration().mfaMaxEnrolledFactors == ServerConfiguration.defaultMFAMaxEnrolledFactors)
+        #expect(defaults.serverConfiguration().mfaChallengeExpiry == 300)
     }
 
     @Test("settings are listed with secrets redacted")

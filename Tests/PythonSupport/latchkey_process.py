@@ -49,6 +49,9 @@ class Mail:
     to: str
     subject: str
     body: str
+    """The plain-text part (what links and codes are read from)."""
+    html: str | None = None
+    """The HTML part of a multipart/alternative mail, if any."""
 
     @property
     def links(self) -> list[str]:
@@ -86,10 +89,15 @@ class Outbox:
 
     def _read(self, path: Path) -> Mail:
         message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        text = message.get_body(preferencelist=("plain",))
+        html = message.get_body(preferencelist=("html",))
+        if text is None:
+            raise ValueError(f"{path.name}: no text/plain part")
         return Mail(
             to=str(message["To"]).strip(),
             subject=str(message["Subject"]).strip(),
-            body=message.get_content(),
+            body=text.get_content(),
+            html=html.get_content() if html is not None else None,
         )
 
     def mails_to(self, address: str) -> list[Mail]:

@@ -11,8 +11,9 @@ import NIOHTTPTypes
 ///   size, headers over the limit) is answered with GoTrue's JSON error — 400 `bad_request`, or
 ///   431 `request_header_fields_too_large` — and the connection is closed; never a 500 or an
 ///   empty body. (Hummingbird alone answers an empty 400, or a 500 when the body is the bad part.)
-/// - `CONNECT` is refused (405, `x-sb-error-code: method_not_allowed`) and the connection
-///   closed: this server is no proxy. (SwiftNIO's encoder sends no body in an answer to CONNECT.)
+/// - `CONNECT` is refused — 405 with GoTrue's JSON error, `method_not_allowed` — and the
+///   connection closed: this server is no proxy. (SwiftNIO's response encoder sends no body in
+///   any answer to CONNECT, as a tunnel's answer has none; this answer is written below it.)
 /// - A request must arrive whole (head to end of body) within `requestTimeout` of its head, or
 ///   it is answered 408 `request_timeout` and the connection closed, so a client that trickles a
 ///   body cannot hold a connection. (Hummingbird's idle timeout closes connections idle between
@@ -30,6 +31,10 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readingRequest = false
     /// Set once the connection is being closed by this handler: everything else is dropped.
     private var refused = false
+    /// Requests passed on whose response has not ended yet.
+    private var unanswered = 0
+    /// A CONNECT arrived while earlier requests were unanswered: refused once they are.
+    private var connectPending = false
     private var requestTimer: Scheduled<Void>?
 
     init(requestTimeout: TimeAmount) {
@@ -37,14 +42,16 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
+        guard !refused, !connectPending else { return }
         let part = unwrapInboundIn(data)
         switch part {
         case .head(let head):
             if head.method == .connect {
-                refuse(context, AuthError(.methodNotAllowed, "method_not_allowed", "CONNECT is not supported"))
+                // Earlier requests on the connection are answered first, in order.
+                if unanswered > 0 { connectPending = true } else { refuseConnect(context) }
                 return
             }
+            unanswered += 1
             readingRequest = true
             requestTimer?.cancel()
             let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
@@ -79,9 +86,19 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch unwrapOutboundIn(data) {
-        case .head: responding = true
+        case .head(let head):
+            responding = true
+            // An informational (1xx) head is followed by the real one.
+            if head.status.kind == .informational { responding = false }
         case .body: break
-        case .end: responding = false
+        case .end:
+            responding = false
+            unanswered = max(0, unanswered - 1)
+            if connectPending, unanswered == 0 {
+                context.write(data, promise: promise)
+                refuseConnect(context)
+                return
+            }
         }
         context.write(data, promise: promise)
     }
@@ -117,6 +134,30 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    /// Answers a CONNECT with a 405 and its JSON body, written as bytes beneath SwiftNIO's HTTP
+    /// response encoder (which would drop the body), then closes the connection.
+    private func refuseConnect(_ context: ChannelHandlerContext) {
+        refused = true
+        readingRequest = false
+        requestTimer?.cancel()
+        requestTimer = nil
+        guard !responding, context.channel.isActive,
+            let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+        else {
+            context.close(promise: nil)
+            return
+        }
+        let error = AuthError(.methodNotAllowed, "method_not_allowed", "CONNECT is not supported")
+        let body = Self.body(for: error)
+        var bytes = context.channel.allocator.buffer(capacity: 256 + body.readableBytes)
+        bytes.writeString(
+            "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: \(body.readableBytes)\r\n"
+                + "\(GoTrueErrorMiddleware<AuthRequestContext>.errorCodeHeader.canonicalName): \(error.code)\r\nConnection: close\r\n\r\n")
+        bytes.writeImmutableBuffer(body)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
     /// GoTrue's error for a request the HTTP parser refused.

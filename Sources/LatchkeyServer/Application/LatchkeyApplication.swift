@@ -19,7 +19,8 @@ public enum LatchkeyApplication {
     ///   - store: where data lives; `nil` opens the store named by the configuration.
     ///   - metrics: where request, sign-in, refresh, rate-limit and mail metrics go; `nil` keeps
     ///     them in a Prometheus registry of this server's own, served by `GET /metrics` when
-    ///     ``ServerConfiguration/metricsToken`` is set.
+    ///     ``ServerConfiguration/metricsToken`` is set. With ``ServerConfiguration/metricsEnabled``
+    ///     off nothing is recorded, here or there.
     ///   - onServerRunning: called with the bound port once the server accepts connections.
     public static func build(
         configuration: ServerConfiguration,
@@ -36,6 +37,8 @@ public enum LatchkeyApplication {
                 "short access-token lifetime: Supabase clients treat a token with under 30 s left as expired and refresh before nearly every call",
                 metadata: ["access_token_ttl": "\(configuration.accessTokenTTL)"])
         }
+        // Templates first: a mistake in one stops the start before anything is opened.
+        let mailTemplates = try MailTemplates.load(overrides: configuration.mailTemplatesDirectory)
         try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)
         let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         let store: any AuthStore = if let store { store } else { try await openStore(configuration, logger: logger) }
@@ -46,14 +49,15 @@ public enum LatchkeyApplication {
         // is updated then (onServerRunning), before anyone can know where to connect.
         let origin = ServerOrigin(configuration.resolvedExternalURL())
         let learnsPort = configuration.port == 0 && configuration.externalURL == nil
-        let metrics = metrics ?? .prometheus()
+        let metrics: ServerMetrics? = configuration.metricsEnabled ? metrics ?? .prometheus() : nil
+        let baseMailer = try mailer ?? defaultMailer(configuration, logger: logger)
         let service = AuthService(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
-            signer: await TokenSigner(secret: secret, origin: origin),
+            signer: await TokenSigner(secret: secret, keys: configuration.jwtKeys, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
-            mailer: MeteredMailer(base: try mailer ?? defaultMailer(configuration, logger: logger), metrics: metrics),
+            mailer: metrics.map { MeteredMailer(base: baseMailer, metrics: $0) } ?? baseMailer,
             limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
-            origin: origin)
+            origin: origin, mailTemplates: mailTemplates)
 
         let router = makeRouter(
             service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
@@ -95,7 +99,8 @@ public enum LatchkeyApplication {
             settings: StorageCleanup.Settings(
                 refreshTokenRetention: configuration.refreshTokenRetention, auditRetention: configuration.auditRetention,
                 sessionInactivityTimeout: configuration.sessionInactivityTimeout,
-                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL)))
+                oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL),
+                mfaFactorExpiry: configuration.mfaFactorExpiry, mfaChallengeExpiry: configuration.mfaChallengeExpiry))
         return [StorageCleanupService(cleanup: cleanup, interval: configuration.cleanupInterval, logger: logger)]
     }
 
@@ -123,10 +128,12 @@ public enum LatchkeyApplication {
         router.add(middleware: RequestLogMiddleware(metrics: operations?.metrics))
         router.add(middleware: GoTrueErrorMiddleware())
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
+        WellKnownRoutes(service: service).register(on: router)
         (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
+        FactorRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)
         HostedPageRoutes(service: service, templates: pages).register(on: router)

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import NIOConcurrencyHelpers
 import Prometheus
 
 /// What the server counts and times, recorded through an injected swift-metrics
@@ -17,8 +18,14 @@ import Prometheus
 /// | `latchkey_rate_limited_total` | `route` | requests refused with 429 |
 /// | `latchkey_mails_total` | `result` (`sent`, `failed`) | emails handed to the mailer |
 /// | `latchkey_database_ready` | | 1 when the last `/ready` check reached the database, else 0 |
+/// | `latchkey_database_connections_in_use` | | pooled connections held by a call when `/metrics` is read |
+/// | `latchkey_database_connections_max` | | the most connections the pool opens |
+/// | `latchkey_database_connection_uses_total` | | calls that held a connection |
+/// | `latchkey_database_connection_busy_seconds_total` | | seconds connections were held, summed: `rate()` of it over `_max` is the pool's utilisation |
 public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
+    /// The pool counters as last recorded, so that counters grow by the difference.
+    private let recordedPoolUsage = NIOLockedValueBox<DatabasePoolUsage.Snapshot?>(nil)
     /// Renders the registry in Prometheus' text format; `nil` when the factory is not the
     /// server's own registry (then `GET /metrics` is not served).
     let render: (@Sendable () -> String)?
@@ -77,6 +84,20 @@ public final class ServerMetrics: Sendable {
     /// Records an email handed to the mailer.
     func recordMail(sent: Bool) {
         Counter(label: "latchkey_mails_total", dimensions: [("result", sent ? "sent" : "failed")], factory: factory).increment()
+    }
+
+    /// Records a reading of the store's pool counters (``DatabasePoolUsage``).
+    func recordPoolUsage(_ snapshot: DatabasePoolUsage.Snapshot) {
+        let previous = recordedPoolUsage.withLockedValue { recorded in
+            defer { recorded = snapshot }
+            return recorded
+        }
+        Gauge(label: "latchkey_database_connections_in_use", factory: factory).record(snapshot.inUse)
+        Gauge(label: "latchkey_database_connections_max", factory: factory).record(snapshot.capacity)
+        Counter(label: "latchkey_database_connection_uses_total", factory: factory)
+            .increment(by: max(0, snapshot.uses - (previous?.uses ?? 0)))
+        FloatingPointCounter(label: "latchkey_database_connection_busy_seconds_total", factory: factory)
+            .increment(by: max(0, snapshot.busySeconds - (previous?.busySeconds ?? 0)))
     }
 
     /// Records the outcome of a readiness check.

@@ -31,7 +31,8 @@ struct StorageCleanupService: Service {
                         metadata: [
                             "sessions": "\(deleted.sessions)", "refresh_tokens": "\(deleted.refreshTokens)",
                             "one_time_tokens": "\(deleted.oneTimeTokens)", "flow_states": "\(deleted.flowStates)",
-                            "audit_entries": "\(deleted.auditEntries)", "duration": "\(ContinuousClock.now - started)",
+                            "audit_entries": "\(deleted.auditEntries)", "mfa_factors": "\(deleted.factors)",
+                            "mfa_challenges": "\(deleted.challenges)", "duration": "\(ContinuousClock.now - started)",
                         ])
                 }
             } catch is CancellationError {

@@ -31,6 +31,12 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     public var refreshesPerSession = Limit(count: 150, per: 300)
     /// Verification attempts (`/verify`) per client IP: 30 per 5 minutes.
     public var verificationsPerIP = Limit(count: 30, per: 300)
+    /// MFA challenges and verifications (`/factors/{id}/challenge`, `/factors/{id}/verify`) per
+    /// client IP: 15 per minute, GoTrue's `GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`.
+    public var mfaRequestsPerIP = Limit(count: 15, per: 60)
+    /// Wrong TOTP codes per factor: 5 per 5 minutes, then every code for the factor is refused
+    /// until the window passes.
+    public var failedMFACodesPerFactor = Limit(count: 5, per: 300)
 
     public init() {}
 

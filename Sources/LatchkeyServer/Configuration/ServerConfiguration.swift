@@ -52,6 +52,16 @@ public struct ServerConfiguration: Sendable {
     /// arrives) and the longest a request may take to arrive whole.
     public static let defaultIdleTimeout: TimeInterval = 60
 
+    /// Default most factors (verified or not) a user may have, as GoTrue's `GOTRUE_MFA_MAX_ENROLLED_FACTORS`.
+    public static let defaultMFAMaxEnrolledFactors = 10
+    /// Default most verified factors a user may have, as GoTrue's `GOTRUE_MFA_MAX_VERIFIED_FACTORS`.
+    public static let defaultMFAMaxVerifiedFactors = 10
+    /// Default seconds an MFA challenge can be verified: 300, as GoTrue's `GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION`.
+    public static let defaultMFAChallengeExpiry: TimeInterval = 300
+    /// Default seconds an enrolled factor may stay unverified before it is deleted: 300, as
+    /// GoTrue's `GOTRUE_MFA_FACTOR_EXPIRY_DURATION`.
+    public static let defaultMFAFactorExpiry: TimeInterval = 300
+
     /// Largest request body accepted.
     public static let maximumRequestBodySize = 1 << 20
 
@@ -123,6 +133,12 @@ public struct ServerConfiguration: Sendable {
     /// HS256 secret for access tokens (at least 32 bytes). `nil`: generated on first start and
     /// kept in `<dataDirectory>/jwt-secret` so tokens survive restarts.
     public var jwtSecret: String?
+    /// Asymmetric (or further HS256) keys for access tokens, as GoTrue's `GOTRUE_JWT_KEYS`: its
+    /// one signing key signs new access tokens (their header names its `kid`), every key
+    /// verifies, and `GET /.well-known/jwks.json` publishes the public ones. `nil`: the
+    /// ``jwtSecret`` signs (HS256, no `kid`). The secret keeps verifying HS256 tokens without a
+    /// `kid` (the API keys) either way.
+    public var jwtKeys: JWTKeySet?
     /// Minimum password length for sign-up and password changes.
     public var minimumPasswordLength: Int = defaultMinimumPasswordLength
     /// bcrypt cost factor for new password hashes.
@@ -138,11 +154,30 @@ public struct ServerConfiguration: Sendable {
     /// Whether changing the password from a session older than 24 hours needs the nonce mailed by
     /// `GET /reauthenticate` (GoTrue's `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`).
     public var securePasswordChange: Bool = false
+    /// Whether users may enroll TOTP factors (GoTrue's `GOTRUE_MFA_TOTP_ENROLL_ENABLED`).
+    public var mfaTOTPEnrollEnabled: Bool = true
+    /// Whether TOTP factors may be challenged and verified (GoTrue's `GOTRUE_MFA_TOTP_VERIFY_ENABLED`).
+    public var mfaTOTPVerifyEnabled: Bool = true
+    /// Most factors, verified or not, one user may have.
+    public var mfaMaxEnrolledFactors: Int = defaultMFAMaxEnrolledFactors
+    /// Most verified factors one user may have.
+    public var mfaMaxVerifiedFactors: Int = defaultMFAMaxVerifiedFactors
+    /// Seconds after its creation an MFA challenge can still be verified.
+    public var mfaChallengeExpiry: TimeInterval = defaultMFAChallengeExpiry
+    /// Seconds an enrolled factor may stay unverified (with no challenge in the last
+    /// ``mfaChallengeExpiry``) before it is deleted, at the user's next enrolment or by the
+    /// cleanup task.
+    public var mfaFactorExpiry: TimeInterval = defaultMFAFactorExpiry
     /// Request rate limits (per server instance).
     public var rateLimits: RateLimitConfiguration = .default
     /// A folder of Mustache templates (`home.mustache`, `password.mustache`, `style.css`, …) that
     /// replace the hosted pages' defaults of the same name; `nil` uses the shipped ones.
     public var pageTemplatesDirectory: URL?
+    /// A folder of mail templates (`confirmation.subject`, `confirmation.txt`,
+    /// `confirmation.html`, … for GoTrue's kinds `confirmation`, `invite`, `recovery`,
+    /// `magic_link`, `email_change`, `reauthentication`) replacing the defaults part by part;
+    /// `nil` uses the built-in ones. Checked when the server starts (see `MailTemplates`).
+    public var mailTemplatesDirectory: URL?
     /// Threads that hash and verify passwords; `nil` means one per CPU core.
     public var passwordHashingThreads: Int?
     /// Where emails go: `nil` writes them to `<dataDirectory>/outbox`;
@@ -158,6 +193,9 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies: [String] = []
     /// The bearer token `GET /metrics` requires. `nil` (the default): `/metrics` answers 404.
     public var metricsToken: String?
+    /// Whether metrics are recorded at all. Off: nothing is counted or timed (no cost on any
+    /// request) and `GET /metrics` answers 404 whatever the token.
+    public var metricsEnabled: Bool = true
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -198,6 +236,11 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("--refresh-token-retention must be at least --refresh-reuse-interval")
         }
         guard auditRetention > 0 else { throw ConfigurationError("--audit-retention must be more than 0 seconds") }
+        guard mfaMaxEnrolledFactors >= 1, mfaMaxVerifiedFactors >= 1 else {
+            throw ConfigurationError("--mfa-max-enrolled-factors and --mfa-max-verified-factors must be at least 1")
+        }
+        guard mfaChallengeExpiry >= 1 else { throw ConfigurationError("--mfa-challenge-expiry must be at least 1 second") }
+        guard mfaFactorExpiry >= 1 else { throw ConfigurationError("--mfa-factor-expiry must be at least 1 second") }
         guard idleTimeout > 0 else { throw ConfigurationError("--idle-timeout must be more than 0 seconds") }
         if let maximumConnections, maximumConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
         guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
@@ -206,6 +249,9 @@ public struct ServerConfiguration: Sendable {
         _ = try TrustedProxies(parsing: trustedProxies)
         if let metricsToken, metricsToken.utf8.count < 16 {
             throw ConfigurationError("--metrics-token must be at least 16 characters long")
+        }
+        if metricsToken != nil, !metricsEnabled {
+            throw ConfigurationError("--metrics-token serves metrics that --metrics-enabled false turns off: give one or the other")
         }
         if let siteURL, URL(string: siteURL)?.scheme == nil {
             throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")

@@ -20,6 +20,14 @@ public struct AuditEntry: Sendable, Hashable {
         case verificationAttempted = "verification_attempted"
         case userInvited = "user_invited"
         case userReauthenticateRequested = "user_reauthenticate_requested"
+        /// A factor was enrolled (still unverified), as GoTrue names it.
+        case factorInProgress = "factor_in_progress"
+        case factorUnenrolled = "factor_unenrolled"
+        case challengeCreated = "challenge_created"
+        /// An administrator deleted a factor.
+        case factorDeleted = "factor_deleted"
+        /// An administrator renamed a factor.
+        case factorUpdated = "factor_updated"
     }
 
     public var id: UUID
@@ -52,6 +60,7 @@ public struct AuditEntry: Sendable, Hashable {
         case .tokenRefreshed, .tokenRevoked: "token"
         case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword, .userReauthenticateRequested: "user"
         case .userDeleted, .userInvited: "team"
+        case .factorInProgress, .factorUnenrolled, .challengeCreated, .factorDeleted, .factorUpdated: "factor"
         }
     }
 }

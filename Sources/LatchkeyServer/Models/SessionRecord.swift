@@ -12,8 +12,19 @@ public struct SessionRecord: Sendable, Hashable {
     public var notAfter: Date?
     /// How the session was authenticated ("password", "otp", "recovery").
     public var authMethod: String
+    /// The authenticator assurance level: `aal1`, or `aal2` once a factor's code was verified in
+    /// the session (GoTrue's `sessions.aal`).
+    public var aal: AssuranceLevel
+    /// The factor that raised the session to `aal2`, if one did.
+    public var factorID: UUID?
+    /// Methods verified in the session after it started (`totp`), each with when it last was
+    /// (GoTrue's `mfa_amr_claims` beyond the sign-in method).
+    public var verifiedMethods: [AuthenticationMethodReference]
 
-    public init(id: UUID = UUID(), userID: UUID, createdAt: Date, updatedAt: Date, refreshedAt: Date, notAfter: Date?, authMethod: String) {
+    public init(
+        id: UUID = UUID(), userID: UUID, createdAt: Date, updatedAt: Date, refreshedAt: Date, notAfter: Date?, authMethod: String,
+        aal: AssuranceLevel = .aal1, factorID: UUID? = nil, verifiedMethods: [AuthenticationMethodReference] = []
+    ) {
         self.id = id
         self.userID = userID
         self.createdAt = createdAt
@@ -21,6 +32,39 @@ public struct SessionRecord: Sendable, Hashable {
         self.refreshedAt = refreshedAt
         self.notAfter = notAfter
         self.authMethod = authMethod
+        self.aal = aal
+        self.factorID = factorID
+        self.verifiedMethods = verifiedMethods
+    }
+
+    /// GoTrue's `amr` claim: the sign-in method and every method verified since, each once,
+    /// most recent first.
+    var authenticationMethods: [AuthenticationMethodReference] {
+        let signIn = AuthenticationMethodReference(method: authMethod, timestamp: Int(createdAt.timeIntervalSince1970))
+        return ([signIn] + verifiedMethods.filter { $0.method != authMethod }).enumerated()
+            .sorted { $0.element.timestamp != $1.element.timestamp ? $0.element.timestamp > $1.element.timestamp : $0.offset > $1.offset }
+            .map(\.element)
+    }
+}
+
+/// An authenticator assurance level (NIST SP 800-63B), as GoTrue names them.
+public enum AssuranceLevel: String, Sendable, Hashable, Comparable {
+    /// One factor (a password, an emailed code or link).
+    case aal1
+    /// A second factor verified in the session (a TOTP code).
+    case aal2
+
+    public static func < (lhs: AssuranceLevel, rhs: AssuranceLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One entry of the `amr` claim: how the user proved who they are, and when (seconds since 1970).
+public struct AuthenticationMethodReference: Codable, Sendable, Hashable {
+    public var method: String
+    public var timestamp: Int
+
+    public init(method: String, timestamp: Int) {
+        self.method = method
+        self.timestamp = timestamp
     }
 }
 
@@ -59,5 +103,13 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     /// first token of the session).
     init(hash: String, of session: SessionRecord, parentHash: String?, createdAt: Date) {
         self.init(tokenHash: hash, sessionID: session.id, userID: session.userID, parentHash: parentHash, revokedAt: nil, createdAt: createdAt)
+    }
+}
+
+extension SessionRecord {
+    /// ``verifiedMethods`` as the JSON text both stores keep.
+    var verifiedMethodsJSON: String {
+        guard let data = try? JSONEncoder().encode(verifiedMethods) else { return "[]" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

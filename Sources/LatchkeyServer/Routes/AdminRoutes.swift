@@ -40,6 +40,22 @@ struct AdminRoutes {
             try await service.adminUsers.logOut(context.userID(), ipAddress: context.clientIP)
             return Response(status: .noContent)
         }
+        router.get("/admin/users/:id/factors") { request, context in
+            try await requireAdmin(request)
+            return try JSONBody.response(try await service.adminFactors.list(userID: context.userID()))
+        }
+        router.put("/admin/users/:id/factors/:factor_id") { request, context in
+            try await requireAdmin(request)
+            let (userID, factorID) = (try context.userID(), try context.factorID())
+            let body = try await JSONBody.decode(AdminUpdateFactorBody.self, from: request, context: context)
+            return try JSONBody.response(
+                try await service.adminFactors.update(userID: userID, factorID: factorID, with: body, ipAddress: context.clientIP))
+        }
+        router.delete("/admin/users/:id/factors/:factor_id") { request, context in
+            try await requireAdmin(request)
+            let (userID, factorID) = (try context.userID(), try context.factorID())
+            return try JSONBody.response(try await service.adminFactors.delete(userID: userID, factorID: factorID, ipAddress: context.clientIP))
+        }
         router.get("/admin/audit") { request, _ in
             try await requireAdmin(request)
             return try JSONBody.response(try await service.auditLog.entries(try page(request)))

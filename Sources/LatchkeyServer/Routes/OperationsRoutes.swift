@@ -22,6 +22,7 @@ struct OperationsRoutes: Sendable {
             // has no business seeing.
             guard let metricsToken, let render = metrics?.render else { throw AuthError.notFound }
             guard let presented = try? request.bearerToken(), Self.equal(presented, metricsToken) else { throw AuthError.noAuthorization }
+            if let usage = store?.poolUsage { metrics?.recordPoolUsage(usage.snapshot) }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: .init(string: render())))

@@ -7,7 +7,7 @@ struct UserRoutes {
 
     func register(on router: Router<AuthRequestContext>) {
         router.get("/user") { request, _ in
-            try JSONBody.response(UserResponse(try await service.authentication.user(bearer: request.bearerToken()).user))
+            try JSONBody.response(try await service.currentUser.user(try await service.authentication.user(bearer: request.bearerToken())))
         }
         router.put("/user") { request, context in
             let signedIn = try await service.authentication.user(bearer: request.bearerToken())

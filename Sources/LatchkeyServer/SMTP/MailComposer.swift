@@ -6,7 +6,9 @@ import Foundation
 /// or `multipart/alternative` with an HTML part when the message has one.
 ///
 /// Quoted-printable rather than 8bit keeps the message valid on any relay, 8BITMIME or not.
-/// Lines end with CRLF; the SMTP client adds the dot-stuffing.
+/// ASCII text stays 7bit with lines up to RFC 5322's hard limit of 998 bytes (not the 78 it
+/// recommends): a link then stays whole on its line, for a reader and for scripts reading the
+/// raw message. Lines end with CRLF; the SMTP client adds the dot-stuffing.
 struct MailComposer: Sendable {
     var from: MailAddress
     var date: Date
@@ -20,13 +22,15 @@ struct MailComposer: Sendable {
         self.boundary = boundary ?? "latchkey-\(UUID().uuidString.lowercased())"
     }
 
-    func compose(_ message: MailMessage) throws(SMTPError) -> String {
-        guard MailAddress.isValidAddress(message.to) else {
+    /// - Parameter validatingRecipient: whether a recipient that cannot go into an SMTP command
+    ///   (not ASCII, say) is an error; the outbox takes any address a user signed up with.
+    func compose(_ message: MailMessage, validatingRecipient: Bool = true) throws(SMTPError) -> String {
+        if validatingRecipient, !MailAddress.isValidAddress(message.to) {
             throw SMTPError(stage: .rcptTo, kind: .permanent, message: "not a usable recipient address: \(MailAddress.printable(message.to))")
         }
         var headers = [
             "From: " + Self.mailbox(from),
-            "To: " + message.to,
+            "To: " + Self.oneLine(message.to),
             Self.encodedHeader("Subject", Self.oneLine(message.subject)),
             "Date: " + Self.rfc5322Date(date),
             "Message-ID: " + messageID,
@@ -34,7 +38,7 @@ struct MailComposer: Sendable {
         ]
         var lines: [String]
         if let html = message.html {
-            headers.append("Content-Type: multipart/alternative; boundary=\"\(boundary)\"")
+            headers.append("Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"")
             lines = headers + ["", "This is a multi-part message in MIME format."]
             for (subtype, text) in [("plain", message.body), ("html", html)] {
                 let part = Self.part(subtype: subtype, text: text)

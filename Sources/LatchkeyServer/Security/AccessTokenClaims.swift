@@ -42,8 +42,8 @@ extension AccessTokenClaims {
     init(user: UserRecord, session: SessionRecord, issuer: String, issuedAt: Date, expiresAt: Date) {
         self.init(
             iss: .init(value: issuer), sub: .init(value: user.id.uuidString.lowercased()), aud: .init(value: user.aud),
-            exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: "", role: user.role, aal: "aal1",
-            amr: [.init(method: session.authMethod, timestamp: Int(session.createdAt.timeIntervalSince1970))],
+            exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: "", role: user.role, aal: session.aal.rawValue,
+            amr: session.authenticationMethods.map { .init(method: $0.method, timestamp: $0.timestamp) },
             sessionID: session.id.uuidString.lowercased(), isAnonymous: user.isAnonymous,
             appMetadata: user.appMetadata, userMetadata: user.userMetadata)
     }

@@ -14,6 +14,8 @@ struct OpaqueTokens: Sendable {
     private let rotationKey: SymmetricKey
     private let codeKey: SymmetricKey
     private let formKey: SymmetricKey
+    /// Seals TOTP secrets for storage, under a key of its own derived from the same secret.
+    let factorSecrets: FactorSecretBox
 
     init(jwtSecret: String) {
         self.rotationKey = HKDF<SHA256>.deriveKey(
@@ -28,6 +30,7 @@ struct OpaqueTokens: Sendable {
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey hosted page form v1".utf8),
             outputByteCount: 32)
+        self.factorSecrets = FactorSecretBox(jwtSecret: jwtSecret)
     }
 
     /// A MAC over `text` under the hosted pages' form key (``HostedPages``' tickets and CSRF

@@ -23,9 +23,10 @@ final class RateLimiter: Sendable {
 
     /// Records an event for `key` if the limit allows it.
     /// - Returns: `nil` when allowed, otherwise the seconds until an event would be allowed.
-    func consume(_ key: String, limit: RateLimitConfiguration.Limit, minimumInterval: TimeInterval = 0) -> Int? {
+    /// - Parameter date: when the event happens; now by default.
+    func consume(_ key: String, limit: RateLimitConfiguration.Limit, minimumInterval: TimeInterval = 0, at date: Date? = nil) -> Int? {
         guard enabled else { return nil }
-        let now = clock.now()
+        let now = date ?? clock.now()
         return state.withLockedValue { state in
             var recent = Self.prune(state.events[key] ?? [], now: now, window: limit.window)
             if let last = recent.last, minimumInterval > 0, now.timeIntervalSince(last) < minimumInterval {
@@ -44,6 +45,20 @@ final class RateLimiter: Sendable {
                 state.events = state.events.filter { $0.value.last.map { $0 > cutoff } ?? false }
             }
             return nil
+        }
+    }
+
+    /// The limiter's clock's now.
+    func now() -> Date { clock.now() }
+
+    /// Forgets one event of `key` recorded at `date` by ``consume(_:limit:minimumInterval:)``:
+    /// the event it stood for did not happen after all (an email that could not be delivered).
+    func unrecord(_ key: String, at date: Date) {
+        guard enabled else { return }
+        state.withLockedValue { state in
+            guard var events = state.events[key], let index = events.lastIndex(of: date) else { return }
+            events.remove(at: index)
+            state.events[key] = events.isEmpty ? nil : events
         }
     }
 

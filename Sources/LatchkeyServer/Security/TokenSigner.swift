@@ -2,16 +2,26 @@ import Foundation
 import JWTKit
 import NIOConcurrencyHelpers
 
-/// Signs and verifies HS256 access tokens with the server secret.
+/// Signs and verifies access tokens: with the signing key of the configured JWT keys
+/// (``JWTKeySet``; the token's header names its `kid`), or, without JWT keys, with the legacy
+/// HS256 secret (no `kid`, as GoTrue). API keys are always signed with the legacy secret.
 ///
-/// Verification (``JWTVerifier``) accepts the configured keys' algorithms only (HS256):
-/// `alg: none`, other algorithms and tokens signed with another key are refused.
+/// Verification (``JWTVerifier``) picks the key by the token's `kid` (the legacy secret for
+/// HS256 tokens naming no configured key) and accepts only that key's algorithm: `alg: none`,
+/// other algorithms, unknown `kid`s of ES256/RS256 tokens and tokens signed with another key
+/// are refused.
 ///
 /// JWTKit's key collection is an actor, so every signature it makes or checks runs on that one
 /// actor. The signer keeps a few identical collections and spreads requests over them, so that
 /// token checks use every core instead of queueing behind each other.
 final class TokenSigner: Sendable {
     private let collections: [JWTKeyCollection]
+    /// Signs API keys with the legacy secret.
+    private let legacy: JWTKeyCollection
+    /// The `kid` new access tokens carry; `nil` when the legacy secret signs them.
+    let signingKeyID: String?
+    /// The public keys `/.well-known/jwks.json` publishes.
+    let publicKeys: [JSONWebKey]
     private let next = NIOLockedValueBox(0)
     private let verified = VerifiedTokenCache()
     private let verifier: JWTVerifier
@@ -20,15 +30,31 @@ final class TokenSigner: Sendable {
     /// The `iss` of the tokens it signs: the server's URL and `/auth/v1`, as Supabase's.
     var issuer: String { origin.url + "/auth/v1" }
 
-    init(secret: String, origin: ServerOrigin, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
+    init(secret: String, keys: JWTKeySet? = nil, origin: ServerOrigin, lanes: Int = ProcessInfo.processInfo.activeProcessorCount * 2) async {
+        legacy = JWTKeyCollection()
+        await legacy.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         var collections: [JWTKeyCollection] = []
         for _ in 0..<max(1, lanes) {
-            let keys = JWTKeyCollection()
-            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-            collections.append(keys)
+            let collection = JWTKeyCollection()
+            if let key = keys?.signingKey, let material = key.signing {
+                let kid = JWKIdentifier(string: key.id)
+                switch material {
+                case .hs256(let secret):
+                    await collection.add(hmac: secret, digestAlgorithm: .sha256, kid: kid)
+                case .es256(let privateKey):
+                    await collection.add(ecdsa: privateKey, kid: kid)
+                case .rs256(let privateKey):
+                    await collection.add(rsa: privateKey, digestAlgorithm: .sha256, kid: kid)
+                }
+            } else {
+                await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+            }
+            collections.append(collection)
         }
         self.collections = collections
-        self.verifier = JWTVerifier(secret: secret)
+        self.signingKeyID = keys?.signingKey.id
+        self.publicKeys = keys?.publicKeys ?? []
+        self.verifier = JWTVerifier(secret: secret, keys: keys)
         self.origin = origin
     }
 
@@ -41,7 +67,7 @@ final class TokenSigner: Sendable {
     }
 
     func sign(_ claims: AccessTokenClaims) async throws -> String {
-        try await keys.sign(claims, header: ["typ": "JWT"])
+        try await keys.sign(claims, kid: signingKeyID.map { JWKIdentifier(string: $0) }, header: ["typ": "JWT"])
     }
 
     /// The claims of a validly signed token that is neither expired nor not yet valid, or 403
@@ -65,6 +91,6 @@ final class TokenSigner: Sendable {
         let claims = APIKeyClaims(
             iss: IssuerClaim(value: issuer), role: role, iat: IssuedAtClaim(value: now),
             exp: ExpirationClaim(value: now.addingTimeInterval(10 * 365 * 86_400)))
-        return try await keys.sign(claims, header: ["typ": "JWT"])
+        return try await legacy.sign(claims, header: ["typ": "JWT"])
     }
 }

@@ -29,7 +29,7 @@ struct AdminUsers: Sendable {
     }
 
     func user(_ id: UUID) async throws -> UserResponse {
-        UserResponse(try await existingUser(id))
+        UserResponse(try await existingUser(id), factors: try await store.factors(userID: id))
     }
 
     /// Creates an account: unconfirmed unless `email_confirm`, without a password unless one is given.

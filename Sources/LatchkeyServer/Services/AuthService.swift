@@ -15,8 +15,20 @@ struct AuthService: Sendable {
     let refreshGrant: RefreshGrant
     /// `POST /logout`.
     let logout: Logout
+    /// `GET /user`.
+    let currentUser: CurrentUser
     /// `PUT /user`.
     let userUpdate: UserUpdate
+    /// `POST /factors`.
+    let factorEnrollment: FactorEnrollment
+    /// `POST /factors/{id}/challenge`.
+    let factorChallenges: FactorChallenges
+    /// `POST /factors/{id}/verify`.
+    let factorVerification: FactorVerification
+    /// `DELETE /factors/{id}`.
+    let factorUnenrollment: FactorUnenrollment
+    /// `/admin/users/{id}/factors…`.
+    let adminFactors: AdminFactors
     /// `GET/PUT /profiles/{id}`.
     let profiles: Profiles
     /// `/recover` and `/resend`.
@@ -39,6 +51,8 @@ struct AuthService: Sendable {
     let auditLog: AuditLog
     /// What `GET /settings` answers.
     let settings: SettingsResponse
+    /// The public keys `GET /.well-known/jwks.json` publishes.
+    let publicKeys: [JSONWebKey]
 
     /// - Parameters:
     ///   - origin: the server's own URL, where `/verify` links point; the site URL (where users
@@ -46,7 +60,7 @@ struct AuthService: Sendable {
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
         signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, limiter: RateLimiter, logger: Logger,
-        origin: ServerOrigin
+        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
@@ -60,7 +74,8 @@ struct AuthService: Sendable {
             redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
             siteIsServer: siteURL == nil || siteURL == origin.url)
         let emailLinks = EmailLinks(
-            store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, logger: logger)
+            store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
+            logger: logger)
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
@@ -78,6 +93,18 @@ struct AuthService: Sendable {
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
             autoconfirm: configuration.autoconfirm)
         profiles = Profiles(store: store, clock: clock)
+        currentUser = CurrentUser(store: store)
+        let factorRules = FactorRules(configuration)
+        let factorSecrets = tokens.factorSecrets
+        let issuerURL = siteURL
+        factorEnrollment = FactorEnrollment(
+            store: store, clock: clock, rules: factorRules, secrets: factorSecrets,
+            defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) })
+        factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules)
+        factorVerification = FactorVerification(
+            store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions, logger: logger)
+        factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
+        adminFactors = AdminFactors(store: store, clock: clock)
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
         verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)
@@ -92,5 +119,6 @@ struct AuthService: Sendable {
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
+        publicKeys = signer.publicKeys
     }
 }

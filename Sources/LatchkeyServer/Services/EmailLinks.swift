@@ -39,12 +39,13 @@ struct EmailLinks: Sendable {
     private let mailer: any Mailer
     private let limits: RateLimits
     private let tokens: OpaqueTokens
+    private let templates: MailTemplates
     let settings: Settings
     private let logger: Logger
 
     init(
         store: any AuthStore, clock: any ServerClock, mailer: any Mailer, limits: RateLimits, tokens: OpaqueTokens, settings: Settings,
-        logger: Logger
+        templates: MailTemplates = .defaults, logger: Logger
     ) {
         self.store = store
         self.clock = clock
@@ -52,6 +53,7 @@ struct EmailLinks: Sendable {
         self.limits = limits
         self.tokens = tokens
         self.settings = settings
+        self.templates = templates
         self.logger = logger
     }
 
@@ -137,26 +139,35 @@ struct EmailLinks: Sendable {
             issued: Issued(link: link, code: code, linkToken: linkToken, redirectTo: redirect))
     }
 
-    /// Issues a token of `purpose` and mails it to `address`. The caller has counted the email
-    /// against the address's rate limit. A mail that cannot be handed over is GoTrue's 500
-    /// "Error sending … email", logged without the link or the code.
+    /// Issues a token of `purpose` and mails it to `address`. A mail that cannot be handed over
+    /// is GoTrue's 500 "Error sending … email", logged without the link or the code.
+    ///
+    /// - Parameter slot: the rate-limit slot the caller took for this email
+    ///   (``RateLimits/admitEmail(to:for:)``), given back when no email goes out.
     func send(
         _ purpose: EmailPurpose, to user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
-        audit: AuditEntry? = nil
+        audit: AuditEntry? = nil, slot: RateLimits.EmailSlot?
     ) async throws {
-        let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
-        if let flow = pending.flow { try await store.saveFlowState(flow) }
-        try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
-        try await deliver(pending)
+        do {
+            let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
+            if let flow = pending.flow { try await store.saveFlowState(flow) }
+            try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
+            try await deliver(pending, slot: nil)
+        } catch {
+            if let slot { limits.releaseEmail(slot) }
+            throw error
+        }
     }
 
     /// Mails a stored token. A mail that cannot be handed over is GoTrue's 500 "Error sending …
-    /// email", logged without the link or the code.
-    func deliver(_ pending: Pending) async throws {
+    /// email", logged without the link or the code; `slot` (the rate-limit slot taken for it)
+    /// is given back then.
+    func deliver(_ pending: Pending, slot: RateLimits.EmailSlot?) async throws {
         let purpose = pending.purpose
         do {
-            try await mailer.send(EmailMessages.message(purpose, to: pending.address, link: pending.issued.link, code: pending.issued.code))
+            try await mailer.send(message(for: pending))
         } catch {
+            if let slot { limits.releaseEmail(slot) }
             // Mailers' errors carry no credentials (SMTPError blanks them out of server replies).
             let transient = (error as? any MailDeliveryFailure)?.isTransient
             logger.error(
@@ -169,6 +180,17 @@ struct EmailLinks: Sendable {
         }
     }
 
+    /// The email of a pending token, from the templates.
+    func message(for pending: Pending) -> MailMessage {
+        templates.message(
+            pending.purpose,
+            MailTemplates.Context(
+                to: pending.address, email: pending.user.email, confirmationURL: pending.issued.link, token: pending.issued.code,
+                tokenHash: pending.issued.link == nil ? nil : pending.issued.linkToken, siteURL: settings.redirects.siteURL,
+                redirectTo: pending.issued.link == nil ? nil : pending.issued.redirectTo,
+                newEmail: pending.purpose == .emailChange ? pending.address : nil, data: pending.user.userMetadata))
+    }
+
     // MARK: Requests
 
     /// `POST /recover`: mails a recovery link and code when the address has an account that is
@@ -177,9 +199,10 @@ struct EmailLinks: Sendable {
     func recover(_ body: EmailBody, queryRedirect: String?, ipAddress: String) async throws {
         let email = try InputRules.normalizedEmail(body.email)
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
-        try limits.admitEmail(to: email, for: .recovery)
+        let slot = try limits.admitEmail(to: email, for: .recovery)
         if let user = try await store.user(email: email), !user.isBanned(at: clock.now()) {
-            try await send(.recovery, to: user, address: email, redirectTo: body.redirect_to ?? queryRedirect, pkce: pkce, ipAddress: ipAddress)
+            try await send(
+                .recovery, to: user, address: email, redirectTo: body.redirect_to ?? queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
     }
 
@@ -195,13 +218,13 @@ struct EmailLinks: Sendable {
         }
         let email = try InputRules.normalizedEmail(body.email)
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
-        try limits.admitEmail(to: email, for: purpose)
+        let slot = try limits.admitEmail(to: email, for: purpose)
         let redirect = body.redirect_to ?? queryRedirect
         guard let user = try await store.user(email: email), !user.isBanned(at: clock.now()) else { return }
         if purpose == .signup, user.emailConfirmedAt == nil {
-            try await send(.signup, to: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
+            try await send(.signup, to: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         } else if purpose == .emailChange, let pending = user.newEmail {
-            try await send(.emailChange, to: user, address: pending, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
+            try await send(.emailChange, to: user, address: pending, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
     }
 }

@@ -39,15 +39,16 @@ struct EmailSignIn: Sendable {
         try limits.admitSignIn(from: ipAddress)
         let existing = try await store.user(email: email)
         if let existing, existing.emailConfirmedAt != nil {
-            try limits.admitEmail(to: email, for: .magicLink)
+            let slot = try limits.admitEmail(to: email, for: .magicLink)
             guard !existing.isBanned(at: clock.now()) else { return }
-            try await emailLinks.send(.magicLink, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress)
+            try await emailLinks.send(
+                .magicLink, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
             return
         }
         let purpose: EmailPurpose = existing == nil && autoconfirm ? .magicLink : .signup
-        try limits.admitEmail(to: email, for: purpose)
+        let slot = try limits.admitEmail(to: email, for: purpose)
         if let existing {
-            try await emailLinks.send(.signup, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress)
+            try await emailLinks.send(.signup, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
             return
         }
         guard body.create_user ?? true, !signUpDisabled else { return }
@@ -60,7 +61,10 @@ struct EmailSignIn: Sendable {
                                         traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now))
         } catch StoreError.duplicateEmail {
             return  // signed up a moment ago by another request, which mails the link
+        } catch {
+            limits.releaseEmail(slot)  // nothing was mailed
+            throw error
         }
-        try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress)
+        try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
     }
 }

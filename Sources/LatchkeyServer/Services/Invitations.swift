@@ -22,7 +22,7 @@ struct Invitations: Sendable {
         let email = try InputRules.normalizedEmail(body.email)
         let user = try await invitee(email, data: body.data)
         try await emailLinks.send(.invite, to: user, address: email, redirectTo: queryRedirect, pkce: nil, ipAddress: ipAddress,
-                                  audit: adminAudit(.userInvited, user, ipAddress: ipAddress))
+                                  audit: adminAudit(.userInvited, user, ipAddress: ipAddress), slot: nil)
         return UserResponse(try await store.user(id: user.id) ?? user)
     }
 

@@ -20,6 +20,22 @@ struct RateLimits: Sendable {
         try admit("verify:\(ipAddress)", limits.verificationsPerIP)
     }
 
+    /// Counts an MFA challenge or verification from `ipAddress`.
+    func admitMFARequest(from ipAddress: String) throws(AuthError) {
+        try admit("mfa-ip:\(ipAddress)", limits.mfaRequestsPerIP)
+    }
+
+    /// Refuses a code for `factorID` after too many wrong ones, without counting this attempt.
+    func checkMFACodeAttempts(for factorID: UUID) throws(AuthError) {
+        if let retryAfter = limiter.check("failed-mfa:\(factorID)", limit: limits.failedMFACodesPerFactor) {
+            throw AuthError.rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    func recordFailedMFACode(for factorID: UUID) {
+        limiter.record("failed-mfa:\(factorID)", limit: limits.failedMFACodesPerFactor)
+    }
+
     /// Counts a refresh of `sessionID`.
     func admitRefresh(of sessionID: UUID) throws(AuthError) {
         try admit("refresh:\(sessionID)", limits.refreshesPerSession)
@@ -31,11 +47,28 @@ struct RateLimits: Sendable {
     ///
     /// Callers count the request whether or not the address has an account, so the answer never
     /// tells the two apart.
-    func admitEmail(to address: String, for purpose: EmailPurpose) throws(AuthError) {
+    ///
+    /// - Returns: the slot taken, for ``releaseEmail(_:)`` when no email goes out after all.
+    @discardableResult
+    func admitEmail(to address: String, for purpose: EmailPurpose) throws(AuthError) -> EmailSlot {
         let key = "email:\(purpose.kind.rawValue):\(address)"
-        if let retryAfter = limiter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval) {
+        let now = limiter.now()
+        if let retryAfter = limiter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval, at: now) {
             throw AuthError.emailRateLimited(retryAfter: retryAfter)
         }
+        return EmailSlot(key: key, takenAt: now)
+    }
+
+    /// Gives back a slot ``admitEmail(to:for:)`` took for an email that could not be delivered,
+    /// so that the address can ask again at once rather than wait out the interval.
+    func releaseEmail(_ slot: EmailSlot) {
+        limiter.unrecord(slot.key, at: slot.takenAt)
+    }
+
+    /// One email counted against an address's limit.
+    struct EmailSlot: Sendable {
+        fileprivate let key: String
+        fileprivate let takenAt: Date
     }
 
     /// Refuses a code for `address` after too many wrong ones, without counting this attempt.

@@ -35,8 +35,8 @@ struct Reauthentication: Sendable {
         guard user.emailConfirmedAt != nil else {
             throw AuthError.verifyEmailFirst
         }
-        try limits.admitEmail(to: user.email, for: .reauthentication)
-        try await emailLinks.send(.reauthentication, to: user, address: user.email, redirectTo: nil, pkce: nil, ipAddress: ipAddress)
+        let slot = try limits.admitEmail(to: user.email, for: .reauthentication)
+        try await emailLinks.send(.reauthentication, to: user, address: user.email, redirectTo: nil, pkce: nil, ipAddress: ipAddress, slot: slot)
     }
 
     /// Checks that `signedIn` may change the password with `nonce`: nothing to check when not

@@ -69,6 +69,7 @@ struct SessionIssuer: Sendable {
         let claims = AccessTokenClaims(user: user, session: session, issuer: signer.issuer, issuedAt: now, expiresAt: expiresAt)
         return SessionResponse(
             access_token: try await signer.sign(claims), expires_in: Int(accessTokenTTL),
-            expires_at: Int(expiresAt.timeIntervalSince1970), refresh_token: refreshToken, user: UserResponse(user))
+            expires_at: Int(expiresAt.timeIntervalSince1970), refresh_token: refreshToken,
+            user: UserResponse(user, factors: try await store.factors(userID: user.id)))
     }
 }

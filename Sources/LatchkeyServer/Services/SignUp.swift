@@ -67,7 +67,7 @@ struct SignUp: Sendable {
         let redirect = body.email_redirect_to ?? body.redirect_to ?? queryRedirect
 
         if let existing = try await store.user(email: email) {
-            if !settings.autoconfirm { try limits.admitEmail(to: email, for: .signup) }
+            let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
             try await store.appendAudit(
                 AuditEntry(action: .userRepeatedSignUp, actorID: existing.id, actorUsername: email, ipAddress: ipAddress, createdAt: clock.now()))
             if existing.emailConfirmedAt != nil {
@@ -78,10 +78,10 @@ struct SignUp: Sendable {
                 return .user(Self.lookalike(email: email, data: body.data ?? [:], at: clock.now()))
             }
             // An unconfirmed sign-up repeated: send the confirmation again, change nothing else.
-            return try await confirm(existing, redirect: redirect, pkce: pkce, ipAddress: ipAddress)
+            return try await confirm(existing, redirect: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
 
-        if !settings.autoconfirm { try limits.admitEmail(to: email, for: .signup) }
+        let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
         let now = clock.now()
         var user = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
@@ -99,9 +99,14 @@ struct SignUp: Sendable {
                 return .session(try await sessions.started(session))
             }
             let link = emailLinks.prepare(.signup, for: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
-            try await store.insertUser(link.user, audit: audit, start: .confirmation(link.token, flow: link.flow, audit: link.audit))
+            do {
+                try await store.insertUser(link.user, audit: audit, start: .confirmation(link.token, flow: link.flow, audit: link.audit))
+            } catch {
+                if let slot { limits.releaseEmail(slot) }  // nothing was mailed
+                throw error
+            }
             logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
-            try await emailLinks.deliver(link)
+            try await emailLinks.deliver(link, slot: slot)
             return .user(UserResponse(link.user))
         } catch StoreError.duplicateEmail {
             throw AuthError.userAlreadyExists
@@ -127,8 +132,10 @@ struct SignUp: Sendable {
     }
 
     /// Mails `user` a confirmation link and code and answers the user as stored afterwards.
-    private func confirm(_ user: UserRecord, redirect: String?, pkce: PKCEChallenge?, ipAddress: String) async throws -> Outcome {
-        try await emailLinks.send(.signup, to: user, address: user.email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
+    private func confirm(
+        _ user: UserRecord, redirect: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.EmailSlot?
+    ) async throws -> Outcome {
+        try await emailLinks.send(.signup, to: user, address: user.email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         return .user(UserResponse(try await store.user(id: user.id) ?? user))
     }
 

@@ -9,6 +9,8 @@ import Logging
 ///   `refresh_token_not_found`, as it does in GoTrue once its cleanup has deleted it.
 /// - Sessions past their timebox (`not_after`) or their inactivity timeout, a day after they
 ///   expired (as GoTrue, so that clients hear `session_expired` for a while first).
+/// - Unverified MFA factors past their expiry (not challenged within the challenge expiry), and
+///   MFA challenges an hour after they expired.
 /// - Email-link tokens older than the longest link or code lifetime, PKCE flows older than their
 ///   five minutes plus an hour, and audit entries older than the audit retention.
 ///
@@ -21,6 +23,10 @@ struct StorageCleanup: Sendable {
         var sessionInactivityTimeout: TimeInterval?
         /// The longest an email-link token can be used (the longest link or code lifetime).
         var oneTimeTokenLifetime: TimeInterval
+        /// Seconds an enrolled factor may stay unverified (``ServerConfiguration/mfaFactorExpiry``).
+        var mfaFactorExpiry: TimeInterval = ServerConfiguration.defaultMFAFactorExpiry
+        /// Seconds an MFA challenge can be verified (``ServerConfiguration/mfaChallengeExpiry``).
+        var mfaChallengeExpiry: TimeInterval = ServerConfiguration.defaultMFAChallengeExpiry
         /// Rows per kind deleted in one transaction.
         var batchSize = 500
     }
@@ -31,6 +37,10 @@ struct StorageCleanup: Sendable {
     /// How long a PKCE flow is kept: its 5-minute lifetime plus an hour, so a late code still
     /// hears `flow_state_expired` for a while.
     static let flowStateRetention: TimeInterval = PKCEGrant.flowStateLifetime + 3600
+
+    /// How long an MFA challenge is kept after it expired, so a late code still hears
+    /// `mfa_challenge_expired` for a while: an hour.
+    static let challengeGrace: TimeInterval = 3600
 
     private let store: any AuthStore
     private let clock: any ServerClock
@@ -50,7 +60,10 @@ struct StorageCleanup: Sendable {
             sessionsRefreshedBefore: settings.sessionInactivityTimeout.map { now.addingTimeInterval(-($0 + Self.expiredSessionGrace)) },
             oneTimeTokensCreatedBefore: now.addingTimeInterval(-settings.oneTimeTokenLifetime),
             flowStatesCreatedBefore: now.addingTimeInterval(-Self.flowStateRetention),
-            auditEntriesCreatedBefore: now.addingTimeInterval(-settings.auditRetention))
+            auditEntriesCreatedBefore: now.addingTimeInterval(-settings.auditRetention),
+            unverifiedFactorsCreatedBefore: now.addingTimeInterval(-settings.mfaFactorExpiry),
+            factorsChallengedBefore: now.addingTimeInterval(-settings.mfaChallengeExpiry),
+            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace)))
     }
 
     /// Deletes batches until no kind has stale rows left; returns how many rows went.

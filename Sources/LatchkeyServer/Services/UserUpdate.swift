@@ -37,6 +37,12 @@ struct UserUpdate: Sendable {
         if user.isAnonymous, let password = body.password, !password.isEmpty, body.email == nil {
             throw AuthError.anonymousPasswordWithoutEmail
         }
+        let changesPassword = body.password.map { !$0.isEmpty } ?? false
+        let changesEmail = body.email.map { !$0.isEmpty && (try? InputRules.normalizedEmail($0)) != user.email } ?? false
+        if changesPassword || changesEmail, signedIn.session.aal != .aal2, try await store.factors(userID: user.id).hasVerifiedFactor {
+            // GoTrue: with a verified factor, a new password or email needs an aal2 session.
+            throw AuthError.aal2RequiredToUpdateUser
+        }
         if body.password != nil {
             try await reauthentication.authorizePasswordChange(signedIn, nonce: body.nonce)
         }
@@ -77,9 +83,10 @@ struct UserUpdate: Sendable {
             try await passwords.passwordChanged(userID: user.id, keeping: signedIn.session.id)
         }
         if let pendingEmail {
-            try limits.admitEmail(to: pendingEmail, for: .emailChange)
-            try await emailLinks.send(.emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress)
+            let slot = try limits.admitEmail(to: pendingEmail, for: .emailChange)
+            try await emailLinks.send(
+                .emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
-        return UserResponse(try await store.user(id: user.id) ?? user)
+        return UserResponse(try await store.user(id: user.id) ?? user, factors: try await store.factors(userID: user.id))
     }
 }

@@ -64,6 +64,19 @@ public protocol AuthStore: Sendable {
     /// its first use, right or wrong.
     func consumeFlowState(authCodeHash: String) async throws -> FlowState?
 
+    /// Every factor of the user, oldest first.
+    func factors(userID: UUID) async throws -> [FactorRecord]
+    /// Changes a user's factors in one transaction: reads their ``FactorState`` (with the
+    /// challenge `challengeID` and the session `sessionID`, when given) under locks that serialise
+    /// every factor change of the user (whichever instance runs it), asks `plan` what to write,
+    /// applies the plan's changes in order and returns its result.
+    ///
+    /// The store knows no MFA rules: `plan` makes every decision. It must be a pure function of
+    /// the state, because a store may run it again when it retries the transaction.
+    func changeFactors<Result: Sendable>(
+        of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
+    ) async throws -> Result
+
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]
@@ -76,6 +89,14 @@ public protocol AuthStore: Sendable {
 
     /// Releases connections.
     func close() async throws
+
+    /// How much of the store's connection pool is in use (`GET /metrics`); `nil` when the store
+    /// does not count it.
+    var poolUsage: DatabasePoolUsage? { get }
+}
+
+extension AuthStore {
+    public var poolUsage: DatabasePoolUsage? { nil }
 }
 
 /// Failures a store reports that callers act on.

@@ -52,7 +52,10 @@ extension PostgresAuthStore {
 
     /// Runs `body` on a pooled connection, within the store's bounds (see ``PostgresLeaseGuard``).
     private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await PostgresLeaseGuard(client: client, leaseTimeout: timeout, stallTimeout: Self.stallTimeout).run(body)
+        let usage = self.usage
+        return try await PostgresLeaseGuard(client: client, leaseTimeout: timeout, stallTimeout: Self.stallTimeout).run { connection in
+            try await usage.holding { try await body(connection) }
+        }
     }
 
     /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email,

@@ -32,7 +32,7 @@ extension PostgresAuthStore {
                 SELECT \(unescaped: PostgresRows.sessionColumnsOfS), \(unescaped: PostgresRows.userColumnsOfU)
                 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = \(id)
                 """, logger: self.logger
-            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: 7)) }
+            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount)) }
         }
         return found.map { ($0.session, $0.user) }
     }
@@ -70,7 +70,7 @@ extension PostgresAuthStore {
                 WHERE s.id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(hash))
                 FOR UPDATE OF s
                 """, logger: self.logger
-            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: 7)) }
+            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount)) }
             // 2. The token itself, locked while the session is; read as it is now, after any
             //    rotation that held the session lock before us.
             let token = try await connection.query(
@@ -150,6 +150,21 @@ extension PostgresAuthStore {
             """
             DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log
                 WHERE created_at < \(cutoffs.auditEntriesCreatedBefore) ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        counts.challenges = try await deleteBatch(
+            """
+            DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges
+                WHERE created_at < \(cutoffs.challengesCreatedBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
+        // Unverified factors never raised a session, so deleting one needs no session change.
+        counts.factors = try await deleteBatch(
+            """
+            DELETE FROM mfa_factors WHERE id IN (SELECT id FROM mfa_factors
+                WHERE status = 'unverified' AND created_at < \(cutoffs.unverifiedFactorsCreatedBefore)
+                    AND (last_challenged_at IS NULL OR last_challenged_at < \(cutoffs.factorsChallengedBefore))
+                LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
             """)
         return counts

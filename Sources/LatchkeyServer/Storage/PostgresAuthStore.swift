@@ -30,9 +30,13 @@ public final class PostgresAuthStore: AuthStore, Service {
     public let redactedURL: String
     /// Whether ``run()`` has started the pool (it runs once).
     private let running = OnceFlag()
+    let usage: DatabasePoolUsage
+    /// The pooled connections in use.
+    public var poolUsage: DatabasePoolUsage? { usage }
 
-    private init(client: PostgresClient, timeout: Duration, logger: Logger, redactedURL: String) {
+    private init(client: PostgresClient, poolSize: Int, timeout: Duration, logger: Logger, redactedURL: String) {
         self.client = client
+        self.usage = DatabasePoolUsage(capacity: poolSize)
         self.timeout = timeout
         self.logger = logger
         self.redactedURL = redactedURL
@@ -72,7 +76,7 @@ public final class PostgresAuthStore: AuthStore, Service {
         let client = PostgresClient(
             configuration: try parsed.clientConfiguration(maximumConnections: poolSize), backgroundLogger: driverLogger)
         return PostgresAuthStore(
-            client: client, timeout: .milliseconds(Int64(timeout * 1000)), logger: driverLogger, redactedURL: parsed.redacted)
+            client: client, poolSize: poolSize, timeout: .milliseconds(Int64(timeout * 1000)), logger: driverLogger, redactedURL: parsed.redacted)
     }
 
     /// Runs the connection pool until graceful shutdown or cancellation.

@@ -121,6 +121,39 @@ enum PostgresMigrations {
             "CREATE INDEX audit_log_created_at ON audit_log (created_at)",
             "CREATE INDEX one_time_tokens_created_at ON one_time_tokens (created_at)",
         ]),
+        Migration(version: "v4: multi-factor authentication", statements: [
+            "ALTER TABLE sessions ADD COLUMN aal TEXT NOT NULL DEFAULT 'aal1'",
+            "ALTER TABLE sessions ADD COLUMN factor_id UUID",
+            "ALTER TABLE sessions ADD COLUMN verified_methods JSONB NOT NULL DEFAULT '[]'",
+            "CREATE INDEX sessions_factor ON sessions (factor_id) WHERE factor_id IS NOT NULL",
+            """
+            CREATE TABLE mfa_factors (
+                id UUID PRIMARY KEY,
+                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                friendly_name TEXT NOT NULL,
+                factor_type TEXT NOT NULL,
+                status TEXT NOT NULL,
+                secret TEXT NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                last_challenged_at TIMESTAMPTZ,
+                last_used_step BIGINT
+            )
+            """,
+            "CREATE INDEX mfa_factors_user ON mfa_factors (user_id, created_at)",
+            "CREATE INDEX mfa_factors_unverified ON mfa_factors (created_at) WHERE status = 'unverified'",
+            """
+            CREATE TABLE mfa_challenges (
+                id UUID PRIMARY KEY,
+                factor_id UUID NOT NULL REFERENCES mfa_factors(id) ON DELETE CASCADE,
+                created_at TIMESTAMPTZ NOT NULL,
+                verified_at TIMESTAMPTZ,
+                ip_address TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX mfa_challenges_factor ON mfa_challenges (factor_id)",
+            "CREATE INDEX mfa_challenges_created_at ON mfa_challenges (created_at)",
+        ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -61,25 +61,110 @@ enum PostgresRows {
 
     // MARK: Sessions and refresh tokens
 
-    static let sessionColumns = "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method"
-    static let sessionColumnsOfS = "s.id, s.user_id, s.created_at, s.updated_at, s.refreshed_at, s.not_after, s.auth_method"
+    static let sessionColumns =
+        "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods::text"
+    static let sessionColumnsOfS = sessionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }
+        .joined(separator: ", ")
+    /// How many columns ``session(_:)`` decodes: a joined user's columns start after them.
+    static let sessionColumnCount = 10
 
-    /// Decodes ``sessionColumns``, the first seven columns of the row.
+    /// Decodes ``sessionColumns``, the first ``sessionColumnCount`` columns of the row.
     static func session(_ row: PostgresRow) throws -> SessionRecord {
         let cells = row.makeRandomAccess()
         return SessionRecord(
             id: try cells[0].decode(UUID.self), userID: try cells[1].decode(UUID.self),
             createdAt: try cells[2].decode(Date.self), updatedAt: try cells[3].decode(Date.self),
             refreshedAt: try cells[4].decode(Date.self), notAfter: try cells[5].decode(Date?.self),
-            authMethod: try cells[6].decode(String.self))
+            authMethod: try cells[6].decode(String.self),
+            aal: try SQLiteRows.assuranceLevel(try cells[7].decode(String.self), of: "sessions"), factorID: try cells[8].decode(UUID?.self),
+            verifiedMethods: try SQLiteRows.verifiedMethods(try cells[9].decode(String.self), of: "sessions"))
     }
 
     static func insertSession(_ session: SessionRecord) -> PostgresQuery {
         """
-        INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method)
+        INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods)
         VALUES (\(session.id), \(session.userID), \(session.createdAt), \(session.updatedAt), \(session.refreshedAt),
-            \(session.notAfter), \(session.authMethod))
+            \(session.notAfter), \(session.authMethod), \(session.aal.rawValue), \(session.factorID), \(session.verifiedMethodsJSON)::jsonb)
         """
+    }
+
+    // MARK: Factors and challenges
+
+    static let factorColumns =
+        "id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at, last_challenged_at, last_used_step"
+
+    static func factor(_ row: PostgresRow) throws -> FactorRecord {
+        let (id, userID, name, type, status, secret, createdAt, updatedAt, challengedAt, lastStep) =
+            try row.decode((UUID, UUID, String, String, String, String, Date, Date, Date?, Int64?).self)
+        guard let status = FactorRecord.Status(rawValue: status) else {
+            throw StoreError.unreadableRow("mfa_factors.status holds an unknown status")
+        }
+        return FactorRecord(
+            id: id, userID: userID, friendlyName: name, factorType: type, status: status, sealedSecret: secret, createdAt: createdAt,
+            updatedAt: updatedAt, lastChallengedAt: challengedAt, lastUsedStep: lastStep)
+    }
+
+    static let challengeColumns = "id, factor_id, created_at, verified_at, ip_address"
+
+    static func challenge(_ row: PostgresRow) throws -> ChallengeRecord {
+        let (id, factorID, createdAt, verifiedAt, ipAddress) = try row.decode((UUID, UUID, Date, Date?, String).self)
+        return ChallengeRecord(id: id, factorID: factorID, createdAt: createdAt, verifiedAt: verifiedAt, ipAddress: ipAddress)
+    }
+
+    /// The statements of one row change of a factor operation, to run in order.
+    static func statements(for change: FactorChange) -> [PostgresFragment] {
+        switch change {
+        case .insertFactor(let factor):
+            [
+                """
+                INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at,
+                    last_challenged_at, last_used_step)
+                VALUES (\(factor.id), \(factor.userID), \(factor.friendlyName), \(factor.factorType), \(factor.status.rawValue),
+                    \(factor.sealedSecret), \(factor.createdAt), \(factor.updatedAt), \(factor.lastChallengedAt), \(factor.lastUsedStep))
+                """
+            ]
+        case .updateFactor(let factor):
+            [
+                """
+                UPDATE mfa_factors SET friendly_name = \(factor.friendlyName), status = \(factor.status.rawValue),
+                    updated_at = \(factor.updatedAt), last_challenged_at = \(factor.lastChallengedAt), last_used_step = \(factor.lastUsedStep)
+                WHERE id = \(factor.id)
+                """
+            ]
+        case .deleteFactor(let id):
+            [
+                "DELETE FROM mfa_factors WHERE id = \(id)",
+                "UPDATE sessions SET aal = 'aal1', factor_id = NULL, verified_methods = '[]'::jsonb WHERE factor_id = \(id)",
+            ]
+        case .insertChallenge(let challenge):
+            [
+                """
+                INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address)
+                VALUES (\(challenge.id), \(challenge.factorID), \(challenge.createdAt), \(challenge.verifiedAt), \(challenge.ipAddress))
+                """
+            ]
+        case .markChallengeVerified(let id, let at):
+            ["UPDATE mfa_challenges SET verified_at = \(at) WHERE id = \(id)"]
+        case .deleteChallenge(let id):
+            ["DELETE FROM mfa_challenges WHERE id = \(id)"]
+        case .updateSessionAssurance(let session):
+            [
+                """
+                UPDATE sessions SET aal = \(session.aal.rawValue), factor_id = \(session.factorID),
+                    verified_methods = \(session.verifiedMethodsJSON)::jsonb, updated_at = \(session.updatedAt)
+                WHERE id = \(session.id)
+                """
+            ]
+        case .replaceRefreshToken(let token):
+            [
+                "UPDATE refresh_tokens SET revoked_at = \(token.createdAt) WHERE session_id = \(token.sessionID) AND revoked_at IS NULL",
+                insertRefreshToken(token),
+            ]
+        case .endLowerAssuranceSessions(let userID, let except):
+            ["DELETE FROM sessions WHERE user_id = \(userID) AND aal = 'aal1' AND id <> \(except)"]
+        case .audit(let entry):
+            [insertAudit(entry)]
+        }
     }
 
     static let refreshTokenColumns = "id, token_hash, session_id, user_id, parent_hash, revoked_at, created_at"

@@ -8,6 +8,9 @@ import GRDB
 /// `latchkey serve` process; use PostgreSQL to run several.
 public final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
+    private let usage: DatabasePoolUsage
+    /// The writer and the readers in use.
+    public var poolUsage: DatabasePoolUsage? { usage }
 
     /// Default longest wait for the write lock (held by another process on the same file, such
     /// as a backup) before a call fails with ``StoreError/unavailable(_:)``.
@@ -26,6 +29,7 @@ public final class SQLiteAuthStore: AuthStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        usage = DatabasePoolUsage(capacity: configuration.maximumReaderCount + 1)
         try SQLiteMigrations.migrator.migrate(pool)
     }
 
@@ -283,6 +287,14 @@ public final class SQLiteAuthStore: AuthStore {
         counts.auditEntries = try await deleteBatch(
             "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
             [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
+        counts.challenges = try await deleteBatch(
+            "DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges WHERE created_at < ? LIMIT ?)",
+            [cutoffs.challengesCreatedBefore.timeIntervalSince1970, limit])
+        counts.factors = try await deleteBatch(
+            """
+            DELETE FROM mfa_factors WHERE id IN (SELECT id FROM mfa_factors
+                WHERE status = 'unverified' AND created_at < ? AND (last_challenged_at IS NULL OR last_challenged_at < ?) LIMIT ?)
+            """, [cutoffs.unverifiedFactorsCreatedBefore.timeIntervalSince1970, cutoffs.factorsChallengedBefore.timeIntervalSince1970, limit])
         return counts
     }
 
@@ -297,11 +309,16 @@ public final class SQLiteAuthStore: AuthStore {
     // MARK: Helpers
 
     private static func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ db: Database) throws {
-        try db.run(sql: "INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        try db.run(
+            sql: """
+                INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id,
+                    verified_methods) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
             arguments: [
                 session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
                 session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                 session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
+                session.aal.rawValue, session.factorID?.uuidString.lowercased(), session.verifiedMethodsJSON,
             ])
         try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
     }
@@ -328,17 +345,19 @@ public final class SQLiteAuthStore: AuthStore {
             ])
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.write(body)
+            let usage = self.usage
+            return try await pool.write { db in try usage.holding { try body(db) } }
         } catch {
             throw Self.translate(error)
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.read(body)
+            let usage = self.usage
+            return try await pool.read { db in try usage.holding { try body(db) } }
         } catch {
             throw Self.translate(error)
         }

@@ -125,6 +125,39 @@ enum SQLiteMigrations {
                 CREATE INDEX one_time_tokens_created_at ON one_time_tokens(created_at);
                 """)
         }
+        migrator.registerMigration("v4: multi-factor authentication") { db in
+            // Sessions carry their assurance level (aal1/aal2), the factor that raised it and the
+            // methods verified since sign-in (JSON); factors keep their secret sealed, never plain.
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN aal TEXT NOT NULL DEFAULT 'aal1';
+                ALTER TABLE sessions ADD COLUMN factor_id TEXT;
+                ALTER TABLE sessions ADD COLUMN verified_methods TEXT NOT NULL DEFAULT '[]';
+                CREATE INDEX sessions_factor ON sessions(factor_id) WHERE factor_id IS NOT NULL;
+                CREATE TABLE mfa_factors (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    friendly_name TEXT NOT NULL,
+                    factor_type TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    updated_at DOUBLE NOT NULL,
+                    last_challenged_at DOUBLE,
+                    last_used_step INTEGER
+                );
+                CREATE INDEX mfa_factors_user ON mfa_factors(user_id, created_at);
+                CREATE INDEX mfa_factors_unverified ON mfa_factors(created_at) WHERE status = 'unverified';
+                CREATE TABLE mfa_challenges (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    factor_id TEXT NOT NULL REFERENCES mfa_factors(id) ON DELETE CASCADE,
+                    created_at DOUBLE NOT NULL,
+                    verified_at DOUBLE,
+                    ip_address TEXT NOT NULL
+                );
+                CREATE INDEX mfa_challenges_factor ON mfa_challenges(factor_id);
+                CREATE INDEX mfa_challenges_created_at ON mfa_challenges(created_at);
+                """)
+        }
         return migrator
     }
 }

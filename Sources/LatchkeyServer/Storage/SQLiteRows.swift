@@ -69,7 +69,40 @@ enum SQLiteRows {
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
             updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
             refreshedAt: Date(timeIntervalSince1970: row["refreshed_at"]),
-            notAfter: date(row["not_after"]), authMethod: row["auth_method"])
+            notAfter: date(row["not_after"]), authMethod: row["auth_method"],
+            aal: try assuranceLevel(row["aal"], of: "sessions"), factorID: try optionalUUID(row, "factor_id", of: "sessions"),
+            verifiedMethods: try verifiedMethods(row["verified_methods"], of: "sessions"))
+    }
+
+    static func assuranceLevel(_ text: String?, of table: String) throws -> AssuranceLevel {
+        guard let level = AssuranceLevel(rawValue: text ?? "aal1") else { throw StoreError.unreadableRow("\(table).aal holds an unknown level") }
+        return level
+    }
+
+    static func verifiedMethods(_ text: String?, of table: String) throws -> [AuthenticationMethodReference] {
+        guard let text, !text.isEmpty else { return [] }
+        do {
+            return try JSONDecoder().decode([AuthenticationMethodReference].self, from: Data(text.utf8))
+        } catch {
+            throw StoreError.unreadableRow("\(table).verified_methods holds no list of methods")
+        }
+    }
+
+    static func factor(_ row: Row) throws -> FactorRecord {
+        guard let status = FactorRecord.Status(rawValue: row["status"]) else {
+            throw StoreError.unreadableRow("mfa_factors.status holds an unknown status")
+        }
+        return FactorRecord(
+            id: try uuid(row, "id", of: "mfa_factors"), userID: try uuid(row, "user_id", of: "mfa_factors"),
+            friendlyName: row["friendly_name"], factorType: row["factor_type"], status: status, sealedSecret: row["secret"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
+            lastChallengedAt: date(row["last_challenged_at"]), lastUsedStep: row["last_used_step"])
+    }
+
+    static func challenge(_ row: Row) throws -> ChallengeRecord {
+        ChallengeRecord(
+            id: try uuid(row, "id", of: "mfa_challenges"), factorID: try uuid(row, "factor_id", of: "mfa_challenges"),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), verifiedAt: date(row["verified_at"]), ipAddress: row["ip_address"])
     }
 
     static func oneTimeToken(_ row: Row) throws -> OneTimeToken {

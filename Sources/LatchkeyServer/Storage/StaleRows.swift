@@ -24,11 +24,22 @@ public struct StaleRowCutoffs: Sendable, Equatable {
     public var flowStatesCreatedBefore: Date
     /// Audit entries created before this go.
     public var auditEntriesCreatedBefore: Date
+    /// Unverified factors created before this go, unless challenged at or after
+    /// ``factorsChallengedBefore`` (their challenge may still be verified).
+    public var unverifiedFactorsCreatedBefore: Date
+    /// See ``unverifiedFactorsCreatedBefore``.
+    public var factorsChallengedBefore: Date
+    /// MFA challenges created before this go.
+    public var challengesCreatedBefore: Date
 
     public init(
         refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
-        flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date
+        flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date, unverifiedFactorsCreatedBefore: Date = .distantPast,
+        factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast
     ) {
+        self.unverifiedFactorsCreatedBefore = unverifiedFactorsCreatedBefore
+        self.factorsChallengedBefore = factorsChallengedBefore
+        self.challengesCreatedBefore = challengesCreatedBefore
         self.refreshTokensSpentBefore = refreshTokensSpentBefore
         self.sessionsEndedBefore = sessionsEndedBefore
         self.sessionsRefreshedBefore = sessionsRefreshedBefore
@@ -46,14 +57,17 @@ public struct StaleRowCounts: Sendable, Equatable {
     public var oneTimeTokens = 0
     public var flowStates = 0
     public var auditEntries = 0
+    /// Expired unverified factors (with their challenges).
+    public var factors = 0
+    public var challenges = 0
 
     public init() {}
 
-    public var total: Int { sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries }
+    public var total: Int { sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges }
 
     /// Whether some kind filled its batch, so more may be left.
     func filled(_ limit: Int) -> Bool {
-        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries].contains { $0 >= limit }
+        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries, factors, challenges].contains { $0 >= limit }
     }
 
     static func + (lhs: StaleRowCounts, rhs: StaleRowCounts) -> StaleRowCounts {
@@ -63,6 +77,8 @@ public struct StaleRowCounts: Sendable, Equatable {
         sum.oneTimeTokens += rhs.oneTimeTokens
         sum.flowStates += rhs.flowStates
         sum.auditEntries += rhs.auditEntries
+        sum.factors += rhs.factors
+        sum.challenges += rhs.challenges
         return sum
     }
 }

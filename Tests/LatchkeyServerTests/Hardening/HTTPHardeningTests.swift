@@ -34,15 +34,25 @@ struct HTTPHardeningTests {
         }
     }
 
-    /// SwiftNIO's encoder sends no body in any answer to CONNECT (the code is in the
-    /// `x-sb-error-code` header).
-    @Test("CONNECT is refused (405) and the connection closed")
+    @Test("CONNECT is refused (405 JSON) and the connection closed, also after a request on the same connection")
     func connectRefused() async throws {
         try await TestServer.with { server in
             let connection = try await Self.exchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n", server: server)
             #expect(connection.status == 405)
             #expect(connection.text.lowercased().contains("x-sb-error-code: method_not_allowed"), "\(connection.text)")
+            #expect(connection.text.lowercased().contains("connection: close"))
+            #expect(connection.json["error_code"] as? String == "method_not_allowed", "a GoTrue JSON body: \(connection.text)")
+            #expect(connection.json["code"] as? Int == 405)
             #expect(connection.text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer, nothing tunnelled")
+
+            // After a served request on a kept-alive connection: the first answer, then the refusal.
+            let reused = try await Self.exchange(
+                "GET /health HTTP/1.1\r\nHost: x\r\n\r\nCONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\nSSH-2.0-probe\r\n", server: server)
+            let answers = reused.text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(answers.count == 2, "\(reused.text)")
+            #expect(answers.first?.hasPrefix("200") == true)
+            #expect(answers.last?.hasPrefix("405") == true && answers.last?.contains("\"error_code\":\"method_not_allowed\"") == true)
+            #expect(try await server.request(.GET, "/health").status == 200, "the server still answers")
         }
     }
 

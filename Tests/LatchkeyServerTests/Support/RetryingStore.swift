@@ -26,6 +26,12 @@ final class RetryingStore: AuthStore {
         }
     }
 
+    func factors(userID: UUID) async throws -> [FactorRecord] { try await base.factors(userID: userID) }
+    func changeFactors<Result: Sendable>(
+        of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
+    ) async throws -> Result {
+        try await base.changeFactors(of: userID, challengeID: challengeID, sessionID: sessionID, plan: plan)
+    }
     func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? { try await base.sessionID(ofRefreshTokenHash: hash) }
     func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.insertUser(user, audit: audit) }
     func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {

@@ -22,11 +22,15 @@ struct TestServer: Sendable {
         directory: URL? = nil,
         clock: ManualServerClock = ManualServerClock(),
         store: (any AuthStore)? = nil,
+        mailer: (any Mailer)? = nil,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: ServerMetrics? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        let server = try await TestAuthServer.start(dataDirectory: directory, clock: clock, store: store, logger: logger) { configuration in
+        let server = try await TestAuthServer.start(
+            dataDirectory: directory, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics
+        ) { configuration in
             configuration.rateLimits = RateLimitConfiguration()
             // No background cleanup unless a test turns it on: tests move the clock by days.
             configuration.cleanupInterval = 0

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A multi-factor authentication factor of a user: a TOTP authenticator.
+///
+/// A factor starts `unverified` and becomes `verified` with its first correct code; only then
+/// does it raise sessions to `aal2`. Its secret is stored sealed (``FactorSecretBox``), never in
+/// plain text.
+public struct FactorRecord: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable {
+        case unverified
+        case verified
+    }
+
+    /// GoTrue's factor type for authenticator apps.
+    public static let totpType = "totp"
+
+    public var id: UUID
+    public var userID: UUID
+    public var friendlyName: String
+    public var factorType: String
+    public var status: Status
+    /// The secret, sealed by ``FactorSecretBox`` (`v1:…`).
+    public var sealedSecret: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastChallengedAt: Date?
+    /// The last TOTP time step accepted: a code of this step or an earlier one is refused, so a
+    /// code works once.
+    public var lastUsedStep: Int64?
+
+    public init(
+        id: UUID = UUID(), userID: UUID, friendlyName: String, factorType: String = FactorRecord.totpType, status: Status = .unverified,
+        sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.friendlyName = friendlyName
+        self.factorType = factorType
+        self.status = status
+        self.sealedSecret = sealedSecret
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastChallengedAt = lastChallengedAt
+        self.lastUsedStep = lastUsedStep
+    }
+
+    public var isVerified: Bool { status == .verified }
+}
+
+/// A challenge of a factor: what a code is verified against, from the address that asked for it,
+/// until it expires or a code verifies it.
+public struct ChallengeRecord: Sendable, Hashable {
+    public var id: UUID
+    public var factorID: UUID
+    public var createdAt: Date
+    public var verifiedAt: Date?
+    public var ipAddress: String
+
+    public init(id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String) {
+        self.id = id
+        self.factorID = factorID
+        self.createdAt = createdAt
+        self.verifiedAt = verifiedAt
+        self.ipAddress = ipAddress
+    }
+}
+
+extension Array where Element == FactorRecord {
+    /// Whether one of the factors is verified: the user can reach `aal2`, and GoTrue then asks
+    /// for it before sensitive changes (GoTrue's `HasMFAEnabled`).
+    var hasVerifiedFactor: Bool { contains(where: \.isVerified) }
+}

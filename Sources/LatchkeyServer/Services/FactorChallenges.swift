@@ -1,0 +1,44 @@
+import Foundation
+import LatchkeyWire
+
+/// `POST /factors/{id}/challenge`: opens a challenge of one of the signed-in user's factors, to
+/// be verified with a code from the same address before it expires (GoTrue's `ChallengeFactor`).
+struct FactorChallenges: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let limits: RateLimits
+    private let rules: FactorRules
+
+    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, rules: FactorRules) {
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.rules = rules
+    }
+
+    func challenge(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> ChallengeFactorResponse {
+        let user = signedIn.user
+        try FactorRules.requireNotAnonymous(user)
+        try limits.admitMFARequest(from: ipAddress)
+        guard rules.totpVerifyEnabled else { throw AuthError.totpVerifyDisabled }
+        let now = clock.now()
+        let challenge = ChallengeRecord(factorID: factorID, createdAt: now, ipAddress: ipAddress)
+        let outcome = try await store.changeFactors(of: user.id, challengeID: nil, sessionID: nil) { state in
+            switch FactorRules.owned(factorID, in: state.factors) {
+            case .failure(let error):
+                return FactorPlan(changes: [], result: FactorOutcome<FactorRecord>.failure(error))
+            case .success(var factor):
+                factor.lastChallengedAt = now
+                let audit = AuditEntry(
+                    action: .challengeCreated, actorID: user.id, actorUsername: user.email,
+                    traits: ["factor_id": .string(factor.id.uuidString.lowercased()), "factor_status": .string(factor.status.rawValue)],
+                    ipAddress: ipAddress, createdAt: now)
+                return FactorPlan(changes: [.insertChallenge(challenge), .updateFactor(factor), .audit(audit)], result: .success(factor))
+            }
+        }
+        let factor = try outcome.get()
+        return ChallengeFactorResponse(
+            id: challenge.id.uuidString.lowercased(), type: factor.factorType,
+            expires_at: Int(rules.expiry(ofChallengeCreatedAt: now).timeIntervalSince1970))
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import LatchkeyWire
+
+/// `POST /factors`: enrolls a TOTP factor for the signed-in user, as GoTrue's `EnrollFactor`.
+///
+/// The factor starts unverified; its first verified code makes it count. Enrolling deletes the
+/// user's expired unverified factors first, then refuses a friendly name the user already uses
+/// (422 `mfa_factor_name_conflict`), more than the configured number of factors (422
+/// `too_many_enrolled_mfa_factors`), and, when the user has a verified factor, a session below
+/// `aal2` (403 `insufficient_aal`). The secret is sealed before it is stored and shown once, in
+/// this answer.
+struct FactorEnrollment: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let rules: FactorRules
+    private let secrets: FactorSecretBox
+    /// The issuer shown in authenticator apps when the request names none: the host of the site URL.
+    private let defaultIssuer: @Sendable () -> String
+
+    init(store: any AuthStore, clock: any ServerClock, rules: FactorRules, secrets: FactorSecretBox, defaultIssuer: @escaping @Sendable () -> String) {
+        self.store = store
+        self.clock = clock
+        self.rules = rules
+        self.secrets = secrets
+        self.defaultIssuer = defaultIssuer
+    }
+
+    func enroll(_ signedIn: BearerAuthentication.Authenticated, with body: EnrollFactorBody, ipAddress: String) async throws -> EnrollFactorResponse {
+        let user = signedIn.user
+        try FactorRules.requireNotAnonymous(user)
+        switch body.factor_type {
+        case FactorRecord.totpType: guard rules.totpEnrollEnabled else { throw AuthError.totpEnrollDisabled }
+        case "phone": throw AuthError.phoneFactorEnrollDisabled
+        case "webauthn": throw AuthError.webAuthnFactorEnrollDisabled
+        default: throw AuthError.invalidFactorType
+        }
+        let name = body.friendly_name ?? ""
+        guard name.count <= 255 else { throw AuthError.validation("friendly_name is longer than 255 characters") }
+        let issuer = (body.issuer?.isEmpty == false ? body.issuer : nil) ?? defaultIssuer()
+        let now = clock.now()
+        let secret = TOTP.randomSecret()
+        var factor = FactorRecord(userID: user.id, friendlyName: name, sealedSecret: "", createdAt: now, updatedAt: now)
+        factor.sealedSecret = try secrets.seal(secret, factorID: factor.id)
+        let audit = AuditEntry(
+            action: .factorInProgress, actorID: user.id, actorUsername: user.email,
+            traits: ["factor_id": .string(factor.id.uuidString.lowercased())], ipAddress: ipAddress, createdAt: now)
+        let rules = rules
+        let outcome = try await store.changeFactors(of: user.id, challengeID: nil, sessionID: signedIn.session.id) { [factor] state in
+            let expired = state.factors.filter { rules.hasExpired($0, at: now) }
+            let current = state.factors.filter { !rules.hasExpired($0, at: now) }
+            let verified = current.filter(\.isVerified).count
+            let refusal: AuthError? =
+                if current.contains(where: { $0.friendlyName == name }) {
+                    .factorNameConflict(name)
+                } else if current.count >= rules.maxEnrolledFactors || verified >= rules.maxVerifiedFactors {
+                    .tooManyFactors
+                } else if verified > 0, state.session?.aal != .aal2 {
+                    .aal2RequiredToEnroll
+                } else {
+                    nil
+                }
+            let cleanup = expired.map { FactorChange.deleteFactor(id: $0.id) }
+            if let refusal { return FactorPlan(changes: cleanup, result: FactorOutcome<Bool>.failure(refusal)) }
+            return FactorPlan(changes: cleanup + [.insertFactor(factor), .audit(audit)], result: .success(true))
+        }
+        _ = try outcome.get()
+        let encodedSecret = Base32.encode(secret)
+        let uri = TOTP.uri(secret: encodedSecret, issuer: issuer, account: user.email)
+        return EnrollFactorResponse(
+            id: factor.id.uuidString.lowercased(), type: factor.factorType, friendly_name: factor.friendlyName,
+            totp: .init(qr_code: FactorQRCode.svg(for: uri), secret: encodedSecret, uri: uri))
+    }
+}

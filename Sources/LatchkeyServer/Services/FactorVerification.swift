@@ -1,0 +1,133 @@
+import Foundation
+import LatchkeyWire
+import Logging
+
+/// `POST /factors/{id}/verify`: checks a TOTP code against a challenge of the signed-in user's
+/// factor and raises the session to `aal2` (GoTrue's `VerifyFactor`).
+///
+/// - The challenge must belong to the factor (422 `mfa_factor_not_found`), come from the same
+///   address and not be verified yet (422 `mfa_ip_address_mismatch`), and not be expired (422
+///   `mfa_challenge_expired`; the challenge is deleted).
+/// - The code must be the factor's for the current 30-second step or one either side, and of a
+///   later step than any code the factor accepted before: a code works once. Otherwise 422
+///   `mfa_verification_failed`, audited, and counted against the factor: past the limit every
+///   code for the factor is refused (429) until the window passes.
+/// - On success the factor is verified, the session becomes `aal2` with `totp` in its `amr`, and
+///   gets a new refresh token (the one it had can no longer renew it); the user's other `aal1`
+///   sessions end and their other unverified TOTP factors are deleted, as in GoTrue.
+struct FactorVerification: Sendable {
+    private let store: any AuthStore
+    private let clock: any ServerClock
+    private let limits: RateLimits
+    private let rules: FactorRules
+    private let secrets: FactorSecretBox
+    private let sessions: SessionIssuer
+    private let logger: Logger
+
+    init(
+        store: any AuthStore, clock: any ServerClock, limits: RateLimits, rules: FactorRules, secrets: FactorSecretBox,
+        sessions: SessionIssuer, logger: Logger
+    ) {
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.rules = rules
+        self.secrets = secrets
+        self.sessions = sessions
+        self.logger = logger
+    }
+
+    /// What a successful verification leaves: the raised session and its new refresh token.
+    private struct Verified: Sendable {
+        var session: SessionRecord
+        var refreshToken: String
+    }
+
+    func verify(
+        _ factorID: UUID, with body: VerifyFactorBody, by signedIn: BearerAuthentication.Authenticated, ipAddress: String
+    ) async throws -> SessionResponse {
+        let user = signedIn.user
+        try FactorRules.requireNotAnonymous(user)
+        try limits.admitMFARequest(from: ipAddress)
+        guard let code = body.code, !code.isEmpty else { throw AuthError.emptyFactorCode }
+        guard rules.totpVerifyEnabled else { throw AuthError.totpVerifyDisabled }
+        // GoTrue decodes challenge_id as a UUID: anything else cannot name a challenge.
+        guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
+        try limits.checkMFACodeAttempts(for: factorID)
+
+        let now = clock.now()
+        let refreshToken = OpaqueTokens.random()
+        let (rules, secrets, sessionID) = (rules, secrets, signedIn.session.id)
+        let outcome = try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: sessionID) { state in
+            Self.plan(
+                state, factorID: factorID, challengeID: challengeID, code: code, user: user, sessionID: sessionID, ipAddress: ipAddress,
+                now: now, refreshToken: refreshToken, rules: rules, secrets: secrets)
+        }
+        switch outcome {
+        case .success(let verified):
+            logger.info("factor verified", metadata: ["user_id": "\(user.id)", "session_id": "\(sessionID)", "factor_id": "\(factorID)"])
+            return try await sessions.response(user: user, session: verified.session, refreshToken: verified.refreshToken)
+        case .failure(let error):
+            if error == .invalidTOTPCode {
+                limits.recordFailedMFACode(for: factorID)
+                logger.info("factor verification refused: wrong code", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
+            }
+            throw error
+        }
+    }
+
+    /// The decision for one code, and the changes that carry it out: a pure function of the state.
+    private static func plan(
+        _ state: FactorState, factorID: UUID, challengeID: UUID, code: String, user: UserRecord, sessionID: UUID, ipAddress: String,
+        now: Date, refreshToken: String, rules: FactorRules, secrets: FactorSecretBox
+    ) -> FactorPlan<FactorOutcome<Verified>> {
+        func refuse(_ error: AuthError, _ changes: [FactorChange] = []) -> FactorPlan<FactorOutcome<Verified>> {
+            FactorPlan(changes: changes, result: .failure(error))
+        }
+        guard case .success(var factor) = FactorRules.owned(factorID, in: state.factors) else { return refuse(.factorNotFound) }
+        guard let challenge = state.challenge, challenge.factorID == factor.id else { return refuse(.challengeNotFound) }
+        guard challenge.verifiedAt == nil, challenge.ipAddress == ipAddress else { return refuse(.challengeIPMismatch) }
+        guard now <= rules.expiry(ofChallengeCreatedAt: challenge.createdAt) else {
+            return refuse(.challengeExpired(challenge.id.uuidString.lowercased()), [.deleteChallenge(id: challenge.id)])
+        }
+        guard var session = state.session, session.userID == user.id else { return refuse(.sessionGone) }
+        guard let secret = secrets.open(factor.sealedSecret, factorID: factor.id) else { return refuse(.unexpected) }
+        var traits: [String: JSONValue] = [
+            "factor_id": .string(factor.id.uuidString.lowercased()), "challenge_id": .string(challenge.id.uuidString.lowercased()),
+            "factor_type": .string(factor.factorType),
+        ]
+        // A step at or before the last accepted one is a replay (or an older code): refused like a wrong code.
+        guard let step = TOTP.matchingStep(of: code, secret: secret, at: now), step > (factor.lastUsedStep ?? .min) else {
+            traits["error_code"] = .string(AuthError.invalidTOTPCode.code)
+            return refuse(.invalidTOTPCode, [.audit(audit(user, traits: traits, ipAddress: ipAddress, now: now))])
+        }
+
+        factor.status = .verified
+        factor.lastUsedStep = step
+        factor.updatedAt = now
+        session.aal = .aal2
+        session.factorID = factor.id
+        session.verifiedMethods = session.verifiedMethods.filter { $0.method != "totp" }
+            + [AuthenticationMethodReference(method: "totp", timestamp: Int(now.timeIntervalSince1970))]
+        session.updatedAt = now
+        let token = RefreshTokenRecord(hash: OpaqueTokens.hash(refreshToken), of: session, parentHash: nil, createdAt: now)
+        let otherUnverified = state.factors.filter { $0.id != factor.id && !$0.isVerified && $0.factorType == factor.factorType }
+        let changes: [FactorChange] =
+            [
+                .audit(audit(user, traits: traits, ipAddress: ipAddress, now: now)),
+                .markChallengeVerified(id: challenge.id, at: now),
+                .updateFactor(factor),
+                .updateSessionAssurance(session),
+                .replaceRefreshToken(token),
+                .endLowerAssuranceSessions(userID: user.id, except: session.id),
+            ] + otherUnverified.map { .deleteFactor(id: $0.id) }
+        return FactorPlan(changes: changes, result: .success(Verified(session: session, refreshToken: refreshToken)))
+    }
+
+    /// GoTrue's `verification_attempted` entry, in the `factor` log.
+    private static func audit(_ user: UserRecord, traits: [String: JSONValue], ipAddress: String, now: Date) -> AuditEntry {
+        var entry = AuditEntry(action: .verificationAttempted, actorID: user.id, actorUsername: user.email, traits: traits, ipAddress: ipAddress, createdAt: now)
+        entry.logType = "factor"
+        return entry
+    }
+}
