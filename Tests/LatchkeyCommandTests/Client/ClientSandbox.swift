@@ -13,7 +13,7 @@ struct ClientSandbox: Sendable {
     static let ambient = ["LATCHKEY_PROFILE", "LATCHKEY_SERVER", "LATCHKEY_HOME", "XDG_CONFIG_HOME"]
 
     /// The commands that talk to a server and take `--timeout`.
-    static let clientCommands: Set<String> = ["signup", "login", "status", "token", "whoami", "logout", "reset-password"]
+    static let clientCommands: Set<String> = ["signup", "login", "status", "token", "whoami", "logout", "reset-password", "mfa"]
 
     init(environment: [String: String] = [:]) {
         home = TemporaryDirectory.make("latchkey-cli-home")
