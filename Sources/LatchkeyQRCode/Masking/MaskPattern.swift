@@ -45,10 +45,67 @@ struct MaskPattern {
 extension ModuleGrid {
     /// Inverts the data modules where `mask` says so (applying it twice undoes it).
     mutating func apply(_ mask: MaskPattern) {
-        for y in 0..<size {
-            for x in 0..<size where !isFunction[y * size + x] && mask.inverts(row: y, column: x) {
-                invertDataModule(at: y * size + x)
+        let size = size
+        let isFunction = isFunction
+        withUnsafeMutableModules { modules in
+            for i in 0..<size {
+                let row = MaskPattern.Residues(i)
+                var column = MaskPattern.Residues(0)
+                for j in 0..<size {
+                    let index = i * size + j
+                    if !isFunction[index] && mask.inverts(row, column) {
+                        modules[index].toggle()
+                    }
+                    column.advance()
+                }
             }
+        }
+    }
+}
+
+extension MaskPattern {
+    /// A row or column number by what the mask conditions need of it: modulo 2, modulo 3, and
+    /// the parity of its halves and thirds. Kept up to date by addition as a scan moves on,
+    /// because eight masks over a large symbol are hundreds of thousands of conditions.
+    struct Residues {
+        var mod2: Int
+        var mod3: Int
+        /// (n / 2) mod 2
+        var halves: Int
+        /// (n / 3) mod 2
+        var thirds: Int
+
+        init(_ n: Int) {
+            mod2 = n % 2
+            mod3 = n % 3
+            halves = (n / 2) % 2
+            thirds = (n / 3) % 2
+        }
+
+        mutating func advance() {
+            mod2 ^= 1
+            if mod2 == 0 { halves ^= 1 }
+            mod3 += 1
+            if mod3 == 3 {
+                mod3 = 0
+                thirds ^= 1
+            }
+        }
+    }
+
+    /// ``inverts(row:column:)`` from the residues of row `i` and column `j`: the products and
+    /// sums of the conditions reduced modulo 2 and 3 factor by factor.
+    @inline(__always)
+    func inverts(_ i: Residues, _ j: Residues) -> Bool {
+        switch reference {
+        case 0: return (i.mod2 ^ j.mod2) == 0
+        case 1: return i.mod2 == 0
+        case 2: return j.mod3 == 0
+        case 3: return (i.mod3 + j.mod3) % 3 == 0
+        case 4: return (i.halves ^ j.thirds) == 0
+        case 5: return (i.mod2 & j.mod2) == 0 && (i.mod3 == 0 || j.mod3 == 0)
+        case 6: return ((i.mod2 & j.mod2) + (i.mod3 * j.mod3) % 3) % 2 == 0
+        default: return ((i.mod2 ^ j.mod2) + (i.mod3 * j.mod3) % 3) % 2 == 0
         }
     }
 }

@@ -13,7 +13,7 @@ extension ModuleGrid {
             if right == 6 { right = 5 }  // the timing column is not part of any pair
             for step in 0..<size {
                 let y = upward ? size - 1 - step : step
-                for x in [right, right - 1] where !isFunction[y * size + x] && bitIndex < bitCount {
+                for x in stride(from: right, through: right - 1, by: -1) where !isFunction[y * size + x] && bitIndex < bitCount {
                     let byte = codewords[bitIndex >> 3]
                     setDataModule(x: x, y: y, dark: byte >> (7 - UInt8(bitIndex & 7)) & 1 == 1)
                     bitIndex += 1

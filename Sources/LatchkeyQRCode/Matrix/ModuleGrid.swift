@@ -34,8 +34,8 @@ struct ModuleGrid {
         modules[y * size + x] = dark
     }
 
-    /// Inverts the data module at `index` (row-major).
-    mutating func invertDataModule(at index: Int) {
-        modules[index].toggle()
+    /// Direct access to the modules (row-major) for a pass over all of them.
+    mutating func withUnsafeMutableModules<Result>(_ body: (UnsafeMutableBufferPointer<Bool>) throws -> Result) rethrows -> Result {
+        try modules.withUnsafeMutableBufferPointer { try body($0) }
     }
 }

@@ -30,14 +30,24 @@ struct ReedSolomonEncoder {
     func remainder<Data: Collection<UInt8>>(of data: Data) -> [UInt8] {
         let degree = generator.count
         var remainder = [UInt8](repeating: 0, count: degree)
-        for byte in data {
-            let factor = byte ^ remainder[0]
-            remainder.removeFirst()
-            remainder.append(0)
-            guard factor != 0 else { continue }
-            let factorLog = GaloisField.logarithms[Int(factor)]
-            for index in 0..<degree where generator[index] != 0 {
-                remainder[index] ^= GaloisField.exponents[generatorLogarithms[index] + factorLog]
+        remainder.withUnsafeMutableBufferPointer { remainder in
+            generatorLogarithms.withUnsafeBufferPointer { generatorLogarithms in
+                generator.withUnsafeBufferPointer { generator in
+                    GaloisField.exponents.withUnsafeBufferPointer { exponents in
+                        for byte in data {
+                            // Shift the remainder one place (× x) and subtract the generator
+                            // times the coefficient that moved out.
+                            let factor = byte ^ remainder[0]
+                            for index in 0..<degree - 1 { remainder[index] = remainder[index + 1] }
+                            remainder[degree - 1] = 0
+                            guard factor != 0 else { continue }
+                            let factorLog = GaloisField.logarithms[Int(factor)]
+                            for index in 0..<degree where generator[index] != 0 {
+                                remainder[index] ^= exponents[generatorLogarithms[index] + factorLog]
+                            }
+                        }
+                    }
+                }
             }
         }
         return remainder

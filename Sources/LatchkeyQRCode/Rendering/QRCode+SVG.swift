@@ -16,8 +16,12 @@ extension QRCode {
         let margin = max(quietZone, 0)
         let side = size + 2 * margin
         let pixels = side * max(moduleSize, 1)
-        var path = ""
+        var path: [UInt8] = []
         path.reserveCapacity(size * size * 2)
+        func append(_ number: Int) {
+            if number >= 10 { append(number / 10) }
+            path.append(UInt8(ascii: "0") + UInt8(number % 10))
+        }
         for y in 0..<size {
             var x = 0
             while x < size {
@@ -27,14 +31,23 @@ extension QRCode {
                 }
                 let start = x
                 while x < size && self[x, y] { x += 1 }
-                path += "M\(start + margin) \(y + margin)h\(x - start)v1h-\(x - start)z"
+                // M<x> <y>h<width>v1h-<width>z
+                path.append(UInt8(ascii: "M"))
+                append(start + margin)
+                path.append(UInt8(ascii: " "))
+                append(y + margin)
+                path.append(UInt8(ascii: "h"))
+                append(x - start)
+                path.append(contentsOf: "v1h-".utf8)
+                append(x - start)
+                path.append(UInt8(ascii: "z"))
             }
         }
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(pixels)" height="\(pixels)" \
             viewBox="0 0 \(side) \(side)" shape-rendering="crispEdges">\
             <rect width="\(side)" height="\(side)" fill="#fff"/>\
-            <path fill="#000" d="\(path)"/></svg>
+            <path fill="#000" d="\(String(decoding: path, as: UTF8.self))"/></svg>
             """
     }
 }
