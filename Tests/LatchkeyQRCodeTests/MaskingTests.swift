@@ -62,6 +62,23 @@ struct MaskingTests {
         #expect(MaskPattern(7).inverts(row: 0, column: 0) && !MaskPattern(7).inverts(row: 1, column: 0))
     }
 
+    @Test("The residue form the encoder applies agrees with table 10's formulas over a version 40 symbol")
+    func residuesAgree() {
+        for reference in 0...7 {
+            let mask = MaskPattern(reference)
+            var mismatches = 0
+            for i in 0..<177 {
+                let row = MaskPattern.Residues(i)
+                var column = MaskPattern.Residues(0)
+                for j in 0..<177 {
+                    if mask.inverts(row, column) != mask.inverts(row: i, column: j) { mismatches += 1 }
+                    column.advance()
+                }
+            }
+            #expect(mismatches == 0, "mask \(reference)")
+        }
+    }
+
     @Test("The chosen mask has the lowest penalty of the eight; every mask changes only data modules")
     func chosenMaskIsLowest() throws {
         let bytes = Array("otpauth://totp/Latchkey:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Latchkey".utf8)
