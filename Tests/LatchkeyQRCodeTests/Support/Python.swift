@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs `python3` (found on `PATH`) with `posix_spawnp`, for the decoder round trip.
+/// Runs `python3` (found on `PATH`) with `posix_spawnp` in this process's environment, for the
+/// decoder round trip.
 ///
 /// A minimal counterpart of LatchkeyTestSupport's `ChildProcess` (which would bring the server
 /// into this target): standard output and error go to a temporary file, read once the child
@@ -27,9 +28,13 @@ enum Python {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
         let argv = (["python3"] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
         var pid = pid_t()
-        let result = posix_spawnp(&pid, "python3", &actions, nil, argv, environ)
+        let result = posix_spawnp(&pid, "python3", &actions, nil, argv, envp)
         guard result == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "posix_spawnp python3: \(String(cString: strerror(result)))"])
         }
