@@ -52,6 +52,12 @@ let package = Package(
             name: "LatchkeyWire",
             swiftSettings: swiftSettings
         ),
+        // QR codes for TOTP enrolment (the server's `qr_code` SVG, the command's terminal code).
+        // Not a product: LatchkeyServer and LatchkeyCommand use it.
+        .target(
+            name: "LatchkeyQRCode",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Latchkey",
             dependencies: [
@@ -144,6 +150,13 @@ let package = Package(
         .testTarget(
             name: "LatchkeyWireTests",
             dependencies: ["LatchkeyWire"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyQRCodeTests",
+            dependencies: ["LatchkeyQRCode"],
+            // Run by the decoder round-trip test with python3 (zxing-cpp, segno), not built.
+            exclude: ["Support/decode_qr.py"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

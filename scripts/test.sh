@@ -43,6 +43,13 @@ else
     note_skip "the SMTP tests against a real mail server (apt-get install python3-aiosmtpd)"
 fi
 
+# --- QR codes checked by an independent decoder and encoder (optional) -----------------------
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import zxingcpp, segno' >/dev/null 2>&1; then
+    echo "test.sh: the QR code round trip reads codes back with zxing-cpp and compares with segno (Tests/LatchkeyQRCodeTests)"
+else
+    note_skip "the QR code round trip through an independent decoder and encoder (pip install zxing-cpp==3.1.1 segno==1.6.6)"
+fi
+
 # --- Supabase client interop (optional; runs after swift test) -----------------------------
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
     interop=1
