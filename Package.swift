@@ -127,6 +127,8 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeyServer",
+                // `latchkey mfa enroll`: the otpauth:// URI as a QR code on the terminal.
+                "LatchkeyQRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),  // IOError: serve's start-up failures in words
                 .product(name: "Logging", package: "swift-log"),

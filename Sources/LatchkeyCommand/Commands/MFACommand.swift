@@ -240,25 +240,3 @@ struct FactorSummary: Encodable {
         case createdAt = "created_at"
     }
 }
-
-/// Columns aligned with spaces.
-enum TextTable {
-    static func render(header: [String], rows: [[String]]) -> [String] {
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
-    }
-}
-
-/// The QR code of an `otpauth://` URI for the terminal. No QR encoder is available to this
-/// command yet, so there is none: the URI and the secret are printed instead.
-enum TerminalQRCode {
-    /// The QR code as text to print, or `nil` when there is none to show (not a terminal).
-    static func render(_ text: String, terminal: Terminal) -> String? {
-        nil
-    }
-}

@@ -87,6 +87,7 @@ struct MFACommandTests {
         let factorID = try #require(value("factor:", in: enrolled.stdout))
         #expect(uri.hasPrefix("otpauth://totp/") && uri.contains("secret=\(secret)"))
         #expect(enrolled.stdout.contains("latchkey mfa verify \(factorID) --totp-code CODE"))
+        #expect(!enrolled.stdout.contains("▀") && !enrolled.stdout.contains("\u{1B}["), "no QR code when stdout is not a terminal")
         let listed = try await shell.run(["mfa", "list"])
         #expect(listed.stdout.contains("Phone") && listed.stdout.contains("unverified"), "\(listed.stdout)")
 
@@ -213,6 +214,8 @@ struct MFACommandTests {
         #expect(await terminal.waitFor("Code from your authenticator app (Laptop): ", upTo: 90), "\(terminal.text)")
         let secret = try #require(value("secret:", in: terminal.text))
         #expect(terminal.text.contains("URI:     otpauth://totp/"))
+        #expect(terminal.text.contains("\u{1B}[") && (terminal.text.contains("▀") || terminal.text.contains("▄")),
+                "a QR code drawn with half blocks on the terminal: \(terminal.text)")
         terminal.type("\(try await AuthenticatorApp(secret: secret).nextCode())\n")
         let status = await terminal.finish(upTo: 120)
         #expect(status == 0, "\(terminal.text)")
