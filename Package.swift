@@ -82,6 +82,7 @@ let package = Package(
             name: "LatchkeyServer",
             dependencies: [
                 "LatchkeyWire",
+                "LatchkeyQRCode",  // the SVG QR code of a TOTP factor
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections (the --max-connections limit)
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -127,8 +128,7 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeyServer",
-                // `latchkey mfa enroll`: the otpauth:// URI as a QR code on the terminal.
-                "LatchkeyQRCode",
+                "LatchkeyQRCode",  // latchkey mfa enroll: the QR code in the terminal
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),  // IOError: serve's start-up failures in words
                 .product(name: "Logging", package: "swift-log"),
@@ -181,6 +181,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer",
                 "LatchkeyTesting",
+                "LatchkeyQRCode",
                 // ChildProcess only (the SMTP tests spawn a Python SMTP server).
                 "LatchkeyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

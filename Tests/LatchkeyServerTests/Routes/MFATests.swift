@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyQRCode
 import Testing
 @testable import LatchkeyServer
 
@@ -90,7 +91,11 @@ struct MFATests {
             #expect(factor.secret.count == 32 && Base32.decode(factor.secret)?.count == 20)
             let uri = try #require(totp["uri"] as? String)
             #expect(uri.hasPrefix("otpauth://totp/") && uri.contains("secret=\(factor.secret)") && uri.contains(":mfa@example.com?"))
-            #expect(totp["qr_code"] is String)
+            // The raw SVG document, as GoTrue sends it: the QR code of the otpauth URI at the
+            // highest correction level (LatchkeyQRCodeTests decode such codes with zxing-cpp).
+            let qrCode = try #require(totp["qr_code"] as? String)
+            #expect(qrCode.hasPrefix("<svg") && qrCode.contains("<path") && !qrCode.hasPrefix("data:"))
+            #expect(qrCode == (try QRCode(uri, correction: .high).svg(moduleSize: 3)))
             let listed = try await Self.factors(server, session.accessToken)
             #expect(listed.count == 1)
             #expect(listed.first?["status"] as? String == "unverified")
