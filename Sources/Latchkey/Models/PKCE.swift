@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 
 /// A PKCE verifier and its S256 challenge (RFC 7636), for email links that come back to the
 /// app with `?code=` instead of a session.
@@ -17,7 +18,7 @@ public struct PKCE: Sendable, Hashable {
     public init() {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        self.init(verifier: Self.base64URL(Data(bytes)))
+        self.init(verifier: Base64URL.encode(bytes))
     }
 
     /// A pair around an existing verifier.
@@ -26,12 +27,7 @@ public struct PKCE: Sendable, Hashable {
     }
 
     static func challenge(for verifier: String) -> String {
-        base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
-    }
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
     }
 }
 

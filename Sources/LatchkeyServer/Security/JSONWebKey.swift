@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// A JSON Web Key (RFC 7517, RFC 7518 §6) as GoTrue's `GOTRUE_JWT_KEYS` lists them (private
 /// keys) and `GET /.well-known/jwks.json` publishes them (public keys).
@@ -56,14 +57,3 @@ struct JSONWebKey: Codable, Sendable, Equatable {
     }
 }
 
-/// Unpadded base64url (RFC 4648 §5), as JWS and JWK use it.
-enum Base64URL {
-    static func encode(_ data: some DataProtocol) -> String {
-        Data(data).base64URLEncodedString()
-    }
-
-    /// The bytes of `text`, or `nil` when it is not strict unpadded base64url.
-    static func decode(_ text: String) -> Data? {
-        JWTVerifier.base64URLDecode(Substring(text).utf8)
-    }
-}

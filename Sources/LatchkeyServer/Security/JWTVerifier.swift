@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 
 /// Checks a compact JWT the way GoTrue's parser does (golang-jwt v5 with the valid methods set
 /// to the algorithms of the configured keys): the token's three parts, its header's `alg` and
@@ -41,17 +42,17 @@ struct JWTVerifier: Sendable {
     func claims(of token: String) throws(AuthError) -> VerifiedClaims {
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw Self.malformed("token contains an invalid number of segments") }
-        guard let headerData = Self.base64URLDecode(parts[0]) else { throw Self.malformed("could not base64 decode header") }
+        guard let headerData = Base64URL.decode(utf8: parts[0]) else { throw Self.malformed("could not base64 decode header") }
         guard let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
             throw Self.malformed("could not JSON decode header")
         }
-        guard let payload = Self.base64URLDecode(parts[1]) else { throw Self.malformed("could not base64 decode claim") }
+        guard let payload = Base64URL.decode(utf8: parts[1]) else { throw Self.malformed("could not base64 decode claim") }
         guard let claims = try? JSONDecoder().decode(VerifiedClaims.self, from: payload) else {
             throw Self.malformed("could not JSON decode claim")
         }
         guard let alg = header.alg, !alg.isEmpty else { throw .invalidJWT("token is unverifiable: signing method (alg) is unspecified") }
         guard Self.knownAlgorithms.contains(alg) else { throw .invalidJWT("token is unverifiable: signing method (alg) is unavailable") }
-        guard let signature = Self.base64URLDecode(parts[2]) else { throw Self.malformed("could not base64 decode signature") }
+        guard let signature = Base64URL.decode(utf8: parts[2]) else { throw Self.malformed("could not base64 decode signature") }
         guard validAlgorithms.contains(alg) else {
             // Checked before any key is used, so no other algorithm ever reaches one.
             throw .invalidJWT("token signature is invalid: signing method \(alg) is invalid")
@@ -96,24 +97,6 @@ struct JWTVerifier: Sendable {
 
     private static func malformed(_ reason: String) -> AuthError {
         .invalidJWT("token is malformed: \(reason)")
-    }
-
-    /// Unpadded base64url, strictly: any other character (`=`, `+`, `/`, spaces) fails.
-    static func base64URLDecode(_ part: Substring.UTF8View.SubSequence) -> Data? {
-        var base64 = [UInt8]()
-        base64.reserveCapacity(part.count + 3)
-        for byte in part {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                base64.append(byte)
-            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
-            default: return nil
-            }
-        }
-        if base64.count % 4 == 1 { return nil }
-        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
-        return Data(base64Encoded: Data(base64))
     }
 
     /// Go's `time.Duration` text for whole seconds: `0s`, `42s`, `5m0s`, `1h2m3s`.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 
 /// Creates and hashes the opaque secrets Latchkey hands out: refresh tokens and email-link tokens.
 ///
@@ -36,7 +37,7 @@ struct OpaqueTokens: Sendable {
     /// A MAC over `text` under the hosted pages' form key (``HostedPages``' tickets and CSRF
     /// fields), base64url.
     func formMAC(_ text: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: formKey)).base64URLEncodedString()
+        Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: formKey)))
     }
 
     /// A random numeric code of `length` digits, uniformly distributed (leading zeros kept).
@@ -56,13 +57,13 @@ struct OpaqueTokens: Sendable {
     static func random(byteCount: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64URLEncodedString()
+        return Base64URL.encode(bytes)
     }
 
     /// The token that replaces `parent` when it is rotated.
     func successor(of parent: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(parent.utf8), using: rotationKey)
-        return Data(mac).base64URLEncodedString()
+        return Base64URL.encode(Data(mac))
     }
 
     /// The stored form of a token: lowercase hex SHA-256.
@@ -71,14 +72,6 @@ struct OpaqueTokens: Sendable {
     }
 }
 
-extension Data {
-    func base64URLEncodedString() -> String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}
 
 extension Sequence where Element == UInt8 {
     var hexString: String {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 
 /// A PKCE code challenge (RFC 7636) as a request carries it: `code_challenge` and
 /// `code_challenge_method`, checked the way GoTrue checks them.
@@ -36,7 +37,7 @@ struct PKCEChallenge: Sendable, Equatable {
     static func matches(challenge: String, method: FlowState.ChallengeMethod, verifier: String) -> Bool {
         let expected: String
         switch method {
-        case .s256: expected = Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncodedString()
+        case .s256: expected = Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
         case .plain: expected = verifier
         }
         return constantTimeEquals(expected, challenge)

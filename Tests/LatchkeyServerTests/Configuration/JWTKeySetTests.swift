@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Testing
 @testable import LatchkeyServer
 

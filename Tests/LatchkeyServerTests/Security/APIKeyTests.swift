@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 import Testing
 @testable import LatchkeyServer
 
@@ -13,11 +14,11 @@ struct APIKeyTests {
     /// A token with `header` and `claims`, its `header.payload` MACed with HMAC-SHA256 under
     /// `secret` whatever the header says (`signature: nil` signs; `""` leaves it empty).
     static func token(header: [String: Any] = ["alg": "HS256", "typ": "JWT"], _ claims: [String: Any], secret: String = secret, signature: String? = nil) throws -> String {
-        let head = try JSONSerialization.data(withJSONObject: header).base64URLEncodedString()
-        let payload = try JSONSerialization.data(withJSONObject: claims).base64URLEncodedString()
+        let head = Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
+        let payload = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
         if let signature { return "\(head).\(payload).\(signature)" }
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(head).\(payload)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return "\(head).\(payload).\(Data(mac).base64URLEncodedString())"
+        return "\(head).\(payload).\(Base64URL.encode(Data(mac)))"
     }
 
     static let parseFailure = "invalid JWT: unable to parse or verify signature, "

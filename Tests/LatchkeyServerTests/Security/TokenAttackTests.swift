@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 import Testing
 @testable import LatchkeyServer
 
 /// Attempts to get past bearer authentication: forged, unsigned, expired and misused tokens.
 @Suite("Access-token attacks")
 struct TokenAttackTests {
-    static func base64URL(_ data: Data) -> String { data.base64URLEncodedString() }
+    static func base64URL(_ data: Data) -> String { Base64URL.encode(data) }
 
     /// A token with `claims`, signed with `secret` (or unsigned with alg none).
     static func token(_ claims: [String: Any], secret: String?, alg: String = "HS256") throws -> String {
