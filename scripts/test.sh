@@ -17,6 +17,14 @@ skipped=()
 ran=()
 note_skip() { skipped+=("$1"); echo "test.sh: SKIPPED: $1"; }
 
+# How long each phase took, for the summary (a phase that grows slow is seen before it flakes).
+phases=()
+phase_started=$SECONDS
+phase_done() { phases+=("$(printf '%5ds  %s' $((SECONDS - phase_started)) "$1")"); phase_started=$SECONDS; }
+# swift test's output is kept here for the ten slowest tests in the summary.
+mkdir -p .build
+swift_test_log=.build/swift-test.log
+
 # --- Apple-platform portability (what a Linux build cannot see) -----------------------------
 scripts/check-portability.sh
 scripts/check-portability-selftest.sh | tail -n 1
@@ -69,6 +77,16 @@ else
     note_skip "the hosted pages' browser tests (apt-get install chromium chromium-driver; pip install selenium pytest)"
 fi
 
+# --- Build (its own phase, so the summary tells building from testing) ----------------------
+phase_done "set-up (portability check, PostgreSQL cluster)"
+if ! swift build --build-tests > .build/build-tests.log 2>&1; then
+    grep -E 'error:' .build/build-tests.log | head -n 40 || true
+    tail -n 40 .build/build-tests.log
+    exit 1
+fi
+tail -n 1 .build/build-tests.log
+phase_done "swift build --build-tests"
+
 # --- Linux desktop keyring (optional) -----------------------------------------------------
 # Tests run one at a time (--no-parallel): the suite starts hundreds of servers, processes and
 # sockets, and on a 2-core machine running them all at once made real timeouts fire (a load
@@ -84,12 +102,13 @@ if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemo
     cleanup_steps+=("rm -rf '$keyring_home'")
     export LATCHKEY_TEST_KEYRING_HOME="$keyring_home"
     exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test --no-parallel "$@"' bash)
-    "${exec_wrapper[@]}" "$@" 2>&1 | quiet_xctest
+    "${exec_wrapper[@]}" "$@" 2>&1 | quiet_xctest | tee "$swift_test_log"
 else
     note_skip "the desktop keyring tests (apt-get install gnome-keyring dbus dbus-x11 libsecret-1-0)"
-    swift test --no-parallel "$@" 2>&1 | quiet_xctest
+    swift test --no-parallel "$@" 2>&1 | quiet_xctest | tee "$swift_test_log"
 fi
 ran+=("swift test")
+phase_done "swift test"
 
 # --- The Python suites and the README run the latchkey binary --------------------------------
 if ! build_log=$(swift build --product latchkey 2>&1); then
@@ -103,6 +122,7 @@ if [ "$interop" = 1 ]; then
     echo "test.sh: interop: the Supabase Python client against .build/debug/latchkey"
     python3 -m pytest Tests/Interop -q -p no:cacheprovider
     ran+=("Tests/Interop (supabase-auth)")
+    phase_done "Tests/Interop"
 fi
 
 # --- Hosted pages: Chromium follows the mailed links of a standalone `latchkey serve` ----------
@@ -110,6 +130,7 @@ if [ "$browser" = 1 ]; then
     echo "test.sh: browser: headless Chromium against .build/debug/latchkey (screenshots in .build/browser-screenshots)"
     LATCHKEY_SCREENSHOTS="$PWD/.build/browser-screenshots" python3 -m pytest Tests/Browser -q -p no:cacheprovider
     ran+=("Tests/Browser (Chromium)")
+    phase_done "Tests/Browser"
 fi
 
 # --- The README's shell blocks, in reading order --------------------------------------------
@@ -117,11 +138,21 @@ if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
     echo "test.sh: README: running its shell blocks in order (scripts/run-readme.py)"
     python3 scripts/run-readme.py
     ran+=("README.md's shell blocks")
+    phase_done "README.md's shell blocks"
 else
     note_skip "running the README's shell blocks (needs python3 and curl)"
 fi
 
 echo
+echo "test.sh: time per phase:"
+printf '  %s\n' "${phases[@]}"
+echo "test.sh: the ten slowest Swift tests (swift test's own timings):"
+# Swift Testing prints `✔ Test "name" passed after 1.234 seconds.` for each test (suites too,
+# which are left out: their time is their tests').
+grep -E '^[^ ]+ Test .* (passed|failed) after [0-9.]+ seconds' "$swift_test_log" \
+    | sed -E 's/^[^ ]+ Test (.*) (passed|failed) after ([0-9.]+) seconds.*/\3\t\1/' \
+    | sort -t "$(printf '\t')" -k1,1 -rn | head -n 10 \
+    | awk -F '\t' '{ printf "  %8.1fs  %s\n", $1, $2 }' || true
 echo "test.sh: passed: $(IFS=,; echo "${ran[*]}" | sed 's/,/, /g')"
 if [ ${#skipped[@]} -gt 0 ]; then
     echo "test.sh: skipped, because this machine lacks what they need:"

@@ -20,12 +20,12 @@ struct KeysCommandTests {
     }
 
     @Test("keys generate prints one private JWK per algorithm, with a fresh kid and key_ops, and writes nothing")
-    func generate() throws {
+    func generate() async throws {
         let data = temporaryDirectory()
         var kids = Set<String>()
         for (alg, kty, members) in [("ES256", "EC", ["crv", "x", "y", "d"]), ("RS256", "RSA", ["n", "e", "d", "p", "q", "dp", "dq", "qi"]), ("hs256", "oct", ["k"])] {
             // The environment's serve options do not reach the subcommand.
-            let run = try CommandRunner.run(["keys", "generate", "--alg", alg], environment: ["LATCHKEY_DATA_DIR": data.path])
+            let run = try await CommandRunner.run(["keys", "generate", "--alg", alg], environment: ["LATCHKEY_DATA_DIR": data.path])
             #expect(run.status == 0, "\(run.stderr)")
             let lines = run.stdout.split(separator: "\n")
             #expect(lines.count == 1)
@@ -40,10 +40,10 @@ struct KeysCommandTests {
             #expect(set.signingKey.algorithm.rawValue == alg.uppercased())
         }
         #expect(kids.count == 3)
-        let standby = try CommandRunner.run(["keys", "generate", "--verify-only"])
+        let standby = try await CommandRunner.run(["keys", "generate", "--verify-only"])
         #expect(try object(standby.stdout)["key_ops"] as? [String] == ["verify"])
         #expect(try object(standby.stdout)["alg"] as? String == "ES256", "ES256 by default")
-        let wrong = try CommandRunner.run(["keys", "generate", "--alg", "ES384"])
+        let wrong = try await CommandRunner.run(["keys", "generate", "--alg", "ES384"])
         #expect(wrong.status == 2 && wrong.stderr.contains("--alg must be ES256, RS256 or HS256"))
         #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
     }
@@ -52,8 +52,8 @@ struct KeysCommandTests {
     func serveWithKeys() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let signing = try CommandRunner.run(["keys", "generate", "--alg", "ES256"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let standby = try CommandRunner.run(["keys", "generate", "--alg", "RS256", "--verify-only"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let signing = try await CommandRunner.run(["keys", "generate", "--alg", "ES256"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let standby = try await CommandRunner.run(["keys", "generate", "--alg", "RS256", "--verify-only"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (signingKey, standbyKey) = (try object(signing), try object(standby))
         let port = CommandRunner.freePort()
         let server = try CommandRunner.start(
@@ -78,7 +78,7 @@ struct KeysCommandTests {
         #expect(headerJSON["alg"] as? String == "ES256")
         #expect(try await operations.send("GET", base + "/user", bearer: accessToken).0 == 200)
 
-        let keys = try CommandRunner.run(["keys", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": OperationsCommandTests.secret])
+        let keys = try await CommandRunner.run(["keys", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": OperationsCommandTests.secret])
         let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
         #expect(try await operations.send("GET", base + "/admin/users", bearer: serviceRole).0 == 200)
 
@@ -93,11 +93,11 @@ struct KeysCommandTests {
     }
 
     @Test("serve refuses bad JWT keys at start with a sentence naming the problem, never the key")
-    func badKeys() throws {
+    func badKeys() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let one = try CommandRunner.run(["keys", "generate"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let two = try CommandRunner.run(["keys", "generate"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let one = try await CommandRunner.run(["keys", "generate"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let two = try await CommandRunner.run(["keys", "generate"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let secretMembers = [try object(one)["d"] as! String, try object(two)["d"] as! String]
         let standby = one.replacingOccurrences(of: #""key_ops":["sign","verify"]"#, with: #""key_ops":["verify"]"#)
         let cases: [([String], [String: String], String)] = [
@@ -108,7 +108,7 @@ struct KeysCommandTests {
             (["--jwt-keys-file", data.appendingPathComponent("missing.json").path], [:], "cannot read JWT keys"),
         ]
         for (arguments, environment, message) in cases {
-            let run = try CommandRunner.run(["serve", "--port", "0", "--data-dir", data.path] + arguments, environment: environment)
+            let run = try await CommandRunner.run(["serve", "--port", "0", "--data-dir", data.path] + arguments, environment: environment)
             #expect(run.status == 2, "\(message): \(run.stderr)")
             #expect(run.stderr.contains(message), "\(run.stderr)")
             for secret in secretMembers { #expect(!run.stderr.contains(secret) && !run.stdout.contains(secret)) }
@@ -120,7 +120,7 @@ struct KeysCommandTests {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        let key = try CommandRunner.run(["keys", "generate", "--alg", "RS256"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try await CommandRunner.run(["keys", "generate", "--alg", "RS256"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let file = data.appendingPathComponent("jwt-keys.json")
         try Data("[\(key)]\n".utf8).write(to: file)
         let port = CommandRunner.freePort()

@@ -57,7 +57,7 @@ struct OperationsCommandTests {
         #expect(body.contains("\"expires_in\":900"), "GOTRUE_JWT_EXP")
         #expect(try await send("GET", base + "/metrics", bearer: "metrics-token-from-env-0123").0 == 200)
 
-        let keys = try CommandRunner.run(["keys", "--data-dir", data.path], environment: ["GOTRUE_JWT_SECRET": Self.secret])
+        let keys = try await CommandRunner.run(["keys", "--data-dir", data.path], environment: ["GOTRUE_JWT_SECRET": Self.secret])
         #expect(keys.status == 0)
         #expect(keys.stderr.contains("GOTRUE_JWT_SECRET"), "keys says which secret it used: \(keys.stderr)")
         let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
@@ -75,15 +75,15 @@ struct OperationsCommandTests {
     }
 
     @Test("keys never creates a secret: with none it fails clearly and leaves the directory alone")
-    func keysWithoutSecret() throws {
+    func keysWithoutSecret() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let keys = try CommandRunner.run(["keys", "--data-dir", data.path])
+        let keys = try await CommandRunner.run(["keys", "--data-dir", data.path])
         #expect(keys.status == 1)
         #expect(keys.stderr.contains("no JWT secret") && keys.stderr.contains("LATCHKEY_JWT_SECRET"))
         #expect(keys.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: data.path), "nothing created")
-        let short = try CommandRunner.run(["keys", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": "short"])
+        let short = try await CommandRunner.run(["keys", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": "short"])
         #expect(short.status != 0 && short.stderr.contains("at least 32 bytes"))
     }
 
@@ -116,7 +116,7 @@ struct OperationsCommandTests {
         defer { try? FileManager.default.removeItem(at: backupFile) }
         for _ in 0..<3 {
             try await Task.sleep(for: .milliseconds(150))
-            let backup = try CommandRunner.run(["backup", "--data-dir", data.path, "--to", backupFile.path])
+            let backup = try await CommandRunner.run(["backup", "--data-dir", data.path, "--to", backupFile.path])
             #expect(backup.status == 0, "\(backup.stderr)")
             #expect(backup.stdout.contains("backed up"))
         }
@@ -141,7 +141,7 @@ struct OperationsCommandTests {
         again.process.send(SIGTERM)
         #expect(await again.wait(upTo: 20))
 
-        let postgres = try CommandRunner.run(["backup", "--database", "postgres://u:p@h/db", "--to", backupFile.path])
+        let postgres = try await CommandRunner.run(["backup", "--database", "postgres://u:p@h/db", "--to", backupFile.path])
         #expect(postgres.status != 0 && postgres.stderr.contains("pg_dump") && !postgres.stderr.contains("u:p@"))
     }
 }

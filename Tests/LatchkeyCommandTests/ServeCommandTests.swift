@@ -36,7 +36,7 @@ struct ServeCommandTests {
         let base = "http://127.0.0.1:\(port)"
         try await waitForHealth(base)
 
-        let keys = try CommandRunner.run(["keys", "--data-dir", data.path])
+        let keys = try await CommandRunner.run(["keys", "--data-dir", data.path])
         #expect(keys.status == 0)
         let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
         let anon = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("anon key:") }?.split(separator: " ").last.map(String.init))
@@ -70,7 +70,7 @@ struct ServeCommandTests {
             #expect(log.contains("mail goes over SMTP") && log.contains(expected), "\(log)")
             for secret in ["cli-pa55word", "env-pa55word", "cli-user", "env-user"] { #expect(!log.contains(secret)) }
         }
-        let bad = try CommandRunner.run(["serve", "--smtp-url", "ftp://u:topsecret@h", "--data-dir", temporaryDirectory().path])
+        let bad = try await CommandRunner.run(["serve", "--smtp-url", "ftp://u:topsecret@h", "--data-dir", temporaryDirectory().path])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("--smtp-url") && !bad.stderr.contains("topsecret"))
     }
@@ -85,7 +85,7 @@ struct ServeCommandTests {
 
         let second = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", temporaryDirectory().path, "--log-level", "warning"])
         #expect(await second.wait(upTo: 60))
-        let busy = second.result()
+        let busy = await second.result()
         #expect(busy.status == 1)
         #expect(busy.stderr.contains("latchkey: Port \(port) is already in use on 127.0.0.1"), "\(busy.stderr)")
         #expect(busy.stderr.contains("--port"))
@@ -97,12 +97,12 @@ struct ServeCommandTests {
         let file = temporaryDirectory()
         _ = FileManager.default.createFile(atPath: file.path, contents: Data())
         defer { try? FileManager.default.removeItem(at: file) }
-        let badData = try CommandRunner.run(["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path, "--log-level", "warning"])
+        let badData = try await CommandRunner.run(["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path, "--log-level", "warning"])
         #expect(badData.status == 1)
         #expect(badData.stderr.contains("the data directory") && badData.stderr.contains("--data-dir"), "\(badData.stderr)")
         #expect(badData.stderr.split(separator: "\n").count == 1, "one sentence: \(badData.stderr)")
 
-        let noDatabase = try CommandRunner.run(
+        let noDatabase = try await CommandRunner.run(
             ["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", temporaryDirectory().path, "--log-level", "warning",
              "--database", "postgres://user:dbsecret@127.0.0.1:1/latchkey", "--database-timeout", "2"])
         #expect(noDatabase.status == 1)
@@ -111,19 +111,19 @@ struct ServeCommandTests {
     }
 
     @Test("bad configuration is a clear error and a non-zero exit, never a crash")
-    func badConfiguration() throws {
+    func badConfiguration() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let shortSecret = try CommandRunner.run(["serve", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": "short"])
+        let shortSecret = try await CommandRunner.run(["serve", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": "short"])
         #expect(shortSecret.status != 0)
         #expect(shortSecret.stderr.contains("LATCHKEY_JWT_SECRET must be at least 32 bytes"))
-        let badPort = try CommandRunner.run(["serve", "--port", "70000", "--data-dir", data.path])
+        let badPort = try await CommandRunner.run(["serve", "--port", "70000", "--data-dir", data.path])
         #expect(badPort.status != 0)
         #expect(badPort.stderr.contains("--port"))
-        let postgres = try CommandRunner.run(["serve", "--database", "mysql://nope", "--data-dir", data.path])
+        let postgres = try await CommandRunner.run(["serve", "--database", "mysql://nope", "--data-dir", data.path])
         #expect(postgres.status != 0)
         #expect(!postgres.stderr.contains("Fatal error"))
-        let badLevel = try CommandRunner.run(["serve", "--log-level", "loud"])
+        let badLevel = try await CommandRunner.run(["serve", "--log-level", "loud"])
         #expect(badLevel.status != 0)
     }
 }

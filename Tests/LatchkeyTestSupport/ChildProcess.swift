@@ -96,21 +96,43 @@ package final class ChildProcess: @unchecked Sendable {
         kill(processIdentifier, signal)
     }
 
+    /// Waits until the child exits without holding a thread: a test's blocked `waitpid` takes
+    /// one of the few threads of Swift's cooperative pool (two on a 2-core machine), which
+    /// in-process servers and every other running test need.
+    package func exited() async {
+        var interval = Duration.milliseconds(2)
+        while isRunning {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                // Cancelled: the child still has to be reaped.
+                waitUntilExit()
+                return
+            }
+            interval = min(interval * 2, .milliseconds(50))
+        }
+    }
+
     /// Runs `executable` to its end and returns its exit status and standard output (standard
-    /// error is discarded).
-    package static func run(executable: String, arguments: [String], environment: [String: String]) throws -> (status: Int32, output: Data) {
-        let (readEnd, writeEnd) = try makePipe()
+    /// error is discarded). The output goes through a temporary file, so neither the read nor
+    /// the wait holds a thread.
+    package static func run(executable: String, arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: Data) {
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-child-\(UUID().uuidString)")
+        let descriptor = open(outputFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "open \(outputFile.path): \(String(cString: strerror(errno)))"])
+        }
+        defer { try? FileManager.default.removeItem(at: outputFile) }
         let child: ChildProcess
         do {
-            child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardOutput: writeEnd)
+            child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardOutput: descriptor)
         } catch {
-            close(readEnd)
-            close(writeEnd)
+            close(descriptor)
             throw error
         }
-        close(writeEnd)
-        let output = FileHandle(fileDescriptor: readEnd, closeOnDealloc: true).readDataToEndOfFile()
-        return (child.terminationStatus, output)
+        close(descriptor)
+        await child.exited()
+        return (child.terminationStatus, try Data(contentsOf: outputFile))
     }
 
     /// A pipe whose two descriptors close on exec, so a spawned child holds only the end it was

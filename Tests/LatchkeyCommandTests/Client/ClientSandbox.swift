@@ -25,7 +25,7 @@ struct ClientSandbox: Sendable {
         let running = try start(arguments, input: input, environment: extra)
         let finished = await running.wait(upTo: 120)
         #expect(finished, "latchkey \(arguments.joined(separator: " ")) did not finish")
-        let result = running.result()
+        let result = await running.result()
         #expect(!result.stderr.contains("Fatal error"), "a Swift runtime failure: \(result.stderr)")
         #expect(!result.stderr.contains("Stack dump"), "a stack trace: \(result.stderr)")
         return result

@@ -46,10 +46,12 @@ final class ClientTestServer: Sendable {
         self.server = server
     }
 
-    /// The same server again (same port, same database, same secret), after ``stop()``.
-    func restarted() async throws -> ClientTestServer {
+    /// The same server again (same port, same database, same secret), after ``stop()``;
+    /// `accessTokenTTL` changes the lifetime of the tokens it issues from now on.
+    func restarted(accessTokenTTL: TimeInterval? = nil) async throws -> ClientTestServer {
         var configuration = configuration
         configuration.port = server.port
+        if let accessTokenTTL { configuration.accessTokenTTL = accessTokenTTL }
         return try await Self.start(configuration)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestSupport
 import Testing
 
 /// Seed 004 edge case 2 ("no internet"): a server that is down never costs the user the session.
@@ -6,8 +7,9 @@ import Testing
 struct OfflineTests {
     @Test("server stopped: status signed in (offline, exit 0), token fails with a network error (exit 3), restart → works")
     func serverStoppedAndRestarted() async throws {
-        let lifetime: TimeInterval = 30
-        var server = try await ClientTestServer.start(port: CommandRunner.freePort(), accessTokenTTL: lifetime)
+        // A token an hour long cannot come due while the offline commands run, however slow the
+        // machine: the "still valid" half never depends on how fast processes start.
+        var server = try await ClientTestServer.start(port: CommandRunner.freePort(), accessTokenTTL: 3600)
         let shell = ClientSandbox()
         defer { shell.remove() }
         #expect(try await shell.signup(server, email: "off@example.com", password: "offline password").status == 0)
@@ -20,7 +22,19 @@ struct OfflineTests {
         #expect(offline.stdout.contains("offline (cannot reach \(server.url))"))
         #expect(try await shell.token() == before, "a still-valid token is printed offline")
 
-        try await Task.sleep(for: .seconds(lifetime + 1.5))
+        // The "expired while offline" half: the same server (same port and database) issuing
+        // two-second tokens, a fresh sign-in, the server stopped, then wait until the stored
+        // token has expired — the condition the next assertions rely on.
+        server = try await server.restarted(accessTokenTTL: 2)
+        #expect(try await shell.login(server, email: "off@example.com", password: "offline password").status == 0)
+        let shortLived = try await shell.token()
+        await server.stop()
+        var lastStatus = ""
+        let expiredSeen = await eventually(timeout: 120) {
+            lastStatus = (try? await shell.run(["status"]).stdout) ?? ""
+            return lastStatus.contains("token:") && lastStatus.contains("expired ")
+        }
+        #expect(expiredSeen, "status never showed the two-second token as expired; last seen: \(lastStatus)")
         let token = try await shell.run(["token"])
         #expect(token.status == 3)
         #expect(token.stdout.isEmpty)
@@ -31,9 +45,10 @@ struct OfflineTests {
         #expect(expired.stdout.contains("expired"))
         #expect(try await shell.run(["whoami"]).status == 3)
 
-        server = try await server.restarted()
+        // Back online (hour-long tokens again): the kept session is renewed.
+        server = try await server.restarted(accessTokenTTL: 3600)
         let after = try await shell.token()
-        #expect(after != before)
+        #expect(after != shortLived)
         #expect(try await server.userStatus(accessToken: after) == 200)
         let online = try await shell.run(["status"])
         #expect(online.status == 0)

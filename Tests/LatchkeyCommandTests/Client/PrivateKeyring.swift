@@ -98,7 +98,7 @@ final class PrivateKeyring: Sendable {
             try await Task.sleep(for: .seconds(1))
             return true
         }
-        let (_, data) = try ChildProcess.run(
+        let (_, data) = try await ChildProcess.run(
             executable: dbusSend.path,
             arguments: [
                 "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",

@@ -42,18 +42,18 @@ struct StateDirectoryTests {
         let xdg = base.appendingPathComponent("config")
         let first = try CommandRunner.start(login, environment: ["XDG_CONFIG_HOME": xdg.path], input: "xdg password 1\n", removing: ClientSandbox.ambient)
         #expect(await first.wait(upTo: 60))
-        #expect(first.result().status == 0, "\(first.stderr)")
+        #expect(await first.result().status == 0, "\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: xdg.appendingPathComponent("latchkey/profiles/default/profile.json").path))
 
         let home = base.appendingPathComponent("home")
         let second = try CommandRunner.start(login, environment: ["HOME": home.path], input: "xdg password 1\n", removing: ClientSandbox.ambient)
         #expect(await second.wait(upTo: 60))
-        #expect(second.result().status == 0, "\(second.stderr)")
+        #expect(await second.result().status == 0, "\(second.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/latchkey/profiles/default/profile.json").path))
 
         let status = try CommandRunner.start(["status"], environment: ["HOME": home.path], removing: ClientSandbox.ambient)
         #expect(await status.wait(upTo: 60))
-        #expect(status.result().status == 0)
+        #expect(await status.result().status == 0)
         await server.discard()
     }
 }

@@ -45,7 +45,7 @@ struct TokenRefreshTests {
         var tokens: Set<String> = []
         for run in runs {
             #expect(await run.wait(upTo: 60))
-            let result = run.result()
+            let result = await run.result()
             #expect(result.status == 0, "\(result.stderr)")
             tokens.insert(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }

@@ -6,11 +6,16 @@ import Testing
 /// and a closed connection, never a 500, an empty answer or a server that stops answering.
 @Suite("HTTP hardening")
 struct HTTPHardeningTests {
+    /// How long a test waits for the server to close a connection it must close. Generous: a
+    /// loaded machine runs the event loops late, and a server that never closes fails all the
+    /// same; a passing test returns as soon as the connection is closed.
+    static let closeDeadline = Duration.seconds(120)
+
     /// Sends `request` on a new connection and returns the connection once the server closed it.
     static func exchange(_ request: String, server: TestServer) async throws -> RawConnection {
         let connection = try await RawConnection.open(port: server.server.port)
         try await connection.send(request)
-        #expect(try await connection.closedByServer(within: .seconds(10)), "the server closes the connection")
+        #expect(try await connection.closedByServer(within: closeDeadline), "the server closes the connection")
         return connection
     }
 
@@ -62,7 +67,7 @@ struct HTTPHardeningTests {
             for (method, path) in [("DELETE", "/health"), ("GET", "/signup"), ("PATCH", "/token?grant_type=password"), ("GET", "/auth/v1/logout")] {
                 let connection = try await RawConnection.open(port: server.server.port)
                 try await connection.send("\(method) \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                _ = try await connection.closedByServer(within: .seconds(10))
+                #expect(try await connection.closedByServer(within: Self.closeDeadline), "\(method) \(path): closed after the answer")
                 #expect(connection.status == 405, "\(method) \(path): \(connection.text.prefix(200))")
                 #expect(connection.json["error_code"] as? String == "method_not_allowed", "\(method) \(path)")
             }
@@ -74,24 +79,26 @@ struct HTTPHardeningTests {
         try await TestServer.with(configure: { $0.idleTimeout = 1 }) { server in
             let silent = try await RawConnection.open(port: server.server.port)
             // Bounds are generous: a loaded machine fires timers late; never closing is the failure.
-            #expect(try await silent.closedByServer(within: .seconds(30)), "a silent connection")
+            #expect(try await silent.closedByServer(within: Self.closeDeadline), "a silent connection")
 
             // After a request, the connection may idle for the timeout, not longer.
             let kept = try await RawConnection.open(port: server.server.port)
             try await kept.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await kept.closedByServer(within: .seconds(30)))
+            #expect(try await kept.closedByServer(within: Self.closeDeadline))
             #expect(kept.status == 200)
 
             // Headers one line at a time, each well within the timeout: the head never completes in time.
             let slowHead = try await RawConnection.open(port: server.server.port)
             try await slowHead.send("GET /health HTTP/1.1\r\n")
-            let started = ContinuousClock.now
+            // Closed while the trickle goes on: counted in lines sent, not in seconds, so a slow
+            // machine cannot fail it (the trickle lasts 30 s at least, the timeout is 1 s).
+            var linesSent = 0
             for index in 0..<100 where slowHead.isOpen {
                 try? await slowHead.send("X-Slow-\(index): a\r\n")
+                linesSent += 1
                 try await Task.sleep(for: .milliseconds(300))
             }
-            #expect(!slowHead.isOpen)
-            #expect(ContinuousClock.now - started < .seconds(25), "closed while the trickle went on")
+            #expect(!slowHead.isOpen, "closed while the trickle went on (\(linesSent) lines sent)")
 
             // A body one byte at a time: 408 JSON, then closed.
             let slowBody = try await RawConnection.open(port: server.server.port)
@@ -115,18 +122,18 @@ struct HTTPHardeningTests {
         }) { server in
             var idle: [RawConnection] = []
             for _ in 0..<15 { idle.append(try await RawConnection.open(port: server.server.port)) }
-            let quick = ContinuousClock.now
             #expect(try await server.request(.GET, "/health").status == 200)
-            #expect(ContinuousClock.now - quick < .seconds(10), "under the limit: before any idle socket times out")
+            // Under the limit /health did not wait for an idle socket to time out: they are all
+            // still open (whatever the machine's speed, this is what "at once" means here).
+            let stillOpen = idle.filter { $0.isOpen }.count
+            #expect(stillOpen == idle.count, "under the limit: answered before any idle socket timed out (\(stillOpen) of \(idle.count) open)")
 
             // 60 more idle sockets, three times the limit: the excess waits in the backlog, the
             // idle ones are closed after the timeout, and /health gets its turn.
             for _ in 0..<60 { idle.append(try await RawConnection.open(port: server.server.port)) }
-            let beyond = ContinuousClock.now
             #expect(try await server.request(.GET, "/health").status == 200)
-            #expect(ContinuousClock.now - beyond < .seconds(60))
             var closed = 0
-            for connection in idle where try await connection.closedByServer(within: .seconds(60)) { closed += 1 }
+            for connection in idle where try await connection.closedByServer(within: Self.closeDeadline) { closed += 1 }
             #expect(closed == idle.count, "every idle socket was closed by the server")
         }
     }

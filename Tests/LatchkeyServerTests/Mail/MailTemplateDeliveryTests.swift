@@ -52,7 +52,7 @@ struct MailTemplateDeliveryTests {
                         json: ["email": "ada@example.com", "password": "correct horse battery", "data": ["name": "Ada <& Co>"]])
                     #expect(signUp.status == 200, "\(signUp.text)")
                     let received = try #require(try await smtp.waitForMessages().first)
-                    let mail = try MailClientView.read(received.data)
+                    let mail = try await MailClientView.read(received.data)
                     #expect(mail.defects.isEmpty, "\(mail.defects)")
                     #expect(mail.contentType == "multipart/alternative")
                     #expect(mail.parts.map(\.contentType) == ["text/plain", "text/html"])
@@ -90,7 +90,7 @@ struct MailTemplateDeliveryTests {
         try await TestServer.with(configure: { $0.autoconfirm = false }) { server in
             #expect(try await server.request(.POST, "/signup", json: ["email": "eve@example.com", "password": "correct horse battery"]).status == 200)
             let raw = try #require(try server.outbox().last)
-            let mail = try MailClientView.read(raw)
+            let mail = try await MailClientView.read(raw)
             #expect(mail.defects.isEmpty, "\(mail.defects)")
             #expect(mail.contentType == "multipart/alternative")
             #expect(mail.parts.map(\.contentType) == ["text/plain", "text/html"])
@@ -104,7 +104,7 @@ struct MailTemplateDeliveryTests {
 
             // The README's walkthrough reads the code with sed from the raw file: exactly once.
             let file = try #require(try FileManager.default.contentsOfDirectory(atPath: server.server.outboxDirectory.path).first)
-            let (status, output) = try ChildProcess.run(
+            let (status, output) = try await ChildProcess.run(
                 executable: "/bin/sed", arguments: ["-n", #"s/.*this code: \([0-9]\{6\}\).*/\1/p"#, server.server.outboxDirectory.appendingPathComponent(file).path],
                 environment: [:])
             #expect(status == 0 && String(decoding: output, as: UTF8.self) == "\(code)\n")

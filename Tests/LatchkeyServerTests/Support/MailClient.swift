@@ -35,13 +35,13 @@ struct MailClientView: Sendable {
     }()
 
     /// Parses `message` (its text as sent or as written to the outbox).
-    static func read(_ message: String) throws -> MailClientView {
+    static func read(_ message: String) async throws -> MailClientView {
         guard let python else { throw TestFailure("no python3 to read the mail with") }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-mail-\(UUID().uuidString).eml")
         try Data(message.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("mail_client.py").path
-        let (status, output) = try ChildProcess.run(
+        let (status, output) = try await ChildProcess.run(
             executable: python, arguments: [script, file.path], environment: ["PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"])
         guard status == 0, let json = try JSONSerialization.jsonObject(with: output) as? [String: Any] else {
             throw TestFailure("mail_client.py failed (\(status)): \(String(decoding: output, as: UTF8.self))")

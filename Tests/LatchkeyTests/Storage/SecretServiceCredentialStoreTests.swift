@@ -66,7 +66,7 @@ struct SecretServiceCredentialStoreTests {
         let service = "dev.latchkey.tests.\(UUID().uuidString)"
         let store = SecretServiceCredentialStore(service: service)
         try await store.save(Data("session".utf8), key: "session")
-        try run("/usr/bin/dbus-send", [
+        try await run("/usr/bin/dbus-send", [
             "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
             "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login",
         ])
@@ -76,7 +76,7 @@ struct SecretServiceCredentialStoreTests {
 
     /// Runs a tool with `posix_spawn` (``ChildProcess``): Foundation's `Process.run()` crashes
     /// now and then on Linux (swift-corelibs-foundation#5472).
-    private func run(_ executable: String, _ arguments: [String]) throws {
-        _ = try ChildProcess.run(executable: executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
+    private func run(_ executable: String, _ arguments: [String]) async throws {
+        _ = try await ChildProcess.run(executable: executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
     }
 }
