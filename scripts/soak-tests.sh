@@ -5,8 +5,8 @@
 #   scripts/soak-tests.sh [N] [--swift-only] [--load] [--keep]
 #
 # N             runs (default 5). The clone is built once; every run then runs the test command.
-# --swift-only  each run is the `swift test` part only (as test.sh runs it), not the Python
-#               suites and the README.
+# --swift-only  each run is the `swift test` part of the test command only (the main suite in
+#               parallel, then the load tests), not the Python suites and the README.
 # --load        keeps one core busy with a second build of the package (in its own scratch
 #               folder, rebuilt from clean in a loop) for as long as the runs last, as a shared
 #               CI machine would be.
@@ -35,7 +35,7 @@ done
 work=$(mktemp -d /tmp/latchkey-soak-XXXXXX)
 clone="$work/clone"
 git clone -q . "$clone" || exit 1
-echo "soak: $runs run(s) of $( [ $swift_only = 1 ] && echo 'swift test' || echo 'scripts/test.sh' ) in $clone ($(git -C "$clone" log -1 --format='%h %s' | cut -c1-72))"
+echo "soak: $runs run(s) of $( [ $swift_only = 1 ] && echo 'scripts/test.sh (swift test only)' || echo 'scripts/test.sh' ) in $clone ($(git -C "$clone" log -1 --format='%h %s' | cut -c1-72))"
 
 load_pid=
 stop_load() {
@@ -74,7 +74,7 @@ for run in $(seq 1 "$runs"); do
     log="$work/run-$run.log"
     started=$SECONDS
     if [ "$swift_only" = 1 ]; then
-        (cd "$clone" && swift test --no-parallel) > "$log" 2>&1
+        (cd "$clone" && LATCHKEY_TEST_SWIFT_ONLY=1 scripts/test.sh) > "$log" 2>&1
     else
         (cd "$clone" && scripts/test.sh) > "$log" 2>&1
     fi

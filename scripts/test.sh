@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README): runs every test of the package, then the real clients and the README.
 #
-# 1. `swift test`: every Swift test. With PostgreSQL's server binaries installed it first starts a
+# 1. `swift test`: every Swift test, the main suite in parallel, then the load tests (`*LoadTests`)
+#    one at a time. With PostgreSQL's server binaries installed it first starts a
 #    throwaway cluster, so the PostgreSQL tests run against a real server; with python3-aiosmtpd the
 #    SMTP tests use a real mail server; with gnome-keyring and dbus the tests run inside a private
 #    D-Bus session with an unlocked keyring, so the Linux desktop keyring tests run for real.
@@ -9,7 +10,9 @@
 # 3. Tests/Browser: headless Chromium through the hosted pages of a standalone server.
 # 4. scripts/run-readme.py: the README's shell blocks, in order, as a reader runs them.
 # Whatever cannot run here is named at the start and again in the summary at the end, with the
-# command that installs what it needs. Extra arguments go to `swift test`.
+# command that installs what it needs. Extra arguments go to `swift test` (one run, as given,
+# instead of the main suite and the load tests). LATCHKEY_TEST_SWIFT_ONLY=1 stops after step 1
+# (scripts/soak-tests.sh --swift-only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,28 +90,51 @@ fi
 tail -n 1 .build/build-tests.log
 phase_done "swift build --build-tests"
 
-# --- Linux desktop keyring (optional) -----------------------------------------------------
-# Tests run one at a time (--no-parallel): the suite starts hundreds of servers, processes and
-# sockets, and on a 2-core machine running them all at once made real timeouts fire (a load
-# average of 14 in a CI-style run). Run in parallel with `swift test` directly when you like.
+# --- swift test: the main suite in parallel, then the load tests one at a time -------------------
+# Suites whose names end in `LoadTests` hold many sockets, make thousands of requests or run for
+# a minute; they run after the main suite, serialized, so they never starve the tests beside
+# them. Every other test runs in parallel (Swift Testing's default) and must pass whatever runs
+# beside it: no test waits on a fixed time, each has its own ports, folders and databases.
 # XCTest's per-suite lines ("Executed 0 tests", one per empty XCTest bundle) say nothing here:
 # every test is a Swift Testing test, whose own results and summary are kept.
 quiet_xctest() { grep --line-buffered -v -E "^(Test Suite '.*' (started|passed|failed) at|	 Executed 0 tests, with 0 failures)" || true; }
+load_tests='LoadTests'
+: > "$swift_test_log"
+swift_test() {
+    if [ "${keyring:-0}" = 1 ]; then
+        # Inside a private D-Bus session with an unlocked keyring, kept in a fresh folder so a
+        # keyring left on this machine with another password (or locked) cannot change what the
+        # tests see.
+        dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test "$@"' bash "$@"
+    else
+        swift test "$@"
+    fi 2>&1 | quiet_xctest | tee -a "$swift_test_log"
+}
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
-    echo "test.sh: running inside a private D-Bus session with an unlocked gnome-keyring"
-    # The daemon keeps its keyrings in a fresh folder, so a keyring left on this machine with
-    # another password (or locked) cannot change what the tests see.
+    echo "test.sh: swift test runs inside a private D-Bus session with an unlocked gnome-keyring"
+    keyring=1
     keyring_home=$(mktemp -d)
     cleanup_steps+=("rm -rf '$keyring_home'")
     export LATCHKEY_TEST_KEYRING_HOME="$keyring_home"
-    exec_wrapper=(dbus-run-session -- bash -c 'echo -n "latchkey-test" | XDG_DATA_HOME="$LATCHKEY_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; export LATCHKEY_TEST_KEYRING=1; swift test --no-parallel "$@"' bash)
-    "${exec_wrapper[@]}" "$@" 2>&1 | quiet_xctest | tee "$swift_test_log"
 else
+    keyring=0
     note_skip "the desktop keyring tests (apt-get install gnome-keyring dbus dbus-x11 libsecret-1-0)"
-    swift test --no-parallel "$@" 2>&1 | quiet_xctest | tee "$swift_test_log"
 fi
-ran+=("swift test")
-phase_done "swift test"
+if [ $# -gt 0 ]; then
+    # Arguments (a --filter, say) go to one swift test run as given.
+    swift_test "$@"
+    ran+=("swift test $*")
+    phase_done "swift test $*"
+else
+    echo "test.sh: swift test: the main suite, in parallel (every suite but *$load_tests)"
+    swift_test --skip "$load_tests"
+    phase_done "swift test: main suite (parallel)"
+    echo "test.sh: swift test: the load tests, one at a time (*$load_tests)"
+    swift_test --no-parallel --filter "$load_tests"
+    phase_done "swift test: load tests (serialized)"
+    ran+=("swift test (main suite in parallel, then the load tests)")
+fi
+if [ "${LATCHKEY_TEST_SWIFT_ONLY:-0}" = 1 ]; then interop=0; browser=0; fi
 
 # --- The Python suites and the README run the latchkey binary --------------------------------
 if ! build_log=$(swift build --product latchkey 2>&1); then
@@ -134,7 +160,9 @@ if [ "$browser" = 1 ]; then
 fi
 
 # --- The README's shell blocks, in reading order --------------------------------------------
-if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+if [ "${LATCHKEY_TEST_SWIFT_ONLY:-0}" = 1 ]; then
+    echo "test.sh: LATCHKEY_TEST_SWIFT_ONLY=1: the Python suites and the README are not run"
+elif command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
     echo "test.sh: README: running its shell blocks in order (scripts/run-readme.py)"
     python3 scripts/run-readme.py
     ran+=("README.md's shell blocks")
@@ -149,7 +177,7 @@ printf '  %s\n' "${phases[@]}"
 echo "test.sh: the ten slowest Swift tests (swift test's own timings):"
 # Swift Testing prints `✔ Test "name" passed after 1.234 seconds.` for each test (suites too,
 # which are left out: their time is their tests').
-grep -E '^[^ ]+ Test .* (passed|failed) after [0-9.]+ seconds' "$swift_test_log" \
+grep -E '^[^ ]+ Test .* (passed|failed) after [0-9.]+ seconds' "$swift_test_log" | grep -v -E '^[^ ]+ Test run with ' \
     | sed -E 's/^[^ ]+ Test (.*) (passed|failed) after ([0-9.]+) seconds.*/\3\t\1/' \
     | sort -t "$(printf '\t')" -k1,1 -rn | head -n 10 \
     | awk -F '\t' '{ printf "  %8.1fs  %s\n", $1, $2 }' || true
