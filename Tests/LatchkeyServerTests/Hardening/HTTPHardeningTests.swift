@@ -82,14 +82,14 @@ struct HTTPHardeningTests {
             #expect(try await silent.closedByServer(within: Self.closeDeadline), "a silent connection")
 
             // After a request, the connection may idle for the timeout, not longer.
-            let kept = try await RawConnection.open(port: server.server.port)
-            try await kept.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            // (Each request below is written as the connection comes up: with a 1 s idle timeout a
+            // loaded machine could otherwise close it before the test's first write.)
+            let kept = try await RawConnection.open(port: server.server.port, sending: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await kept.closedByServer(within: Self.closeDeadline))
             #expect(kept.status == 200)
 
             // Headers one line at a time, each well within the timeout: the head never completes in time.
-            let slowHead = try await RawConnection.open(port: server.server.port)
-            try await slowHead.send("GET /health HTTP/1.1\r\n")
+            let slowHead = try await RawConnection.open(port: server.server.port, sending: "GET /health HTTP/1.1\r\n")
             // Closed while the trickle goes on: counted in lines sent, not in seconds, so a slow
             // machine cannot fail it (the trickle lasts 30 s at least, the timeout is 1 s).
             var linesSent = 0
@@ -101,8 +101,8 @@ struct HTTPHardeningTests {
             #expect(!slowHead.isOpen, "closed while the trickle went on (\(linesSent) lines sent)")
 
             // A body one byte at a time: 408 JSON, then closed.
-            let slowBody = try await RawConnection.open(port: server.server.port)
-            try await slowBody.send("POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
+            let slowBody = try await RawConnection.open(
+                port: server.server.port, sending: "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
             for _ in 0..<100 where slowBody.isOpen {
                 try? await slowBody.send(" ")
                 try await Task.sleep(for: .milliseconds(300))

@@ -155,13 +155,13 @@ struct SMTPConnectionFailureTests {
         var settings = try SMTPSettings(url: "smtp://127.0.0.1:\(listener.port)")
         settings.replyTimeout = .milliseconds(300)
         let mailer = SMTPMailer(settings: settings, sender: try MailAddress(parsing: "a@latchkey.example"))
-        let started = ContinuousClock.now
         let error = try await #require(throws: SMTPError.self) {
             try await mailer.send(MailMessage(to: "b@example.com", subject: "s", body: "b\n"))
         }
         #expect(error.stage == .greeting && error.kind == .transient)
-        #expect(error.message.contains("no reply within"))
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // The configured 300 ms reply timeout is the one that fired (the default is 30 s): the
+        // error names it. (No wall-clock bound: a loaded machine may run the timer late.)
+        #expect(error.message == "no reply within \(settings.replyTimeout)", "\(error.message)")
     }
 
     @Test("nothing listening: a transient connect error")

@@ -14,11 +14,16 @@ final class RawConnection: Sendable {
         self.received = received
     }
 
-    static func open(port: Int, host: String = "127.0.0.1") async throws -> RawConnection {
+    /// Opens a connection. `first`, when given, is written the moment the connection is up (on
+    /// the event loop, before this returns), so a server with a short idle timeout cannot close
+    /// the connection in the gap before a slow test sends its first bytes.
+    static func open(port: Int, host: String = "127.0.0.1", sending first: String? = nil) async throws -> RawConnection {
         let received = NIOLockedValueBox(ByteBuffer())
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(received: received)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received: received, first: first.map { ByteBuffer(string: $0) }))
+                }
             }
             .connect(host: host, port: port).get()
         return RawConnection(channel: channel, received: received)
@@ -66,8 +71,17 @@ final class RawConnection: Sendable {
 
     private final class Collector: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
         let received: NIOLockedValueBox<ByteBuffer>
-        init(received: NIOLockedValueBox<ByteBuffer>) { self.received = received }
+        let first: ByteBuffer?
+        init(received: NIOLockedValueBox<ByteBuffer>, first: ByteBuffer?) {
+            self.received = received
+            self.first = first
+        }
+        func channelActive(context: ChannelHandlerContext) {
+            if let first { context.writeAndFlush(wrapOutboundOut(first), promise: nil) }
+            context.fireChannelActive()
+        }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var buffer = unwrapInboundIn(data)
             _ = received.withLockedValue { $0.writeBuffer(&buffer) }
