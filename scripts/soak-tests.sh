@@ -81,7 +81,8 @@ for run in $(seq 1 "$runs"); do
     status=$?
     took=$((SECONDS - started))
     # Swift Testing's failed tests and issues, XCTest's, pytest's, and the README runner's.
-    failures=$(grep -E '^[^ ]+ Test .* (failed|recorded an issue)|error: .*XCTAssert|^FAILED |^ERROR |run-readme: .*(FAILED|failed)' "$log" | sort -u)
+    # (Swift Testing marks a failed test or issue with ✘; a test's name may say "failed".)
+    failures=$(grep -E '^✘ Test .*(failed after|recorded an issue)|error: .*XCTAssert|^FAILED |^ERROR |run-readme: .*(FAILED|failed)' "$log" | sort -u)
     if [ "$status" = 0 ] && [ -z "$failures" ]; then
         summary+=("run $run: passed in ${took}s")
     else
