@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shows that scripts/check-portability.sh passes a clean package and fails on each planted
 # problem: a case collision, an unguarded Synchronization import, an unguarded Glibc import, an
-# unguarded dlopen of libsecret, a missing platform floor. Prints "N passed, N failed".
+# unguarded dlopen of libsecret, a missing platform floor, value-initialised spawn types, and the
+# same in a test target. Prints "N passed, N failed".
 set -uo pipefail
 check="$(cd "$(dirname "$0")" && pwd)/check-portability.sh"
 work=$(mktemp -d)
@@ -64,6 +65,11 @@ fresh; printf '#if canImport(Darwin)\nimport Darwin\n#else\nimport Glibc\n#endif
 fresh; printf 'import Glibc\n' > Sources/App/C.swift && git add -A; expect fail "an unguarded import Glibc" "C.swift:1: import Glibc"
 fresh; printf 'import Foundation\nlet h = dlopen("libsecret-1.so.0", 0)\n' > Sources/App/S.swift && git add -A; expect fail "an unguarded dlopen of libsecret" "S.swift:2:"
 fresh; sed -i 's/, .visionOS(.v1)//' Package.swift; expect fail "no visionOS floor" "no floor for visionOS"
+fresh; mkdir -p Tests/AppTests && printf 'import Synchronization\nlet m = Mutex(0)\n' > Tests/AppTests/Proxy.swift && git add -A; expect fail "an unguarded import Synchronization in a test target" "Tests/AppTests/Proxy.swift:1: import Synchronization"
+fresh; printf 'import Foundation\nvar a = posix_spawn_file_actions_t()\n' > Sources/App/Spawn.swift && git add -A; expect fail "posix_spawn_file_actions_t() outside a guard" "Spawn.swift:2:"
+fresh; mkdir -p Tests/AppTests && printf 'import Foundation\nvar a = posix_spawnattr_t()\n' > Tests/AppTests/Spawn.swift && git add -A; expect fail "posix_spawnattr_t() in a test target" "Tests/AppTests/Spawn.swift:2:"
+fresh; printf '#if canImport(Darwin)\nvar a: posix_spawnattr_t? = nil\n#else\nvar a = posix_spawnattr_t()\n#endif\n' > Sources/App/Spawn.swift && git add -A; expect fail "posix_spawnattr_t() in an #else branch" "Spawn.swift:4:"
+fresh; printf '#if canImport(Darwin)\nvar a: posix_spawnattr_t? = nil\n#elseif canImport(Glibc)\nvar a = posix_spawnattr_t()\n#endif\n' > Sources/App/Spawn.swift && git add -A; expect pass "posix_spawnattr_t() under canImport(Glibc)"
 
 echo "check-portability self-test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

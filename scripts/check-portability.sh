@@ -8,7 +8,12 @@
 #      iOS 18, above the floors Package.swift declares;
 #   3. Linux-only imports or calls (Glibc, Musl, dlopen of libsecret) outside a platform guard;
 #   4. an Apple platform the package does not declare a floor for (it would build with a default
-#      floor below what the code needs).
+#      floor below what the code needs);
+#   5. `posix_spawn_file_actions_t()` / `posix_spawnattr_t()` outside a Linux-only guard: Glibc
+#      imports them as structs, Darwin as optional opaque pointers that have no such initializer.
+#
+# Sources/ and Tests/ are both scanned: `swift build` on a Mac builds the test-support targets
+# too, and `swift test` every test target.
 #
 # Usage: scripts/check-portability.sh [DIR]   (DIR: a git checkout, default the package root)
 set -euo pipefail
@@ -44,7 +49,7 @@ linux_only_lines() {
         /^[ \t]*#else/         { guarded[depth] = 0; next }
         /^[ \t]*#endif/        { depth--; next }
         /^[ \t]*\/\//          { next }
-        /^[ \t]*import[ \t]+(Synchronization|Glibc|Musl)([ \t]|$)/ || /dlopen\("libsecret/ {
+        /^[ \t]*import[ \t]+(Synchronization|Glibc|Musl)([ \t]|$)/ || /dlopen\("libsecret/ || /posix_spawn(_file_actions|attr)_t\(\)/ {
             ok = 0
             for (i = 1; i <= depth; i++) if (guarded[i]) ok = 1
             if (!ok) print file ":" NR ": " $0
@@ -56,7 +61,7 @@ while IFS= read -r file; do
     while IFS= read -r hit; do
         [ -n "$hit" ] && problems+=("outside a Linux-only guard: $hit")
     done < <(linux_only_lines "$file")
-done < <(printf '%s\n' "$paths" | grep -E '^Sources/.*\.swift$' || true)
+done < <(printf '%s\n' "$paths" | grep -E '^(Sources|Tests)/.*\.swift$' || true)
 
 # 4. Every Apple platform has a declared floor.
 for platform in macOS iOS tvOS watchOS visionOS; do
@@ -68,4 +73,4 @@ if [ ${#problems[@]} -gt 0 ]; then
     printf '  %s\n' "${problems[@]}" >&2
     exit 1
 fi
-echo "check-portability: no case collisions, no unguarded Synchronization or Linux-only code, every Apple platform has a floor"
+echo "check-portability: no case collisions, no unguarded Synchronization or Linux-only code (Sources/ and Tests/), every Apple platform has a floor"

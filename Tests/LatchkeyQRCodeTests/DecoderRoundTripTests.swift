@@ -58,7 +58,7 @@ struct DecoderRoundTripTests {
         .enabled(if: decoderAvailable, "python3 cannot import zxingcpp: pip install zxing-cpp==3.1.1 segno==1.6.6"),
         .timeLimit(.minutes(10))
     )
-    func roundTrip() throws {
+    func roundTrip() async throws {
         var fixtures: [[String: Any]] = []
         for (name, text, correction) in Self.cases {
             let code = try QRCode(text, correction: correction)
@@ -75,7 +75,7 @@ struct DecoderRoundTripTests {
         defer { try? FileManager.default.removeItem(at: file) }
         try JSONSerialization.data(withJSONObject: fixtures).write(to: file)
 
-        let (status, output) = try Python.run([Self.script, file.path])
+        let (status, output) = try await Python.run([Self.script, file.path])
         // The summary (decoded images, identical matrices, segno's mask choices) in the log.
         print(output.split(separator: "\n").filter { !$0.hasPrefix("FAILED") }.joined(separator: "\n"))
         #expect(status == 0, "\(output)")

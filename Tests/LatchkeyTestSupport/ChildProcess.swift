@@ -25,7 +25,12 @@ package final class ChildProcess: @unchecked Sendable {
         executable: String, arguments: [String], environment: [String: String],
         standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil
     ) throws {
+        // Darwin imports both spawn types as optional opaque pointers, Glibc as structs.
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #elseif canImport(Glibc) || canImport(Musl)
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (source, target) in [(standardInput, Int32(0)), (standardOutput, 1), (standardError, 2)] {
@@ -35,7 +40,11 @@ package final class ChildProcess: @unchecked Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             }
         }
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        #elseif canImport(Glibc) || canImport(Musl)
         var attributes = posix_spawnattr_t()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()

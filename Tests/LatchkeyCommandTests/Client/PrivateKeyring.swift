@@ -11,9 +11,15 @@ final class PrivateKeyring: Sendable {
     /// The keyring's password (it unlocks the fresh "login" collection).
     static let password = "latchkey-test"
 
-    /// Whether libsecret and the daemons are installed.
-    static let toolsAvailable = executable("dbus-daemon") != nil && executable("gnome-keyring-daemon") != nil
-        && dlopen("libsecret-1.so.0", RTLD_LAZY) != nil
+    /// Whether libsecret and the daemons are installed (Linux only: the desktop keyring).
+    static let toolsAvailable: Bool = {
+        #if os(Linux)
+        return executable("dbus-daemon") != nil && executable("gnome-keyring-daemon") != nil
+            && dlopen("libsecret-1.so.0", RTLD_LAZY) != nil
+        #else
+        return false
+        #endif
+    }()
 
     /// Why the keyring tests are skipped, when they are.
     static let skipReason: Comment = "no Linux desktop keyring to run: install libsecret-1-0, gnome-keyring and dbus (.ci/run does, then scripts/test.sh runs these)"

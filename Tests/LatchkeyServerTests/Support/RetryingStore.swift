@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LatchkeyTestSupport
 @testable import LatchkeyServer
 
 /// A store that behaves as if every refresh rotation's transaction were rolled back once and
@@ -7,7 +7,7 @@ import Synchronization
 /// changes are written. Everything else goes straight to `base`.
 final class RetryingStore: AuthStore {
     let base: any AuthStore
-    private let runs = Mutex(0)
+    private let runs = Locked(0)
 
     init(_ base: any AuthStore) {
         self.base = base

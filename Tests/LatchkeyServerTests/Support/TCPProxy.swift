@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
+import LatchkeyTestSupport
 
 /// A loopback TCP relay that a test can cut and restore, to play a database outage without
 /// stopping the database other tests share.
@@ -13,14 +13,14 @@ final class TCPProxy: Sendable {
     let port: Int
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let listener: Mutex<(any Channel)?>
-    private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let listener: Locked<(any Channel)?>
+    private let connections = Locked<[ObjectIdentifier: any Channel]>([:])
 
     private init(port: Int, upstreamHost: String, upstreamPort: Int, listener: any Channel) {
         self.port = port
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
-        self.listener = Mutex(listener)
+        self.listener = Locked(listener)
     }
 
     /// Starts relaying a free loopback port to `upstreamHost:upstreamPort`.
@@ -83,7 +83,7 @@ final class TCPProxy: Sendable {
 
 /// Lets the channel initializer reach the proxy that owns it (set once the proxy exists).
 private final class ProxyHolder: Sendable {
-    let proxy = Mutex<TCPProxy?>(nil)
+    let proxy = Locked<TCPProxy?>(nil)
 }
 
 /// Writes everything one side reads to the other side, and closes both when either closes.
