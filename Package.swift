@@ -67,6 +67,9 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The privacy manifest App Store uploads need for the required-reason APIs the
+            // library calls (UserDefaults, stat): see Documentation/ApplePlatforms.md.
+            resources: [.copy("Resources/PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -76,6 +79,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources/PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         .target(
