@@ -158,15 +158,24 @@ public final class TestAuthServer: Sendable {
     /// Stops accepting connections, lets in-flight requests finish, closes the store; removes
     /// the data directory if the server made it.
     public func shutdown() async throws {
-        try await stop()
+        await group.triggerGracefulShutdown()
+        try await task.value
         if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 
     /// Stops the server and keeps its data, so that a server started again on the same
     /// ``dataDirectory`` is the same server (same users, sessions and secret).
+    ///
+    /// Returns once the listening socket is gone too (the server's run can end a moment before
+    /// its socket is released on a loaded machine), so a server started next on ``port`` binds.
     public func stop() async throws {
         await group.triggerGracefulShutdown()
         try await task.value
+        guard configuration.host == "127.0.0.1" else { return }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !Self.loopbackPortIsFree(port), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// A client backend for this server.

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyTestSupport
+import LatchkeyTesting
 
 /// Runs the built `latchkey` binary as a separate process, as a user or a script would.
 struct CommandRunner {
@@ -94,40 +95,7 @@ struct CommandRunner {
         }
     }
 
-    /// A free loopback port for a test that must know its server's port before it starts (or
-    /// restart a server on the same port).
-    ///
-    /// The port is drawn from below the kernel's ephemeral range, so no outgoing connection and
-    /// no listener on port 0 — which every other test uses — can be handed it between this
-    /// check and the server's bind, nor while the server is stopped for a restart. It is free
-    /// when drawn (a listener with `SO_REUSEADDR`, as the server's, can bind it).
-    static func freePort() -> Int {
-        let ephemeralStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
-            .flatMap { $0.split(whereSeparator: \.isWhitespace).first }.flatMap { Int($0) } ?? 32768
-        let range = 20_000..<max(20_001, min(ephemeralStart, 32_768))
-        for _ in 0..<1000 {
-            let port = Int.random(in: range)
-            if canBind(port) { return port }
-        }
-        return Int.random(in: range)
-    }
-
-    /// Whether a listener could bind `port` on 127.0.0.1 now.
-    private static func canBind(_ port: Int) -> Bool {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } } == 0
-    }
+    /// A free loopback port from below the ephemeral range (`TestAuthServer.restartablePort()`),
+    /// for a server whose port a test must know before it starts or keep across a restart.
+    static func freePort() -> Int { TestAuthServer.restartablePort() }
 }

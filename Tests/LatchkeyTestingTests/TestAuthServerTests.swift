@@ -55,7 +55,9 @@ struct TestAuthServerTests {
 
     @Test("a server started again on the same data directory and port is the same server")
     func restartKeepsData() async throws {
-        let first = try await TestAuthServer.start()
+        // A port from outside the ephemeral range: one the kernel picked could be handed to
+        // another test's connection while the server is stopped.
+        let first = try await TestAuthServer.start(port: TestAuthServer.restartablePort())
         let manager = SessionManager(backend: first.backend(), store: MemoryCredentialStore())
         _ = try await manager.signUp(email: "kept@example.com", password: "correct horse battery")
         try await first.stop()

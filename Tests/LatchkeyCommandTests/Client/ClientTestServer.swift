@@ -55,6 +55,13 @@ final class ClientTestServer: Sendable {
         return try await Self.start(configuration)
     }
 
+    /// Stops this server and starts it again (same port, database and secret) issuing access
+    /// tokens that live `accessTokenTTL` seconds. Start it on `CommandRunner.freePort()` first.
+    func restartedAfterStop(accessTokenTTL: TimeInterval) async throws -> ClientTestServer {
+        await stop()
+        return try await restarted(accessTokenTTL: accessTokenTTL)
+    }
+
     /// Stops the server, keeping its data.
     func stop() async {
         try? await server.stop()

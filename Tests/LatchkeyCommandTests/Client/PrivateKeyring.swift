@@ -59,7 +59,9 @@ final class PrivateKeyring: Sendable {
             executable: dbusDaemon.path, arguments: ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
             environment: environment)
         var keyring = PrivateKeyring(directory: directory, address: address, processes: [bus])
-        let deadline = Date().addingTimeInterval(15)
+        // Generous: each daemon can take many seconds to start on a loaded machine; a daemon that
+        // exits ends the wait at once.
+        let deadline = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: socket) {
             guard Date() < deadline, bus.isRunning else {
                 keyring.stop()

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import LatchkeyTestSupport
+import LatchkeyTesting
 
 /// A loopback TCP relay that a test can cut and restore, to play a database outage without
 /// stopping the database other tests share.
@@ -23,10 +24,21 @@ final class TCPProxy: Sendable {
         self.listener = Locked(listener)
     }
 
-    /// Starts relaying a free loopback port to `upstreamHost:upstreamPort`.
+    /// Starts relaying a free loopback port to `upstreamHost:upstreamPort`. The port is from
+    /// below the ephemeral range (`TestAuthServer.restartablePort()`), so no other test's connection can take
+    /// it while the proxy is cut; a port taken between the check and the bind is drawn again.
     static func start(upstreamHost: String, upstreamPort: Int) async throws -> TCPProxy {
         let holder = ProxyHolder()
-        let channel = try await bind(port: 0, upstreamHost: upstreamHost, upstreamPort: upstreamPort, holder: holder)
+        var attempt = 0
+        let channel: any Channel
+        while true {
+            do {
+                channel = try await bind(port: TestAuthServer.restartablePort(), upstreamHost: upstreamHost, upstreamPort: upstreamPort, holder: holder)
+                break
+            } catch let error as IOError where error.errnoCode == EADDRINUSE && attempt < 20 {
+                attempt += 1
+            }
+        }
         let proxy = TCPProxy(port: channel.localAddress?.port ?? 0, upstreamHost: upstreamHost, upstreamPort: upstreamPort, listener: channel)
         holder.proxy.withLock { $0 = proxy }
         return proxy
