@@ -28,7 +28,10 @@ struct OperationsCommandTests {
     }
 
     func waitUntilReady(_ base: String) async throws {
-        for _ in 0..<200 {
+        // A debug `serve` can take many seconds to start on a loaded machine: wait for the
+        // answer, with a deadline only for one that never comes.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             if let (status, _) = try? await send("GET", base + "/ready"), status == 200 { return }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -20,7 +20,10 @@ struct ServeCommandTests {
     }
 
     func waitForHealth(_ base: String) async throws {
-        for _ in 0..<200 {
+        // A debug `serve` can take many seconds to start on a loaded machine: wait for the
+        // answer, with a deadline only for one that never comes.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             if let (status, _) = try? await get(base + "/health"), status == 200 { return }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -55,16 +55,20 @@ package final class Gate: Sendable {
     }
 }
 
-/// Polls `condition` (real time) until it holds or `timeout` passes (30 s by default: under CI
+/// Polls `condition` (real time, backing off from 2 ms to 100 ms) until it holds or `timeout` passes (30 s by default: under CI
 /// load 5 s is not enough; a passing test returns as soon as it holds). The condition runs in
 /// the caller's isolation, so a main-actor test can read its models directly.
 package func eventually(
     timeout: TimeInterval = 30, isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool
 ) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
+    // 2 ms at first, backing off to 100 ms: a quick condition is seen at once, and a slow one
+    // (a database read, a request, a process) does not compete with what it waits for.
+    var interval: UInt64 = 2_000_000
     while Date() < deadline {
         if await condition() { return true }
-        try? await Task.sleep(nanoseconds: 2_000_000)
+        try? await Task.sleep(nanoseconds: interval)
+        interval = min(interval * 2, 100_000_000)
     }
     return await condition()
 }

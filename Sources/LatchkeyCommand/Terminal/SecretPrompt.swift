@@ -12,10 +12,14 @@ import Darwin
 enum SecretPrompt {
     /// Shows `prompt` on stderr and reads one line from the terminal on stdin without echo.
     /// `nil` at end of input.
+    ///
+    /// Echo goes off before the prompt is shown, and no switch of the terminal's mode discards
+    /// input (`TCSANOW`, `TCSADRAIN`, never `TCSAFLUSH`): a password typed or pasted the moment
+    /// the prompt appears is read, never echoed, never lost.
     static func read(prompt: String) -> String? {
-        Terminal.writeError(prompt)
         var original = termios()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else {
+            Terminal.writeError(prompt)
             return readLine(strippingNewline: true)
         }
         var silent = original
@@ -28,17 +32,18 @@ enum SecretPrompt {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler {
             var restore = saved
-            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &restore)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &restore)
             Terminal.writeError("\n")
             exit(130)
         }
         interrupt.resume()
-        _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        _ = tcsetattr(STDIN_FILENO, TCSANOW, &silent)
         defer {
-            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            _ = tcsetattr(STDIN_FILENO, TCSADRAIN, &original)
             interrupt.cancel()
             signal(SIGINT, SIG_DFL)
         }
+        Terminal.writeError(prompt)
         return readLine(strippingNewline: true)
     }
 }

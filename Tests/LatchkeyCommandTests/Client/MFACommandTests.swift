@@ -186,7 +186,6 @@ struct MFACommandTests {
         let terminal = try PseudoTerminal(["login", "--server", server.url, "--email", email, "--store", "file", "--timeout", "60"],
                                           environment: ["LATCHKEY_HOME": shell.home.path])
         #expect(await terminal.waitFor("Password: "))
-        try await Task.sleep(for: .milliseconds(200))  // echo goes off just before the prompt
         terminal.type("\(password)\n")
         #expect(await terminal.waitFor("Code from your authenticator app (Phone): ", upTo: 90), "\(terminal.text)")
         terminal.type("\(try app.wrongCode())\n")

@@ -41,6 +41,11 @@ final class PseudoTerminal: @unchecked Sendable {
         for key in ClientSandbox.ambient + ["LATCHKEY_JWT_SECRET"] { variables.removeValue(forKey: key) }
         for (key, value) in environment { variables[key] = value }
         variables["TERM"] = "xterm"
+        // As in ClientSandbox: a loaded machine can take longer than the 10 s default to answer.
+        var arguments = arguments
+        if let command = arguments.first, ClientSandbox.clientCommands.contains(command), !arguments.contains("--timeout") {
+            arguments += ["--timeout", "60"]
+        }
         process = try ChildProcess(
             executable: CommandRunner.executable.path, arguments: arguments, environment: variables,
             standardInput: slave, standardOutput: slave, standardError: slave)
@@ -57,14 +62,20 @@ final class PseudoTerminal: @unchecked Sendable {
         return String(decoding: transcript, as: UTF8.self)
     }
 
-    /// Waits until the terminal shows `needle` (or `seconds` pass).
-    func waitFor(_ needle: String, upTo seconds: Double = 30) async -> Bool {
+    /// Waits until the terminal has shown `needle` `count` times (or `seconds` pass). A prompt
+    /// that comes again is waited for by its count: the transcript still holds the first one.
+    /// (A password can be typed as soon as its prompt shows: echo is off before it is written.)
+    func waitFor(_ needle: String, count: Int = 1, upTo seconds: Double = 120) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if text.contains(needle) { return true }
+            if occurrences(of: needle) >= count { return true }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return text.contains(needle)
+        return occurrences(of: needle) >= count
+    }
+
+    private func occurrences(of needle: String) -> Int {
+        text.components(separatedBy: needle).count - 1
     }
 
     /// Types `text` on the keyboard.
@@ -74,7 +85,7 @@ final class PseudoTerminal: @unchecked Sendable {
     }
 
     /// Waits for the process to exit; returns its status.
-    func finish(upTo seconds: Double = 60) async -> Int32? {
+    func finish(upTo seconds: Double = 120) async -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline {
             drain()

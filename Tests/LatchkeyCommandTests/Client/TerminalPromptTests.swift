@@ -9,11 +9,7 @@ struct TerminalPromptTests {
           .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no pseudo-terminals (/dev/ptmx) here"))
     func hiddenPasswordPrompt() async throws {
         // A slow password hash (bcrypt cost 13) makes the sign-in take long enough to spin.
-        var configuration = try await ClientTestServer.start().configuration
-        configuration.bcryptCost = 13
-        configuration.port = 0
-        configuration.dataDirectory = TemporaryDirectory.make("latchkey-cli-server")
-        let server = try await ClientTestServer.start(configuration)
+        let server = try await ClientTestServer.start(configure: { $0.bcryptCost = 13 })
         let shell = ClientSandbox()
         defer { shell.remove() }
         try await server.createUser(email: "tty@example.com", password: "typed secretly 7")
@@ -22,8 +18,6 @@ struct TerminalPromptTests {
         #expect(await terminal.waitFor("Email: "))
         terminal.type("tty@example.com\n")
         #expect(await terminal.waitFor("Password: "))
-        // Echo goes off just before the prompt is written; give the terminal a moment.
-        try await Task.sleep(for: .milliseconds(200))
         terminal.type("typed secretly 7\n")
         let status = await terminal.finish()
         let transcript = terminal.text
