@@ -87,6 +87,13 @@ struct CommandRunner {
                 stderr: stderr)
         }
 
+        /// Ends the process (SIGKILL) and reaps it: for one that did not finish in time, so
+        /// that reading its result cannot wait forever.
+        func kill() async {
+            process.send(SIGKILL)
+            await process.exited()
+        }
+
         /// Waits up to `seconds` for the process to exit.
         func wait(upTo seconds: Double) async -> Bool {
             let deadline = ContinuousClock.now + .seconds(seconds)

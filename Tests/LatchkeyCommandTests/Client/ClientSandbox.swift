@@ -25,6 +25,7 @@ struct ClientSandbox: Sendable {
         let running = try start(arguments, input: input, environment: extra)
         let finished = await running.wait(upTo: 120)
         #expect(finished, "latchkey \(arguments.joined(separator: " ")) did not finish")
+        if !finished { await running.kill() }
         let result = await running.result()
         #expect(!result.stderr.contains("Fatal error"), "a Swift runtime failure: \(result.stderr)")
         #expect(!result.stderr.contains("Stack dump"), "a stack trace: \(result.stderr)")

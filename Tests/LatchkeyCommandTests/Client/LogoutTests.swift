@@ -35,7 +35,8 @@ struct LogoutTests {
 
     @Test("logout with the server down: exit 0, says so, local session gone")
     func logoutOffline() async throws {
-        let server = try await ClientTestServer.start()
+        // A port below the ephemeral range: no other test's server can be given it once stopped.
+        let server = try await ClientTestServer.start(port: CommandRunner.freePort())
         let shell = ClientSandbox()
         defer { shell.remove() }
         #expect(try await shell.signup(server, email: "away@example.com", password: "logout password").status == 0)

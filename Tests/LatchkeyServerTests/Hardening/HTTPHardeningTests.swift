@@ -76,7 +76,9 @@ struct HTTPHardeningTests {
 
     @Test("idle connections, trickled headers and trickled bodies are closed after the idle timeout")
     func timeouts() async throws {
-        try await TestServer.with(configure: { $0.idleTimeout = 1 }) { server in
+        // 3 s, with a byte or line every 100 ms below: only a stall of seconds in this test could
+        // let the idle timer (last read + 3 s) fire before the request timer (head + 3 s).
+        try await TestServer.with(configure: { $0.idleTimeout = 3 }) { server in
             let silent = try await RawConnection.open(port: server.server.port)
             // Bounds are generous: a loaded machine fires timers late; never closing is the failure.
             #expect(try await silent.closedByServer(within: Self.closeDeadline), "a silent connection")
@@ -91,21 +93,21 @@ struct HTTPHardeningTests {
             // Headers one line at a time, each well within the timeout: the head never completes in time.
             let slowHead = try await RawConnection.open(port: server.server.port, sending: "GET /health HTTP/1.1\r\n")
             // Closed while the trickle goes on: counted in lines sent, not in seconds, so a slow
-            // machine cannot fail it (the trickle lasts 30 s at least, the timeout is 1 s).
+            // machine cannot fail it (the trickle lasts 30 s at least, the timeout is 3 s).
             var linesSent = 0
-            for index in 0..<100 where slowHead.isOpen {
+            for index in 0..<300 where slowHead.isOpen {
                 try? await slowHead.send("X-Slow-\(index): a\r\n")
                 linesSent += 1
-                try await Task.sleep(for: .milliseconds(300))
+                try await Task.sleep(for: .milliseconds(100))
             }
             #expect(!slowHead.isOpen, "closed while the trickle went on (\(linesSent) lines sent)")
 
             // A body one byte at a time: 408 JSON, then closed.
             let slowBody = try await RawConnection.open(
                 port: server.server.port, sending: "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
-            for _ in 0..<100 where slowBody.isOpen {
+            for _ in 0..<150 where slowBody.isOpen {
                 try? await slowBody.send(" ")
-                try await Task.sleep(for: .milliseconds(300))
+                try await Task.sleep(for: .milliseconds(100))
             }
             #expect(!slowBody.isOpen)
             #expect(slowBody.status == 408)
