@@ -2,85 +2,89 @@ import Foundation
 import NIOCore
 import NIOPosix
 import LatchkeyTestSupport
-import LatchkeyTesting
 
 /// A loopback TCP relay that a test can cut and restore, to play a database outage without
 /// stopping the database other tests share.
 ///
-/// `cut()` closes the listening socket and every relayed connection (clients see their
-/// connections drop and new ones refused, as when the database goes down); `restore()` listens
-/// on the same port again.
+/// `cut()` drops every relayed connection, and until `restore()` every new connection is closed
+/// as soon as it is accepted (clients see their connections drop and new ones fail, as when the
+/// database goes down). The listening socket stays open throughout, so the port is never free
+/// for someone else to take and `restore()` cannot fail to get it back.
 final class TCPProxy: Sendable {
     let port: Int
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let listener: Locked<(any Channel)?>
-    private let connections = Locked<[ObjectIdentifier: any Channel]>([:])
+    private let listener: any Channel
+    private let state = Locked(State())
+
+    private struct State {
+        var down = false
+        var connections: [ObjectIdentifier: any Channel] = [:]
+    }
 
     private init(port: Int, upstreamHost: String, upstreamPort: Int, listener: any Channel) {
         self.port = port
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
-        self.listener = Locked(listener)
+        self.listener = listener
     }
 
-    /// Starts relaying a free loopback port to `upstreamHost:upstreamPort`. The port is from
-    /// below the ephemeral range (`TestAuthServer.restartablePort()`), so no other test's connection can take
-    /// it while the proxy is cut; a port taken between the check and the bind is drawn again.
+    /// Starts relaying a free loopback port to `upstreamHost:upstreamPort`.
     static func start(upstreamHost: String, upstreamPort: Int) async throws -> TCPProxy {
         let holder = ProxyHolder()
-        var attempt = 0
-        let channel: any Channel
-        while true {
-            do {
-                channel = try await bind(port: TestAuthServer.restartablePort(), upstreamHost: upstreamHost, upstreamPort: upstreamPort, holder: holder)
-                break
-            } catch let error as IOError where error.errnoCode == EADDRINUSE && attempt < 20 {
-                attempt += 1
-            }
-        }
+        let channel = try await bind(upstreamHost: upstreamHost, upstreamPort: upstreamPort, holder: holder)
         let proxy = TCPProxy(port: channel.localAddress?.port ?? 0, upstreamHost: upstreamHost, upstreamPort: upstreamPort, listener: channel)
         holder.proxy.withLock { $0 = proxy }
         return proxy
     }
 
-    /// Drops every relayed connection and stops accepting new ones.
+    /// Drops every relayed connection and refuses new ones.
     func cut() async {
-        let listening = listener.withLock { channel in
-            defer { channel = nil }
-            return channel
+        let open = state.withLock { state -> [any Channel] in
+            state.down = true
+            return Array(state.connections.values)
         }
-        try? await listening?.close()
-        let open = connections.withLock { Array($0.values) }
         for channel in open { try? await channel.close() }
     }
 
-    /// Accepts connections again, on the same port.
+    /// Relays new connections again.
     func restore() async throws {
-        let holder = ProxyHolder()
-        holder.proxy.withLock { $0 = self }
-        let channel = try await Self.bind(port: port, upstreamHost: upstreamHost, upstreamPort: upstreamPort, holder: holder)
-        listener.withLock { $0 = channel }
+        state.withLock { $0.down = false }
     }
 
     /// Stops the proxy for good.
-    func stop() async { await cut() }
-
-    fileprivate func track(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        connections.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { [weak self] _ in _ = self?.connections.withLock { $0.removeValue(forKey: id) } }
+    func stop() async {
+        await cut()
+        try? await listener.close()
     }
 
-    private static func bind(port: Int, upstreamHost: String, upstreamPort: Int, holder: ProxyHolder) async throws -> any Channel {
+    /// Whether `channel` may be relayed: tracked while the proxy is up, `false` while it is cut.
+    fileprivate func admit(_ channel: any Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        let admitted = state.withLock { state -> Bool in
+            guard !state.down else { return false }
+            state.connections[id] = channel
+            return true
+        }
+        if admitted {
+            channel.closeFuture.whenComplete { [weak self] _ in _ = self?.state.withLock { $0.connections.removeValue(forKey: id) } }
+        }
+        return admitted
+    }
+
+    private static func bind(upstreamHost: String, upstreamPort: Int, holder: ProxyHolder) async throws -> any Channel {
         let group = MultiThreadedEventLoopGroup.singleton
         return try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
-                holder.proxy.withLock { $0?.track(inbound) }
+                guard holder.proxy.withLock({ $0?.admit(inbound) }) == true else {
+                    return inbound.close()
+                }
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in
-                        holder.proxy.withLock { $0?.track(outbound) }
+                        guard holder.proxy.withLock({ $0?.admit(outbound) }) == true else {
+                            return outbound.close()
+                        }
                         return outbound.eventLoop.makeCompletedFuture { try outbound.pipeline.syncOperations.addHandler(RelayHandler(partner: inbound)) }
                     }
                     .connect(host: upstreamHost, port: upstreamPort)
@@ -88,7 +92,7 @@ final class TCPProxy: Sendable {
                         inbound.eventLoop.makeCompletedFuture { try inbound.pipeline.syncOperations.addHandler(RelayHandler(partner: outbound)) }
                     }
             }
-            .bind(host: "127.0.0.1", port: port)
+            .bind(host: "127.0.0.1", port: 0)
             .get()
     }
 }
