@@ -174,7 +174,7 @@ fi
 echo
 echo "test.sh: time per phase:"
 printf '  %s\n' "${phases[@]}"
-echo "test.sh: the ten slowest Swift tests (swift test's own timings):"
+echo "test.sh: the ten slowest Swift tests (swift test's own timings; in the parallel phase they include time spent waiting for a core):"
 # Swift Testing prints `✔ Test "name" passed after 1.234 seconds.` for each test (suites too,
 # which are left out: their time is their tests').
 grep -E '^[^ ]+ Test .* (passed|failed) after [0-9.]+ seconds' "$swift_test_log" | grep -v -E '^[^ ]+ Test run with ' \
