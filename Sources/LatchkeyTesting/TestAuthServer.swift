@@ -158,8 +158,7 @@ public final class TestAuthServer: Sendable {
     /// Stops accepting connections, lets in-flight requests finish, closes the store; removes
     /// the data directory if the server made it.
     public func shutdown() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await stopServing()
         if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 
@@ -169,13 +168,18 @@ public final class TestAuthServer: Sendable {
     /// Returns once the listening socket is gone too (the server's run can end a moment before
     /// its socket is released on a loaded machine), so a server started next on ``port`` binds.
     public func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await stopServing()
         guard configuration.host == "127.0.0.1" else { return }
         let deadline = ContinuousClock.now + .seconds(60)
         while !Self.loopbackPortIsFree(port), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// Shuts the server down gracefully and waits until its run has ended.
+    private func stopServing() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
     }
 
     /// A client backend for this server.
