@@ -193,6 +193,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Fault injection into a SQLite store's own database.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             // Run by the SMTP tests with Debian's python3-aiosmtpd, not built.
             exclude: ["Support/smtp_test_server.py", "Support/mail_client.py"],

@@ -16,8 +16,10 @@ public protocol AuthStore: Sendable {
     func user(id: UUID) async throws -> UserRecord?
     /// Looks a user up by (already normalised) email.
     func user(email: String) async throws -> UserRecord?
-    /// Replaces a user's fields. Throws ``StoreError/duplicateEmail`` when the new email is taken.
-    func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws
+    /// Replaces a user's fields and, in the same transaction, ends the sessions `endingSessions`
+    /// names (their refresh tokens then answer `refresh_token_not_found`, as GoTrue). Throws
+    /// ``StoreError/duplicateEmail`` when the new email is taken; a failure writes neither.
+    func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws
     /// Deletes a user with all their sessions, tokens and links. Returns whether it existed.
     func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool
     /// One page of users, oldest first, and the total count.
@@ -97,6 +99,11 @@ public protocol AuthStore: Sendable {
 
 extension AuthStore {
     public var poolUsage: DatabasePoolUsage? { nil }
+
+    /// Replaces a user's fields, ending no session.
+    public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+        try await updateUser(user, audit: audit, endingSessions: nil)
+    }
 }
 
 /// Failures a store reports that callers act on.

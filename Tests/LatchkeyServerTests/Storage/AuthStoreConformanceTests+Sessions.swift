@@ -207,3 +207,42 @@ extension RefreshRotation.Outcome {
         return nil
     }
 }
+
+extension AuthStoreConformanceTests {
+    @Test("a password change and the end of the user's other sessions are one write", arguments: StoreKind.available)
+    func updateUserEndingSessions(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (user, kept, _) = try await signedIn(store, email: "change@example.com")
+            let (_, other, otherToken) = try await signedIn(store, email: "change@example.com")
+            let (_, third, _) = try await signedIn(store, email: "change@example.com")
+            var changed = user
+            changed.passwordHash = "$2b$04$anotherhashanotherhashan"
+            try await store.updateUser(changed, audit: Self.audit(.userUpdatedPassword, changed), endingSessions: .allBut(kept.id))
+            #expect(try await store.user(id: user.id)?.passwordHash == changed.passwordHash)
+            #expect(try await store.sessionWithUser(id: kept.id) != nil, "the session that changed the password stays")
+            #expect(try await store.sessionWithUser(id: other.id) == nil)
+            #expect(try await store.sessionWithUser(id: third.id) == nil)
+            #expect(try await rotate(otherToken, in: store).refusal == .refreshTokenNotFound, "an ended session's token renews nothing")
+
+            try await store.updateUser(user, audit: nil, endingSessions: .all)
+            #expect(try await store.sessionWithUser(id: kept.id) == nil)
+        }
+    }
+
+    @Test("a fault while ending the other sessions leaves the old password and every session", arguments: StoreKind.available)
+    func updateUserEndingSessionsIsAtomic(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (user, kept, _) = try await signedIn(store, email: "atomic@example.com")
+            let (_, other, _) = try await signedIn(store, email: "atomic@example.com")
+            try await FaultInjection.failDeletes(from: "sessions", in: store)
+            var changed = user
+            changed.passwordHash = "$2b$04$anotherhashanotherhashan"
+            await #expect(throws: (any Error).self) {
+                try await store.updateUser(changed, audit: Self.audit(.userUpdatedPassword, changed), endingSessions: .allBut(kept.id))
+            }
+            #expect(try await store.user(id: user.id)?.passwordHash == user.passwordHash, "the new password was not saved alone")
+            #expect(try await store.sessionWithUser(id: other.id) != nil)
+            #expect(try await store.auditEntries(offset: 0, limit: 10).isEmpty)
+        }
+    }
+}

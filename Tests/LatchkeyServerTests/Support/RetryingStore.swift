@@ -42,7 +42,9 @@ final class RetryingStore: AuthStore {
     }
     func user(id: UUID) async throws -> UserRecord? { try await base.user(id: id) }
     func user(email: String) async throws -> UserRecord? { try await base.user(email: email) }
-    func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.updateUser(user, audit: audit) }
+    func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
+        try await base.updateUser(user, audit: audit, endingSessions: endingSessions)
+    }
     func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool { try await base.deleteUser(id: id, audit: audit) }
     func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) { try await base.listUsers(offset: offset, limit: limit) }
     func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {

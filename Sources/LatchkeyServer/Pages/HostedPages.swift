@@ -162,8 +162,8 @@ struct HostedPages: Sendable {
         updated.updatedAt = now
         try await store.updateUser(
             updated,
-            audit: AuditEntry(action: .userUpdatedPassword, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now))
-        try await passwords.passwordChanged(userID: user.id, keeping: nil)
+            audit: AuditEntry(action: .userUpdatedPassword, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now),
+            endingSessions: .all)
     }
 
     // MARK: Requesting a new link

@@ -29,7 +29,7 @@ struct RefreshGrantTests {
         }
 
         func refresh(_ token: String) async throws -> String {
-            try await grant.refresh(RefreshGrantBody(refresh_token: token), ipAddress: "127.0.0.1").refresh_token
+            try await grant.session(for: RefreshGrantBody(refresh_token: token), ipAddress: "127.0.0.1").refresh_token
         }
     }
 

@@ -6,7 +6,9 @@ import Logging
 /// An unknown address and a wrong password get the same answer in the same time. Failed
 /// attempts count against the account, so guessing locks it for a while (even for the right
 /// password) while other accounts are unaffected.
-struct PasswordGrant: Sendable {
+struct PasswordGrant: TokenGrant {
+    static let grantType = "password"
+
     private let store: any AuthStore
     private let clock: any ServerClock
     private let passwords: PasswordPolicy
@@ -23,7 +25,13 @@ struct PasswordGrant: Sendable {
         self.logger = logger
     }
 
-    func signIn(_ body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
+    init(_ dependencies: GrantDependencies) {
+        self.init(
+            store: dependencies.store, clock: dependencies.clock, passwords: dependencies.passwords, limits: dependencies.limits,
+            sessions: dependencies.sessions, logger: dependencies.logger)
+    }
+
+    func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
         try limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }

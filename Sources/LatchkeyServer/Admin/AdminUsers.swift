@@ -58,12 +58,9 @@ struct AdminUsers: Sendable {
         try apply(body, to: &user, now: now)
         user.updatedAt = now
         do {
-            try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress))
+            try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress), endingSessions: body.password != nil ? .all : nil)
         } catch StoreError.duplicateEmail {
             throw AuthError.emailExists
-        }
-        if body.password != nil {
-            try await passwords.passwordChanged(userID: user.id, keeping: nil)
         }
         return UserResponse(user)
     }

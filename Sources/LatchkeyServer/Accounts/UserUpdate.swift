@@ -75,12 +75,9 @@ struct UserUpdate: Sendable {
             action: body.password != nil ? .userUpdatedPassword : .userModified, actorID: user.id, actorUsername: user.email,
             ipAddress: ipAddress, createdAt: now)
         do {
-            try await store.updateUser(user, audit: audit)
+            try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
         } catch StoreError.duplicateEmail {
             throw AuthError.emailExists
-        }
-        if body.password != nil {
-            try await passwords.passwordChanged(userID: user.id, keeping: signedIn.session.id)
         }
         if let pendingEmail {
             let slot = try limits.admitEmail(to: pendingEmail, for: .emailChange)

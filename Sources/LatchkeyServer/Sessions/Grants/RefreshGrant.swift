@@ -3,7 +3,9 @@ import Logging
 
 /// `POST /token?grant_type=refresh_token`: spends a refresh token under the rules of
 /// ``RefreshRotation``.
-struct RefreshGrant: Sendable {
+struct RefreshGrant: TokenGrant {
+    static let grantType = "refresh_token"
+
     private let store: any AuthStore
     private let clock: any ServerClock
     private let tokens: OpaqueTokens
@@ -29,7 +31,14 @@ struct RefreshGrant: Sendable {
         self.logger = logger
     }
 
-    func refresh(_ body: RefreshGrantBody, ipAddress: String) async throws -> SessionResponse {
+    init(_ dependencies: GrantDependencies) {
+        self.init(
+            store: dependencies.store, clock: dependencies.clock, tokens: dependencies.tokens, limits: dependencies.limits,
+            sessions: dependencies.sessions, reuseInterval: dependencies.configuration.refreshReuseInterval,
+            inactivityTimeout: dependencies.configuration.sessionInactivityTimeout, logger: dependencies.logger)
+    }
+
+    func session(for body: RefreshGrantBody, ipAddress: String) async throws -> SessionResponse {
         // GoTrue's first check: no token can be shorter than 12 characters (its oldest tokens
         // are 12 lowercase letters or digits).
         guard let token = body.refresh_token, token.utf8.count > 12

@@ -46,6 +46,15 @@ enum PostgresRows {
         """
     }
 
+    /// Deletes sessions of `userID` (all, all but `except`, or only `only`), returning their ids.
+    static func endSessions(userID: UUID, except: UUID?, only: UUID?) -> PostgresQuery {
+        """
+        DELETE FROM sessions WHERE user_id = \(userID)
+            AND (\(except)::uuid IS NULL OR id <> \(except)) AND (\(only)::uuid IS NULL OR id = \(only))
+        RETURNING id
+        """
+    }
+
     static func updateUser(_ user: UserRecord) -> PostgresQuery {
         """
         UPDATE users SET aud = \(user.aud), role = \(user.role), email = \(user.storedEmail), password_hash = \(user.passwordHash),

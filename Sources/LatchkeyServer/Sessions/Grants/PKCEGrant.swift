@@ -5,7 +5,8 @@ import Foundation
 ///
 /// A code is spent by its first use, right or wrong (so an intercepted code cannot be tried
 /// twice), and is good for five minutes after the flow started, as in GoTrue.
-struct PKCEGrant: Sendable {
+struct PKCEGrant: TokenGrant {
+    static let grantType = "pkce"
     /// GoTrue's default flow-state lifetime.
     static let flowStateLifetime: TimeInterval = 300
 
@@ -21,7 +22,11 @@ struct PKCEGrant: Sendable {
         self.sessions = sessions
     }
 
-    func exchange(_ body: PKCEGrantBody, ipAddress: String) async throws -> SessionResponse {
+    init(_ dependencies: GrantDependencies) {
+        self.init(store: dependencies.store, clock: dependencies.clock, limits: dependencies.limits, sessions: dependencies.sessions)
+    }
+
+    func session(for body: PKCEGrantBody, ipAddress: String) async throws -> SessionResponse {
         guard let code = body.auth_code, !code.isEmpty, let verifier = body.code_verifier, !verifier.isEmpty else {
             throw AuthError.validation("invalid request: both auth code and code verifier should be non-empty")
         }

@@ -9,10 +9,8 @@ struct AuthService: Sendable {
     let authentication: BearerAuthentication
     /// `POST /signup`.
     let signUp: SignUp
-    /// `POST /token?grant_type=password`.
-    let passwordGrant: PasswordGrant
-    /// `POST /token?grant_type=refresh_token`.
-    let refreshGrant: RefreshGrant
+    /// `POST /token`: every grant type in ``TokenGrants/all``.
+    let grants: TokenGrants
     /// `POST /logout`.
     let logout: Logout
     /// `GET /user`.
@@ -35,8 +33,6 @@ struct AuthService: Sendable {
     let emailLinks: EmailLinks
     /// `POST/GET /verify`.
     let verification: EmailVerification
-    /// `POST /token?grant_type=pkce`.
-    let pkceGrant: PKCEGrant
     /// `POST /otp` and `POST /magiclink`.
     let emailSignIn: EmailSignIn
     /// `POST /invite` and `POST /admin/generate_link`.
@@ -64,7 +60,7 @@ struct AuthService: Sendable {
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
-        let passwords = PasswordPolicy(minimumLength: configuration.minimumPasswordLength, hasher: hasher, store: store)
+        let passwords = PasswordPolicy(minimumLength: configuration.minimumPasswordLength, hasher: hasher)
         let sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)
@@ -84,10 +80,10 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger)
-        passwordGrant = PasswordGrant(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, logger: logger)
-        refreshGrant = RefreshGrant(
-            store: store, clock: clock, tokens: tokens, limits: limits, sessions: sessions,
-            reuseInterval: configuration.refreshReuseInterval, inactivityTimeout: configuration.sessionInactivityTimeout, logger: logger)
+        grants = TokenGrants(
+            GrantDependencies(
+                configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
+                tokens: tokens, logger: logger))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
@@ -111,7 +107,6 @@ struct AuthService: Sendable {
         hostedPages = HostedPages(
             store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
             settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength)
-        pkceGrant = PKCEGrant(store: store, clock: clock, limits: limits, sessions: sessions)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
             autoconfirm: configuration.autoconfirm)

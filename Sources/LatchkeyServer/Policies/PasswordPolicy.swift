@@ -4,17 +4,16 @@ import Foundation
 ///
 /// Every path that sets a password goes through ``hash(_:)``: sign-up, `PUT /user`, and the
 /// admin API's create and update. Every path that changes the password of an existing account
-/// then calls ``passwordChanged(userID:keeping:)``: a new password ends the user's other
-/// sessions, so whoever knew the old one is signed out. (A new account has no sessions yet.)
+/// saves it with ``AuthStore/updateUser(_:audit:endingSessions:)``, which ends the user's other
+/// sessions in the same transaction, so whoever knew the old one is signed out — even if the
+/// server stops right after. (A new account has no sessions yet.)
 struct PasswordPolicy: Sendable {
     private let minimumLength: Int
     private let hasher: PasswordHasher
-    private let store: any AuthStore
 
-    init(minimumLength: Int, hasher: PasswordHasher, store: any AuthStore) {
+    init(minimumLength: Int, hasher: PasswordHasher) {
         self.minimumLength = minimumLength
         self.hasher = hasher
-        self.store = store
     }
 
     /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
@@ -56,11 +55,5 @@ struct PasswordPolicy: Sendable {
     /// takes as long as a wrong password and fails.
     func verify(_ password: String, against hash: String?) async throws -> Bool {
         try await hasher.verify(password, against: hash)
-    }
-
-    /// Ends every session of `userID` but `keeping` (the session that changed the password, if
-    /// any), once the new password is saved. Their refresh tokens then answer `refresh_token_not_found`, as GoTrue.
-    func passwordChanged(userID: UUID, keeping: UUID?) async throws {
-        try await store.endSessions(userID: userID, except: keeping, only: nil, audit: nil)
     }
 }

@@ -134,9 +134,12 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    public func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.updateUser(user), logger: self.logger)
+            if let endingSessions {
+                try await connection.query(PostgresRows.endSessions(userID: user.id, except: endingSessions.kept, only: nil), logger: self.logger)
+            }
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
     }

@@ -39,13 +39,8 @@ extension PostgresAuthStore {
 
     public func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
         try await transaction { connection in
-            let ended = try await connection.query(
-                """
-                DELETE FROM sessions WHERE user_id = \(userID)
-                    AND (\(except)::uuid IS NULL OR id <> \(except)) AND (\(only)::uuid IS NULL OR id = \(only))
-                RETURNING id
-                """, logger: self.logger
-            ).rowCount()
+            let ended = try await connection.query(PostgresRows.endSessions(userID: userID, except: except, only: only), logger: self.logger)
+                .rowCount()
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
             return ended
         }

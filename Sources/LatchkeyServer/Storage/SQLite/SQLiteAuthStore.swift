@@ -76,9 +76,10 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    public func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await write { db in
             try Self.update(user, db)
+            if let endingSessions { try Self.endSessions(userID: user.id, except: endingSessions.kept, only: nil, db) }
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
     }
@@ -124,21 +125,27 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
         try await write { db in
-            var sql = "DELETE FROM sessions WHERE user_id = ?"
-            var arguments: StatementArguments = [userID.uuidString.lowercased()]
-            if let except {
-                sql += " AND id <> ?"
-                arguments += [except.uuidString.lowercased()]
-            }
-            if let only {
-                sql += " AND id = ?"
-                arguments += [only.uuidString.lowercased()]
-            }
-            try db.run(sql: sql, arguments: arguments)
-            let ended = db.changesCount
+            let ended = try Self.endSessions(userID: userID, except: except, only: only, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
             return ended
         }
+    }
+
+    /// Deletes sessions of `userID` (all, all but `except`, or only `only`); returns how many.
+    @discardableResult
+    private static func endSessions(userID: UUID, except: UUID?, only: UUID?, _ db: Database) throws -> Int {
+        var sql = "DELETE FROM sessions WHERE user_id = ?"
+        var arguments: StatementArguments = [userID.uuidString.lowercased()]
+        if let except {
+            sql += " AND id <> ?"
+            arguments += [except.uuidString.lowercased()]
+        }
+        if let only {
+            sql += " AND id = ?"
+            arguments += [only.uuidString.lowercased()]
+        }
+        try db.run(sql: sql, arguments: arguments)
+        return db.changesCount
     }
 
     public func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import LatchkeyWire
+import Logging
+
+/// One way to get a session from `POST /token?grant_type=<name>`.
+///
+/// A grant decodes its own body and answers with a session or an ``AuthError``; the route
+/// finds it by ``grantType`` in ``TokenGrants``. Adding a grant type is one new file with a
+/// type conforming to this protocol and one line in ``TokenGrants/all``.
+protocol TokenGrant: Sendable {
+    /// The JSON body `POST /token` carries for this grant.
+    associatedtype Body: Decodable
+    /// The `grant_type` query value that selects this grant.
+    static var grantType: String { get }
+    /// The grant, built once when the server starts.
+    init(_ dependencies: GrantDependencies)
+    /// A new or renewed session for `body`, from a client at `ipAddress`.
+    func session(for body: Body, ipAddress: String) async throws -> SessionResponse
+}
+
+/// What grants build themselves from: the server's shared parts, made once in ``AuthService``.
+struct GrantDependencies: Sendable {
+    var configuration: ServerConfiguration
+    var store: any AuthStore
+    var clock: any ServerClock
+    var passwords: PasswordPolicy
+    var limits: RateLimits
+    var sessions: SessionIssuer
+    var tokens: OpaqueTokens
+    var logger: Logger
+}
+
+extension TokenGrant {
+    /// This grant as a request handler: decodes ``Body`` (GoTrue's `bad_json` and
+    /// `validation_failed` for bad input) and asks for a session.
+    static func handler(_ dependencies: GrantDependencies) -> TokenGrants.Handler {
+        let grant = Self(dependencies)
+        return { request, context in
+            let body = try await JSONBody.decode(Body.self, from: request, context: context)
+            return try await grant.session(for: body, ipAddress: context.clientIP)
+        }
+    }
+}
