@@ -1,34 +1,32 @@
 import Foundation
 import Hummingbird
 
-/// `GET/PUT /user` (the signed-in user) and `GET/PUT /profiles/{id}` (public profiles).
+/// `GET/PUT /user` (the signed-in user), `GET /reauthenticate` and `GET/PUT /profiles/{id}`
+/// (public profiles): every route here is for a signed-in user.
 struct UserRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        router.get("/user") { request, _ in
-            try JSONBody.response(try await service.currentUser.user(try await service.authentication.user(bearer: request.bearerToken())))
+        let signedIn = router.group().add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+        signedIn.get("/user") { _, context in
+            try await service.currentUser.user(try context.signedIn())
         }
-        router.put("/user") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
-            let body = try await JSONBody.decode(UpdateUserBody.self, from: request, context: context)
+        signedIn.put("/user") { request, context in
+            let body = try await request.decode(as: UpdateUserBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
-            return try JSONBody.response(try await service.userUpdate.update(signedIn, with: body, redirectTo: redirect, ipAddress: context.clientIP))
+            return try await service.userUpdate.update(try context.signedIn(), with: body, redirectTo: redirect, ipAddress: context.clientIP)
         }
-        router.get("/reauthenticate") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
-            try await service.reauthentication.request(for: signedIn, ipAddress: context.clientIP)
-            return JSONBody.empty()
+        signedIn.get("/reauthenticate") { _, context in
+            try await service.reauthentication.request(for: try context.signedIn(), ipAddress: context.clientIP)
+            return EmptyResponse()
         }
-        router.get("/profiles/:id") { request, context in
-            _ = try await service.authentication.user(bearer: request.bearerToken())
-            return try JSONBody.response(try await service.profiles.profile(of: context.userID()))
+        signedIn.get("/profiles/:id") { _, context in
+            try await service.profiles.profile(of: context.userID())
         }
-        router.put("/profiles/:id") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
+        signedIn.put("/profiles/:id") { request, context in
             let id = try context.userID()
-            let body = try await JSONBody.decode(ProfileUpdateBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.profiles.update(id, by: signedIn, with: body, ipAddress: context.clientIP))
+            let body = try await request.decode(as: ProfileUpdateBody.self, context: context)
+            return try await service.profiles.update(id, by: try context.signedIn(), with: body, ipAddress: context.clientIP)
         }
     }
 }

@@ -74,11 +74,7 @@ struct UserUpdate: Sendable {
         let audit = AuditEntry(
             action: body.password != nil ? .userUpdatedPassword : .userModified, actorID: user.id, actorUsername: user.email,
             ipAddress: ipAddress, createdAt: now)
-        do {
-            try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
-        } catch StoreError.duplicateEmail {
-            throw AuthError.emailExists
-        }
+        try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
         if let pendingEmail {
             let slot = try limits.admitEmail(to: pendingEmail, for: .emailChange)
             try await emailLinks.send(

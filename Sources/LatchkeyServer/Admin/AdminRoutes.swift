@@ -3,67 +3,65 @@ import HTTPTypes
 import Hummingbird
 
 /// `/admin/...`: user management and the audit log, for holders of a `service_role` key only.
-/// Every route checks the key before it reads anything else of the request.
+/// The route group's ``AdministratorMiddleware`` checks the key before anything else of the
+/// request is read.
 struct AdminRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        router.get("/admin/users") { request, _ in
-            try await requireAdmin(request)
+        let admin = router.group("/admin").add(middleware: AdministratorMiddleware(authentication: service.authentication))
+        admin.get("users") { request, _ in
             let page = try page(request)
             let (users, total) = try await service.adminUsers.list(page)
             return try JSONBody.response(
                 users, headers: PaginationHeaders.fields(path: request.uri.path, query: request.uri.query, page: page, total: total))
         }
-        router.post("/admin/users") { request, context in
-            try await requireAdmin(request)
-            let body = try await JSONBody.decode(AdminUserBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.adminUsers.create(body, ipAddress: context.clientIP))
+        admin.post("users") { request, context in
+            let body = try await request.decode(as: AdminUserBody.self, context: context)
+            return try await service.adminUsers.create(body, ipAddress: context.clientIP)
         }
-        router.get("/admin/users/:id") { request, context in
-            try await requireAdmin(request)
-            return try JSONBody.response(try await service.adminUsers.user(context.userID()))
+        admin.get("users/:id") { _, context in
+            try await service.adminUsers.user(context.userID())
         }
-        router.put("/admin/users/:id") { request, context in
-            try await requireAdmin(request)
+        admin.put("users/:id") { request, context in
             let id = try context.userID()
-            let body = try await JSONBody.decode(AdminUserBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.adminUsers.update(id, with: body, ipAddress: context.clientIP))
+            let body = try await request.decode(as: AdminUserBody.self, context: context)
+            return try await service.adminUsers.update(id, with: body, ipAddress: context.clientIP)
         }
-        router.delete("/admin/users/:id") { request, context in
-            try await requireAdmin(request)
+        admin.delete("users/:id") { _, context in
             try await service.adminUsers.delete(context.userID(), ipAddress: context.clientIP)
-            return JSONBody.empty()
+            return EmptyResponse()
         }
-        router.post("/admin/users/:id/logout") { request, context in
-            try await requireAdmin(request)
+        admin.post("users/:id/logout") { _, context in
             try await service.adminUsers.logOut(context.userID(), ipAddress: context.clientIP)
             return Response(status: .noContent)
         }
-        router.get("/admin/users/:id/factors") { request, context in
-            try await requireAdmin(request)
-            return try JSONBody.response(try await service.adminFactors.list(userID: context.userID()))
+        admin.get("users/:id/factors") { _, context in
+            try await service.adminFactors.list(userID: context.userID())
         }
-        router.put("/admin/users/:id/factors/:factor_id") { request, context in
-            try await requireAdmin(request)
+        admin.put("users/:id/factors/:factor_id") { request, context in
             let (userID, factorID) = (try context.userID(), try context.factorID())
-            let body = try await JSONBody.decode(AdminUpdateFactorBody.self, from: request, context: context)
-            return try JSONBody.response(
-                try await service.adminFactors.update(userID: userID, factorID: factorID, with: body, ipAddress: context.clientIP))
+            let body = try await request.decode(as: AdminUpdateFactorBody.self, context: context)
+            return try await service.adminFactors.update(userID: userID, factorID: factorID, with: body, ipAddress: context.clientIP)
         }
-        router.delete("/admin/users/:id/factors/:factor_id") { request, context in
-            try await requireAdmin(request)
+        admin.delete("users/:id/factors/:factor_id") { _, context in
             let (userID, factorID) = (try context.userID(), try context.factorID())
-            return try JSONBody.response(try await service.adminFactors.delete(userID: userID, factorID: factorID, ipAddress: context.clientIP))
+            return try await service.adminFactors.delete(userID: userID, factorID: factorID, ipAddress: context.clientIP)
         }
-        router.get("/admin/audit") { request, _ in
-            try await requireAdmin(request)
-            return try JSONBody.response(try await service.auditLog.entries(try page(request)))
+        admin.get("audit") { request, _ in
+            try await service.auditLog.entries(try page(request))
         }
-    }
-
-    private func requireAdmin(_ request: Request) async throws {
-        try await service.authentication.admin(bearer: request.bearerToken())
+        // The two administrator routes of the email flows (EmailLinkRoutes' use cases).
+        admin.post("generate_link") { request, context in
+            let body = try await request.decode(as: GenerateLinkBody.self, context: context)
+            return try await service.invitations.generateLink(body, ipAddress: context.clientIP)
+        }
+        router.group().add(middleware: AdministratorMiddleware(authentication: service.authentication))
+            .post("/invite") { request, context in
+                let body = try await request.decode(as: InviteBody.self, context: context)
+                let redirect = request.uri.queryParameters.get("redirect_to")
+                return try await service.invitations.invite(body, queryRedirect: redirect, ipAddress: context.clientIP)
+            }
     }
 
     private func page(_ request: Request) throws(AuthError) -> Page {

@@ -39,11 +39,7 @@ struct AdminUsers: Sendable {
         var user = UserRecord(email: email, passwordHash: nil, userMetadata: body.user_metadata ?? [:], createdAt: now, updatedAt: now)
         if let password = body.password { user.passwordHash = try await passwords.hash(password) }
         try apply(body, to: &user, now: now)
-        do {
-            try await store.insertUser(user, audit: audit(.userSignedUp, user, ipAddress: ipAddress, traits: ["provider": .string("admin")]))
-        } catch StoreError.duplicateEmail {
-            throw AuthError.emailExists
-        }
+        try await store.insertUser(user, audit: audit(.userSignedUp, user, ipAddress: ipAddress, traits: ["provider": .string("admin")]))
         return UserResponse(user)
     }
 
@@ -57,11 +53,7 @@ struct AdminUsers: Sendable {
         if let metadata = body.user_metadata { user.userMetadata = metadata }
         try apply(body, to: &user, now: now)
         user.updatedAt = now
-        do {
-            try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress), endingSessions: body.password != nil ? .all : nil)
-        } catch StoreError.duplicateEmail {
-            throw AuthError.emailExists
-        }
+        try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress), endingSessions: body.password != nil ? .all : nil)
         return UserResponse(user)
     }
 

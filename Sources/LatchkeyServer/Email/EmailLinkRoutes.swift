@@ -2,14 +2,14 @@ import Foundation
 import Hummingbird
 
 /// Everything that starts or ends with an email: `/verify`, `/recover`, `/resend`, `/otp`,
-/// `/magiclink`, and the administrator's `/invite` and `/admin/generate_link`.
+/// `/magiclink`. (The administrator's `/invite` and `/admin/generate_link` are in ``AdminRoutes``.)
 struct EmailLinkRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
         router.post("/verify") { request, context in
-            let body = try await JSONBody.decode(VerifyBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.verification.verify(body, ipAddress: context.clientIP))
+            let body = try await request.decode(as: VerifyBody.self, context: context)
+            return try await service.verification.verify(body, ipAddress: context.clientIP)
         }
         router.get("/verify") { request, context in
             let query = request.uri.queryParameters
@@ -22,35 +22,24 @@ struct EmailLinkRoutes {
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
         }
         router.post("/recover") { request, context in
-            let body = try await JSONBody.decode(EmailBody.self, from: request, context: context)
+            let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             try await service.emailLinks.recover(body, queryRedirect: redirect, ipAddress: context.clientIP)
-            return JSONBody.empty()
+            return EmptyResponse()
         }
         router.post("/resend") { request, context in
-            let body = try await JSONBody.decode(EmailBody.self, from: request, context: context)
+            let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             try await service.emailLinks.resend(body, queryRedirect: redirect, ipAddress: context.clientIP)
-            return JSONBody.empty()
+            return EmptyResponse()
         }
         for path in ["/otp", "/magiclink"] {
             router.post(RouterPath(path)) { request, context in
-                let body = try await JSONBody.decode(OTPBody.self, from: request, context: context)
+                let body = try await request.decode(as: OTPBody.self, context: context)
                 let redirect = request.uri.queryParameters.get("redirect_to")
                 try await service.emailSignIn.send(body, queryRedirect: redirect, ipAddress: context.clientIP)
-                return JSONBody.empty()
+                return EmptyResponse()
             }
-        }
-        router.post("/invite") { request, context in
-            try await service.authentication.admin(bearer: request.bearerToken())
-            let body = try await JSONBody.decode(InviteBody.self, from: request, context: context)
-            let redirect = request.uri.queryParameters.get("redirect_to")
-            return try JSONBody.response(try await service.invitations.invite(body, queryRedirect: redirect, ipAddress: context.clientIP))
-        }
-        router.post("/admin/generate_link") { request, context in
-            try await service.authentication.admin(bearer: request.bearerToken())
-            let body = try await JSONBody.decode(GenerateLinkBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.invitations.generateLink(body, ipAddress: context.clientIP))
         }
     }
 }

@@ -102,7 +102,8 @@ struct EmailVerification: Sendable {
             }
             let session = try await sessions.start(for: user, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
             return Self.replacingFragment(of: redirect, with: session.fragment(type: type.rawValue))
-        } catch let error as AuthError {
+        } catch {
+            guard let error = AuthError(answering: error) else { throw error }
             let items = [
                 URLQueryItem(name: "error", value: error.oauthErrorName),
                 URLQueryItem(name: "error_code", value: error.code),
@@ -176,13 +177,9 @@ struct EmailVerification: Sendable {
         case .reauthentication:
             throw AuthError.otpExpired
         }
-        do {
-            try await store.updateUser(
-                updated, audit: AuditEntry(action: .userModified, actorID: user.id, actorUsername: updated.email,
-                                           traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
-        } catch StoreError.duplicateEmail {
-            throw AuthError.emailExists
-        }
+        try await store.updateUser(
+            updated, audit: AuditEntry(action: .userModified, actorID: user.id, actorUsername: updated.email,
+                                       traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
         return updated
     }
 

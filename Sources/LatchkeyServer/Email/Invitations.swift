@@ -67,11 +67,7 @@ struct Invitations: Sendable {
                 record = UserRecord(email: email, passwordHash: passwordHash, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
                 // The account and its confirmation link in one transaction.
                 let link = emailLinks.prepare(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
-                do {
-                    try await store.insertUser(link.user, audit: nil, start: .confirmation(link.token, flow: nil, audit: link.audit))
-                } catch StoreError.duplicateEmail {
-                    throw AuthError.emailExists
-                }
+                try await store.insertUser(link.user, audit: nil, start: .confirmation(link.token, flow: nil, audit: link.audit))
                 issued = link.issued
             }
             user = record
@@ -111,11 +107,7 @@ struct Invitations: Sendable {
     }
 
     private func insert(_ user: UserRecord, ipAddress: String) async throws {
-        do {
-            try await store.insertUser(user, audit: nil)
-        } catch StoreError.duplicateEmail {
-            throw AuthError.emailExists
-        }
+        try await store.insertUser(user, audit: nil)
     }
 
     private func adminAudit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String) -> AuditEntry {

@@ -23,6 +23,28 @@ public struct AuthError: Error, Sendable, Equatable {
 }
 
 extension AuthError {
+    /// What a store failure means to the client: a taken address is 422 `email_exists` (a use
+    /// case that means something else by it, such as sign-up's `user_already_exists`, catches it
+    /// first), an unreachable database 503, a row the store cannot read 500.
+    init(_ error: StoreError) {
+        switch error {
+        case .duplicateEmail: self = .emailExists
+        case .unavailable: self = .serviceUnavailable
+        case .unreadableRow: self = .unexpected
+        }
+    }
+
+    /// The answer a use case's failure gives the client, when it is one: an ``AuthError`` as it
+    /// is, a taken address as 422 `email_exists`. `nil` for a failure of the server itself
+    /// (an unreachable database, a bug), which pages and redirects do not turn into an answer.
+    init?(answering error: any Error) {
+        switch error {
+        case let error as AuthError: self = error
+        case StoreError.duplicateEmail: self = .emailExists
+        default: return nil
+        }
+    }
+
     /// Whether this is a 429: the client may try again after ``retryAfter`` seconds.
     var isRateLimit: Bool { status == .tooManyRequests }
 

@@ -18,19 +18,30 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as AuthError {
-            return Self.response(for: error, request: request)
-        } catch let error as HTTPError {
-            return Self.response(for: Self.translate(error), request: request)
-        } catch StoreError.unreadableRow(let column) {
-            context.logger.error("unreadable stored row", metadata: ["column": "\(column)"])
-            return Self.response(for: .unexpected, request: request)
-        } catch let error as StoreError {
-            context.logger.error("store failure", metadata: ["error": "\(error)"])
-            return Self.response(for: .serviceUnavailable, request: request)
         } catch {
-            context.logger.error("unexpected failure", metadata: ["error.type": "\(type(of: error))"])
-            return Self.response(for: .unexpected, request: request)
+            return Self.response(for: Self.authError(error, logger: context.logger), request: request)
+        }
+    }
+
+    /// The one place a failure becomes an answer: a domain error as it is, Hummingbird's own
+    /// errors (404, 405, 413) in GoTrue's words, a store failure by what it means
+    /// (``AuthError/init(_:)``, logged), anything else a 500 that names only the error's type.
+    static func authError(_ error: any Error, logger: Logger) -> AuthError {
+        switch error {
+        case let error as AuthError:
+            return error
+        case let error as HTTPError:
+            return translate(error)
+        case let error as StoreError:
+            switch error {
+            case .duplicateEmail: break
+            case .unreadableRow(let column): logger.error("unreadable stored row", metadata: ["column": "\(column)"])
+            case .unavailable: logger.error("store failure", metadata: ["error": "\(error)"])
+            }
+            return AuthError(error)
+        default:
+            logger.error("unexpected failure", metadata: ["error.type": "\(type(of: error))"])
+            return .unexpected
         }
     }
 

@@ -7,27 +7,23 @@ struct FactorRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        router.post("/factors") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
-            let body = try await JSONBody.decode(EnrollFactorBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.factorEnrollment.enroll(signedIn, with: body, ipAddress: context.clientIP))
+        let factors = router.group("/factors").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+        factors.post { request, context in
+            let body = try await request.decode(as: EnrollFactorBody.self, context: context)
+            return try await service.factorEnrollment.enroll(try context.signedIn(), with: body, ipAddress: context.clientIP)
         }
-        router.post("/factors/:factor_id/challenge") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
+        factors.post(":factor_id/challenge") { request, context in
             let factorID = try context.factorID()
-            _ = try await JSONBody.decode(ChallengeFactorBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.factorChallenges.challenge(factorID, by: signedIn, ipAddress: context.clientIP))
+            _ = try await request.decode(as: ChallengeFactorBody.self, context: context)
+            return try await service.factorChallenges.challenge(factorID, by: try context.signedIn(), ipAddress: context.clientIP)
         }
-        router.post("/factors/:factor_id/verify") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
+        factors.post(":factor_id/verify") { request, context in
             let factorID = try context.factorID()
-            let body = try await JSONBody.decode(VerifyFactorBody.self, from: request, context: context)
-            return try JSONBody.response(try await service.factorVerification.verify(factorID, with: body, by: signedIn, ipAddress: context.clientIP))
+            let body = try await request.decode(as: VerifyFactorBody.self, context: context)
+            return try await service.factorVerification.verify(factorID, with: body, by: try context.signedIn(), ipAddress: context.clientIP)
         }
-        router.delete("/factors/:factor_id") { request, context in
-            let signedIn = try await service.authentication.user(bearer: request.bearerToken())
-            let factorID = try context.factorID()
-            return try JSONBody.response(try await service.factorUnenrollment.unenroll(factorID, by: signedIn, ipAddress: context.clientIP))
+        factors.delete(":factor_id") { _, context in
+            try await service.factorUnenrollment.unenroll(try context.factorID(), by: try context.signedIn(), ipAddress: context.clientIP)
         }
     }
 }

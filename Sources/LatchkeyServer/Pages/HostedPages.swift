@@ -115,7 +115,8 @@ struct HostedPages: Sendable {
                 let ticket = makeTicket(sessionID: sessionID, isInvitation: type == .invite)
                 return Landing(location: "welcome/password", ticket: ticket)
             }
-        } catch let error as AuthError {
+        } catch {
+            guard let error = AuthError(answering: error) else { throw error }
             var components = URLComponents()
             components.queryItems = [URLQueryItem(name: "code", value: error.code)]
             if let rawType, EmailVerification.VerificationType(rawValue: rawType) != nil {

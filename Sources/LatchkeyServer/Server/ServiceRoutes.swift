@@ -8,16 +8,16 @@ struct ServiceRoutes {
 
     func register(on router: Router<AuthRequestContext>) {
         router.get("/health") { _, _ in
-            try JSONBody.response(Health(version: LatchkeyVersion.current, name: "Latchkey", description: "Latchkey is a GoTrue-compatible authentication server"))
+            Health(version: LatchkeyVersion.current, name: "Latchkey", description: "Latchkey is a GoTrue-compatible authentication server")
         }
-        router.get("/settings") { _, _ in try JSONBody.response(service.settings) }
+        router.get("/settings") { _, _ in service.settings }
         let document = openAPIDocument
         router.get("/openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: document)))
         }
     }
 
-    struct Health: Encodable {
+    struct Health: ResponseEncodable {
         var version: String
         var name: String
         var description: String

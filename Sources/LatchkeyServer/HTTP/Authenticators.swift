@@ -1,0 +1,40 @@
+import Hummingbird
+
+/// Lets a request through only with a signed-in user's access token
+/// (``BearerAuthentication/user(bearer:)``), and puts who that is in the context
+/// (``AuthRequestContext/signedIn()``). Added to the route group of every route that needs a
+/// signed-in user, so a handler never checks the caller itself; it runs before the body is read.
+struct SignedInUserMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let authentication: BearerAuthentication
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.authenticated = try await authentication.user(bearer: request.bearerToken())
+        return try await next(request, context)
+    }
+}
+
+/// Lets a request through only with an administrator key (``BearerAuthentication/admin(bearer:)``):
+/// added to the route group of `/admin/…`, `/invite` and `/admin/generate_link`, so every
+/// administrator route checks the key before it reads anything else of the request.
+struct AdministratorMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let authentication: BearerAuthentication
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await authentication.admin(bearer: request.bearerToken())
+        return try await next(request, context)
+    }
+}
+
+extension AuthRequestContext {
+    /// The signed-in user of a route behind ``SignedInUserMiddleware``.
+    ///
+    /// Throws 401 `no_authorization` on a route without that middleware, so a route added to
+    /// the wrong group fails closed.
+    func signedIn() throws(AuthError) -> BearerAuthentication.Authenticated {
+        guard let authenticated else { throw .noAuthorization }
+        return authenticated
+    }
+}
