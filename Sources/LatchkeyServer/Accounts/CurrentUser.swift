@@ -3,11 +3,8 @@ import LatchkeyWire
 
 /// `GET /user`: the signed-in user, with their factors as GoTrue lists them.
 struct CurrentUser: Sendable {
-    private let store: any AuthStore
+    let store: any AuthStore
 
-    init(store: any AuthStore) {
-        self.store = store
-    }
 
     func user(_ signedIn: BearerAuthentication.Authenticated) async throws -> UserResponse {
         UserResponse(signedIn.user, factors: try await store.factors(userID: signedIn.user.id))

@@ -3,13 +3,9 @@ import Foundation
 /// `GET/PUT /profiles/{id}`: public profiles. Anyone signed in reads any profile (display name
 /// and avatar only); only the owner writes theirs.
 struct Profiles: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
+    let store: any AuthStore
+    let clock: any ServerClock
 
-    init(store: any AuthStore, clock: any ServerClock) {
-        self.store = store
-        self.clock = clock
-    }
 
     func profile(of id: UUID) async throws -> ProfileResponse {
         guard let user = try await store.user(id: id) else { throw AuthError.userNotFound }

@@ -9,22 +9,14 @@ struct Reauthentication: Sendable {
     /// How old a session may be and still change the password without a nonce.
     static let freshSessionAge: TimeInterval = 24 * 3600
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let limits: RateLimits
-    private let tokens: OpaqueTokens
-    private let emailLinks: EmailLinks
+    let store: any AuthStore
+    let clock: any ServerClock
+    let limits: RateLimits
+    let tokens: OpaqueTokens
+    let emailLinks: EmailLinks
     /// Whether a password change needs a nonce (`--secure-password-change`).
     let required: Bool
 
-    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, tokens: OpaqueTokens, emailLinks: EmailLinks, required: Bool) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.tokens = tokens
-        self.emailLinks = emailLinks
-        self.required = required
-    }
 
     /// Mails the signed-in user a nonce.
     func request(for signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws {

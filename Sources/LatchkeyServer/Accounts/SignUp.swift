@@ -29,28 +29,15 @@ struct SignUp: Sendable {
         var anonymousUsers: Bool = false
     }
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let passwords: PasswordPolicy
-    private let limits: RateLimits
-    private let sessions: SessionIssuer
-    private let emailLinks: EmailLinks
-    private let settings: Settings
-    private let logger: Logger
+    let store: any AuthStore
+    let clock: any ServerClock
+    let passwords: PasswordPolicy
+    let limits: RateLimits
+    let sessions: SessionIssuer
+    let emailLinks: EmailLinks
+    let settings: Settings
+    let logger: Logger
 
-    init(
-        store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, limits: RateLimits, sessions: SessionIssuer,
-        emailLinks: EmailLinks, settings: Settings, logger: Logger
-    ) {
-        self.store = store
-        self.clock = clock
-        self.passwords = passwords
-        self.limits = limits
-        self.sessions = sessions
-        self.emailLinks = emailLinks
-        self.settings = settings
-        self.logger = logger
-    }
 
     /// Signs `body`'s address up; `queryRedirect` is the request's `redirect_to` parameter.
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {

@@ -8,27 +8,15 @@ import Foundation
 /// when the body carries a `code_challenge`). An anonymous user becomes permanent once an
 /// address is confirmed; it cannot set a password without giving an address.
 struct UserUpdate: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let passwords: PasswordPolicy
-    private let limits: RateLimits
-    private let emailLinks: EmailLinks
-    private let reauthentication: Reauthentication
+    let store: any AuthStore
+    let clock: any ServerClock
+    let passwords: PasswordPolicy
+    let limits: RateLimits
+    let emailLinks: EmailLinks
+    let reauthentication: Reauthentication
     /// Whether a new address applies without confirmation.
-    private let autoconfirm: Bool
+    let autoconfirm: Bool
 
-    init(
-        store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, limits: RateLimits, emailLinks: EmailLinks,
-        reauthentication: Reauthentication, autoconfirm: Bool
-    ) {
-        self.store = store
-        self.clock = clock
-        self.passwords = passwords
-        self.limits = limits
-        self.emailLinks = emailLinks
-        self.reauthentication = reauthentication
-        self.autoconfirm = autoconfirm
-    }
 
     func update(_ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String) async throws -> UserResponse {
         let now = clock.now()

@@ -6,13 +6,9 @@ import LatchkeyWire
 /// a factor lowers the sessions it raised back to `aal1`. Every change is audited with the
 /// administrator as the actor.
 struct AdminFactors: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
+    let store: any AuthStore
+    let clock: any ServerClock
 
-    init(store: any AuthStore, clock: any ServerClock) {
-        self.store = store
-        self.clock = clock
-    }
 
     /// Every factor of the user, verified or not (404 `user_not_found` for no such user).
     func list(userID: UUID) async throws -> [FactorResponse] {

@@ -2,11 +2,8 @@ import Foundation
 
 /// `GET /admin/audit`: the security events, newest first (the route checks the administrator key).
 struct AuditLog: Sendable {
-    private let store: any AuthStore
+    let store: any AuthStore
 
-    init(store: any AuthStore) {
-        self.store = store
-    }
 
     func entries(_ page: Page) async throws -> [AuditEntryResponse] {
         try await store.auditEntries(offset: page.offset, limit: page.limit).map(AuditEntryResponse.init)

@@ -8,22 +8,14 @@ import Foundation
 /// well, where GoTrue answers 422 for an unknown address and so tells which addresses have
 /// accounts; Latchkey then simply sends nothing.
 struct EmailSignIn: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let limits: RateLimits
-    private let emailLinks: EmailLinks
-    private let signUpDisabled: Bool
+    let store: any AuthStore
+    let clock: any ServerClock
+    let limits: RateLimits
+    let emailLinks: EmailLinks
+    let signUpDisabled: Bool
     /// Whether a new account is confirmed at once (it then gets a magic link, not a confirmation).
-    private let autoconfirm: Bool
+    let autoconfirm: Bool
 
-    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, emailLinks: EmailLinks, signUpDisabled: Bool, autoconfirm: Bool) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.emailLinks = emailLinks
-        self.signUpDisabled = signUpDisabled
-        self.autoconfirm = autoconfirm
-    }
 
     /// Mails `body.email` a sign-in link and code; `queryRedirect` is the request's
     /// `redirect_to` parameter.

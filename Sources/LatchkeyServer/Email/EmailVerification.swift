@@ -40,21 +40,13 @@ struct EmailVerification: Sendable {
         }
     }
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let limits: RateLimits
-    private let tokens: OpaqueTokens
-    private let sessions: SessionIssuer
-    private let settings: EmailLinks.Settings
+    let store: any AuthStore
+    let clock: any ServerClock
+    let limits: RateLimits
+    let tokens: OpaqueTokens
+    let sessions: SessionIssuer
+    let settings: EmailLinks.Settings
 
-    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, tokens: OpaqueTokens, sessions: SessionIssuer, settings: EmailLinks.Settings) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.tokens = tokens
-        self.sessions = sessions
-        self.settings = settings
-    }
 
     /// `POST /verify`: a session for a valid link token or code.
     func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {

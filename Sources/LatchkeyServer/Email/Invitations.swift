@@ -3,17 +3,11 @@ import Foundation
 /// `POST /invite` and `POST /admin/generate_link`: the administrator's ways to hand out email
 /// links — mailed by the server (an invitation), or returned for the caller to deliver.
 struct Invitations: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let passwords: PasswordPolicy
-    private let emailLinks: EmailLinks
+    let store: any AuthStore
+    let clock: any ServerClock
+    let passwords: PasswordPolicy
+    let emailLinks: EmailLinks
 
-    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, emailLinks: EmailLinks) {
-        self.store = store
-        self.clock = clock
-        self.passwords = passwords
-        self.emailLinks = emailLinks
-    }
 
     /// `POST /invite`: creates the account (no password) unless an unconfirmed one exists, and
     /// mails it an invitation link and code. An address with a confirmed account is 422

@@ -4,17 +4,11 @@ import LatchkeyWire
 /// `POST /factors/{id}/challenge`: opens a challenge of one of the signed-in user's factors, to
 /// be verified with a code from the same address before it expires (GoTrue's `ChallengeFactor`).
 struct FactorChallenges: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let limits: RateLimits
-    private let rules: FactorRules
+    let store: any AuthStore
+    let clock: any ServerClock
+    let limits: RateLimits
+    let rules: FactorRules
 
-    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, rules: FactorRules) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.rules = rules
-    }
 
     func challenge(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> ChallengeFactorResponse {
         let user = signedIn.user

@@ -5,13 +5,9 @@ import LatchkeyWire
 /// `UnenrollFactor`). A verified factor needs an `aal2` session (422 `insufficient_aal`); sessions
 /// the factor raised go back to `aal1`.
 struct FactorUnenrollment: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
+    let store: any AuthStore
+    let clock: any ServerClock
 
-    init(store: any AuthStore, clock: any ServerClock) {
-        self.store = store
-        self.clock = clock
-    }
 
     func unenroll(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> UnenrollFactorResponse {
         let user = signedIn.user

@@ -16,26 +16,14 @@ import Logging
 ///   gets a new refresh token (the one it had can no longer renew it); the user's other `aal1`
 ///   sessions end and their other unverified TOTP factors are deleted, as in GoTrue.
 struct FactorVerification: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let limits: RateLimits
-    private let rules: FactorRules
-    private let secrets: FactorSecretBox
-    private let sessions: SessionIssuer
-    private let logger: Logger
+    let store: any AuthStore
+    let clock: any ServerClock
+    let limits: RateLimits
+    let rules: FactorRules
+    let secrets: FactorSecretBox
+    let sessions: SessionIssuer
+    let logger: Logger
 
-    init(
-        store: any AuthStore, clock: any ServerClock, limits: RateLimits, rules: FactorRules, secrets: FactorSecretBox,
-        sessions: SessionIssuer, logger: Logger
-    ) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.rules = rules
-        self.secrets = secrets
-        self.sessions = sessions
-        self.logger = logger
-    }
 
     /// What a successful verification leaves: the raised session and its new refresh token.
     private struct Verified: Sendable {

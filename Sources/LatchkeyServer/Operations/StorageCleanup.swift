@@ -42,15 +42,10 @@ struct StorageCleanup: Sendable {
     /// `mfa_challenge_expired` for a while: an hour.
     static let challengeGrace: TimeInterval = 3600
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
+    let store: any AuthStore
+    let clock: any ServerClock
     let settings: Settings
 
-    init(store: any AuthStore, clock: any ServerClock, settings: Settings) {
-        self.store = store
-        self.clock = clock
-        self.settings = settings
-    }
 
     /// The cutoffs for a run at `now`.
     func cutoffs(at now: Date) -> StaleRowCutoffs {

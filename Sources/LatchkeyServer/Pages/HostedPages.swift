@@ -59,29 +59,16 @@ struct HostedPages: Sendable {
         case unusablePassword(form: PasswordForm, message: String)
     }
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let passwords: PasswordPolicy
-    private let verification: EmailVerification
-    private let emailLinks: EmailLinks
-    private let tokens: OpaqueTokens
-    private let settings: EmailLinks.Settings
+    let store: any AuthStore
+    let clock: any ServerClock
+    let passwords: PasswordPolicy
+    let verification: EmailVerification
+    let emailLinks: EmailLinks
+    let tokens: OpaqueTokens
+    let settings: EmailLinks.Settings
     /// The minimum password length the form names.
     let minimumPasswordLength: Int
 
-    init(
-        store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, verification: EmailVerification,
-        emailLinks: EmailLinks, tokens: OpaqueTokens, settings: EmailLinks.Settings, minimumPasswordLength: Int
-    ) {
-        self.store = store
-        self.clock = clock
-        self.passwords = passwords
-        self.verification = verification
-        self.emailLinks = emailLinks
-        self.tokens = tokens
-        self.settings = settings
-        self.minimumPasswordLength = minimumPasswordLength
-    }
 
     /// Whether the server itself is on the secure scheme (then cookies are `Secure`).
     var isSecure: Bool { settings.externalURL.lowercased().hasPrefix("https:") }

@@ -8,13 +8,9 @@ import Foundation
 /// sessions in the same transaction, so whoever knew the old one is signed out — even if the
 /// server stops right after. (A new account has no sessions yet.)
 struct PasswordPolicy: Sendable {
-    private let minimumLength: Int
-    private let hasher: PasswordHasher
+    let minimumLength: Int
+    let hasher: PasswordHasher
 
-    init(minimumLength: Int, hasher: PasswordHasher) {
-        self.minimumLength = minimumLength
-        self.hasher = hasher
-    }
 
     /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
     static let maximumBytes = 72

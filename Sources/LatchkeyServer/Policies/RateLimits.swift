@@ -2,13 +2,9 @@ import Foundation
 
 /// Every rate limit the server enforces, each under its own key, answering GoTrue's 429s.
 struct RateLimits: Sendable {
-    private let limiter: RateLimiter
-    private let limits: RateLimitConfiguration
+    let limiter: RateLimiter
+    let limits: RateLimitConfiguration
 
-    init(limiter: RateLimiter, limits: RateLimitConfiguration) {
-        self.limiter = limiter
-        self.limits = limits
-    }
 
     /// Counts a sign-in or sign-up from `ipAddress`.
     func admitSignIn(from ipAddress: String) throws(AuthError) {

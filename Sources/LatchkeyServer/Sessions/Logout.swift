@@ -23,13 +23,9 @@ struct Logout: Sendable {
         }
     }
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
+    let store: any AuthStore
+    let clock: any ServerClock
 
-    init(store: any AuthStore, clock: any ServerClock) {
-        self.store = store
-        self.clock = clock
-    }
 
     /// Ends `signedIn`'s sessions in `scope`; their refresh tokens then answer `refresh_token_not_found`, as GoTrue.
     func logOut(_ signedIn: BearerAuthentication.Authenticated, scope: Scope, ipAddress: String) async throws {

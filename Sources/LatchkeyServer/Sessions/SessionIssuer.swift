@@ -3,21 +3,13 @@ import Logging
 
 /// Starts sessions and signs their access tokens: the one place a ``SessionResponse`` is made.
 struct SessionIssuer: Sendable {
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let signer: TokenSigner
-    private let accessTokenTTL: TimeInterval
-    private let sessionTimebox: TimeInterval?
-    private let logger: Logger
+    let store: any AuthStore
+    let clock: any ServerClock
+    let signer: TokenSigner
+    let accessTokenTTL: TimeInterval
+    let sessionTimebox: TimeInterval?
+    let logger: Logger
 
-    init(store: any AuthStore, clock: any ServerClock, signer: TokenSigner, accessTokenTTL: TimeInterval, sessionTimebox: TimeInterval?, logger: Logger) {
-        self.store = store
-        self.clock = clock
-        self.signer = signer
-        self.accessTokenTTL = accessTokenTTL
-        self.sessionTimebox = sessionTimebox
-        self.logger = logger
-    }
 
     /// A session about to start: its row, its first refresh token, the user as it is saved with
     /// it (`last_sign_in_at`) and the audit entry.
