@@ -184,6 +184,7 @@ let package = Package(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer",
+                "LatchkeyWire",
                 "LatchkeyTesting",
                 "LatchkeyQRCode",
                 // ChildProcess only (the SMTP tests spawn a Python SMTP server).

@@ -75,16 +75,31 @@ public final class TestAuthServer: Sendable {
     ///   - port: the port to bind; `0` picks a free one.
     ///   - clock: the server's clock.
     ///   - mailer: delivers emails; `nil` writes them to ``outboxDirectory``.
-    ///   - store: where data lives; `nil` opens the store the configuration names (SQLite).
     ///   - logger: the server's logger; silent by default.
     ///   - metrics: where metrics go; `nil`: the server's own registry (`GET /metrics`).
-    ///   - configure: changes to the test defaults.
+    ///   - configure: changes to the test defaults (set `databaseURL` for PostgreSQL).
     public static func start(
         dataDirectory: URL? = nil,
         port: Int = 0,
         clock: any ServerClock = ManualServerClock(),
         mailer: (any Mailer)? = nil,
-        store: (any AuthStore)? = nil,
+        logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: ServerMetrics? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestAuthServer {
+        try await start(
+            dataDirectory: dataDirectory, port: port, clock: clock, mailer: mailer, store: nil, logger: logger, metrics: metrics,
+            configure: configure)
+    }
+
+    /// Starts a server over `store` (`nil`: the store the configuration names), for the
+    /// package's own tests.
+    package static func start(
+        dataDirectory: URL? = nil,
+        port: Int = 0,
+        clock: any ServerClock = ManualServerClock(),
+        mailer: (any Mailer)? = nil,
+        store: (any AuthStore)?,
         logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: ServerMetrics? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `GET/PUT /profiles/{id}`: public profiles. Anyone signed in reads any profile (display name
 /// and avatar only); only the owner writes theirs.

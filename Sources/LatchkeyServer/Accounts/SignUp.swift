@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// `POST /signup`: creates an account with an email address and a password, or an anonymous one.

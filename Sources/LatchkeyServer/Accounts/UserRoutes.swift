@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyWire
 
 /// `GET/PUT /user` (the signed-in user), `GET /reauthenticate` and `GET/PUT /profiles/{id}`
 /// (public profiles): every route here is for a signed-in user.

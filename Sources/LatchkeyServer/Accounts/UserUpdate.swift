@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `PUT /user`: the signed-in user changes their metadata, password or email address.
 ///

@@ -63,7 +63,7 @@ struct AdminFactors: Sendable {
         AuditEntry(
             action: action, actorID: nil, actorUsername: "service_role",
             traits: [
-                "user_id": .string(user.id.uuidString.lowercased()), "factor_id": .string(factor.id.uuidString.lowercased()),
+                "user_id": .string(user.id.lowercasedString), "factor_id": .string(factor.id.lowercasedString),
                 "factor_type": .string(factor.factorType),
             ],
             ipAddress: ipAddress, createdAt: now)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyWire
 
 /// `/admin/...`: user management and the audit log, for holders of a `service_role` key only.
 /// The route group's ``AdministratorMiddleware`` checks the key before anything else of the

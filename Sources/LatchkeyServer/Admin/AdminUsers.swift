@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// `/admin/users…`: user management for holders of the `service_role` key (the route checks
@@ -80,7 +81,7 @@ struct AdminUsers: Sendable {
 
     private func audit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String, traits: [String: JSONValue] = [:]) -> AuditEntry {
         var allTraits = traits
-        allTraits["user_id"] = .string(user.id.uuidString.lowercased())
+        allTraits["user_id"] = .string(user.id.lowercasedString)
         return AuditEntry(action: action, actorID: nil, actorUsername: "service_role", traits: allTraits, ipAddress: ipAddress, createdAt: clock.now())
     }
 

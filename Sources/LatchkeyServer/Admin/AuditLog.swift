@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `GET /admin/audit`: the security events, newest first (the route checks the administrator key).
 struct AuditLog: Sendable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyWire
 import _CryptoExtras
 
 extension JWTKeySet {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
+import LatchkeyWire
 import _CryptoExtras
 
 /// The keys access tokens are signed and verified with, given as GoTrue's `GOTRUE_JWT_KEYS`:

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyWire
 
 /// Everything that starts or ends with an email: `/verify`, `/recover`, `/resend`, `/otp`,
 /// `/magiclink`. (The administrator's `/invite` and `/admin/generate_link` are in ``AdminRoutes``.)

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// Emails that carry a one-time token — sign-up confirmation, invitation, recovery, magic link,

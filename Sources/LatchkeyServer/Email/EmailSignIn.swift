@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `POST /otp` and `POST /magiclink`: sign-in by email, with a link and a code.
 ///

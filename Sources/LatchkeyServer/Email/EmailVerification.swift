@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `POST /verify` and `GET /verify`: redeeming the token of an email, by its link or its code.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `POST /invite` and `POST /admin/generate_link`: the administrator's ways to hand out email
 /// links — mailed by the server (an invitation), or returned for the caller to deliver.
@@ -107,7 +108,7 @@ struct Invitations: Sendable {
     private func adminAudit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String) -> AuditEntry {
         AuditEntry(
             action: action, actorID: nil, actorUsername: "service_role",
-            traits: ["user_id": .string(user.id.uuidString.lowercased()), "user_email": .string(user.email)], ipAddress: ipAddress,
+            traits: ["user_id": .string(user.id.lowercasedString), "user_email": .string(user.email)], ipAddress: ipAddress,
             createdAt: clock.now())
     }
 }

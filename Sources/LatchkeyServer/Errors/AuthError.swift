@@ -4,16 +4,16 @@ import HTTPTypes
 ///
 /// `error_code` values are GoTrue's, so unmodified Supabase clients map them as they would
 /// against Supabase. Messages never contain a password, a token or a stack trace.
-public struct AuthError: Error, Sendable, Equatable {
-    public var status: HTTPResponse.Status
-    public var code: String
-    public var message: String
+package struct AuthError: Error, Sendable, Equatable {
+    package var status: HTTPResponse.Status
+    package var code: String
+    package var message: String
     /// Reasons a password was refused (only for `weak_password`).
-    public var weakPasswordReasons: [String]?
+    package var weakPasswordReasons: [String]?
     /// Seconds until a rate-limited client may try again (sent as `Retry-After`).
-    public var retryAfter: Int?
+    package var retryAfter: Int?
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
+    package init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -63,94 +63,94 @@ extension AuthError {
 }
 
 extension AuthError {
-    public static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
-    public static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
-    public static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
-    public static let userBannedForbidden = AuthError(.forbidden, "user_banned", "User is banned")
-    public static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
-    public static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
-    public static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-    public static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
-    public static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
-    public static let sessionExpired = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired")
+    package static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
+    package static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
+    package static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
+    package static let userBannedForbidden = AuthError(.forbidden, "user_banned", "User is banned")
+    package static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
+    package static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
+    package static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+    package static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
+    package static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
+    package static let sessionExpired = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired")
     /// GoTrue's answer to a refresh of a session that went longer than the inactivity timeout
     /// without one.
-    public static let sessionExpiredInactivity = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
-    public static let refreshUserBanned = AuthError(.badRequest, "user_banned", "Invalid Refresh Token: User Banned")
+    package static let sessionExpiredInactivity = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
+    package static let refreshUserBanned = AuthError(.badRequest, "user_banned", "Invalid Refresh Token: User Banned")
     /// A password holding a NUL character, which bcrypt would silently cut (GoTrue's Go bcrypt
     /// has no such limit, so it has no code of its own for it).
-    public static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
-    public static let refreshTokenInvalid = AuthError(.badRequest, "validation_failed", "Refresh token is not valid")
-    public static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
-    public static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
-    public static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
-    public static let missingSubClaim = AuthError(.forbidden, "bad_jwt", "invalid claim: missing sub claim")
-    public static let subClaimNotUUID = AuthError(.badRequest, "bad_jwt", "invalid claim: sub claim must be a UUID")
-    public static let sessionClaimNotUUID = AuthError(.forbidden, "bad_jwt", "invalid claim: session_id claim must be a UUID")
-    public static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
-    public static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
-    public static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
-    public static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
-    public static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
-    public static let codeExpired = AuthError(.forbidden, "otp_expired", "Token has expired or is invalid")
-    public static let flowStateNotFound = AuthError(.notFound, "flow_state_not_found", "invalid flow state, no valid flow state found")
-    public static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
-    public static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
-    public static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
-    public static let reauthenticationNotValid = AuthError(.unprocessableContent, "reauthentication_not_valid", "Nonce has expired or is invalid")
-    public static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
-    public static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")
-    public static let anonymousPasswordWithoutEmail = AuthError(
+    package static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
+    package static let refreshTokenInvalid = AuthError(.badRequest, "validation_failed", "Refresh token is not valid")
+    package static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
+    package static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
+    package static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
+    package static let missingSubClaim = AuthError(.forbidden, "bad_jwt", "invalid claim: missing sub claim")
+    package static let subClaimNotUUID = AuthError(.badRequest, "bad_jwt", "invalid claim: sub claim must be a UUID")
+    package static let sessionClaimNotUUID = AuthError(.forbidden, "bad_jwt", "invalid claim: session_id claim must be a UUID")
+    package static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
+    package static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
+    package static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
+    package static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
+    package static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
+    package static let codeExpired = AuthError(.forbidden, "otp_expired", "Token has expired or is invalid")
+    package static let flowStateNotFound = AuthError(.notFound, "flow_state_not_found", "invalid flow state, no valid flow state found")
+    package static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
+    package static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
+    package static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
+    package static let reauthenticationNotValid = AuthError(.unprocessableContent, "reauthentication_not_valid", "Nonce has expired or is invalid")
+    package static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+    package static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")
+    package static let anonymousPasswordWithoutEmail = AuthError(
         .unprocessableContent, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
-    public static let verifyEmailFirst = AuthError(.unprocessableContent, "email_not_confirmed", "Please verify your email first.")
-    public static let noUserWithEmail = AuthError(.notFound, "user_not_found", "User with this email not found")
-    public static let noFlowStateForLink = AuthError(
+    package static let verifyEmailFirst = AuthError(.unprocessableContent, "email_not_confirmed", "Please verify your email first.")
+    package static let noUserWithEmail = AuthError(.notFound, "user_not_found", "User with this email not found")
+    package static let noFlowStateForLink = AuthError(
         .badRequest, "flow_state_not_found", "No associated flow state found. No valid flow state found for user.")
-    public static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
-    public static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
-    public static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
-    public static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
-    public static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
-    public static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
-    public static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
+    package static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
+    package static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
+    package static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
+    package static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
+    package static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
+    package static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
+    package static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
 
     /// 500 "Error sending … email": a mail that could not be handed to the mail server.
-    public static func mailNotSent(_ name: String) -> AuthError {
+    package static func mailNotSent(_ name: String) -> AuthError {
         AuthError(.internalServerError, "unexpected_failure", "Error sending \(name) email")
     }
 
     /// 400 `phone_provider_disabled`: Latchkey has no SMS provider, so every phone flow answers
     /// what GoTrue answers with the phone provider off.
-    public static func phoneProviderDisabled(_ message: String = "Unsupported phone provider") -> AuthError {
+    package static func phoneProviderDisabled(_ message: String = "Unsupported phone provider") -> AuthError {
         AuthError(.badRequest, "phone_provider_disabled", message)
     }
 
     /// 403 `bad_jwt`: a bearer token that is malformed, signed with another key or algorithm,
     /// expired or not yet valid. `reason` says which, in the words of GoTrue's JWT parser; it
     /// never contains the token.
-    public static func invalidJWT(_ reason: String) -> AuthError {
+    package static func invalidJWT(_ reason: String) -> AuthError {
         AuthError(.forbidden, "bad_jwt", "invalid JWT: unable to parse or verify signature, \(reason)")
     }
 
     /// 400 `validation_failed` with a message saying which input was wrong.
-    public static func validation(_ message: String) -> AuthError {
+    package static func validation(_ message: String) -> AuthError {
         AuthError(.badRequest, "validation_failed", message)
     }
 
     /// 429 `over_request_rate_limit`, telling the client when it may retry.
-    public static func rateLimited(retryAfter: Int) -> AuthError {
+    package static func rateLimited(retryAfter: Int) -> AuthError {
         AuthError(.tooManyRequests, "over_request_rate_limit", "Request rate limit reached", retryAfter: max(1, retryAfter))
     }
 
     /// 429 `over_email_send_rate_limit`.
-    public static func emailRateLimited(retryAfter: Int) -> AuthError {
+    package static func emailRateLimited(retryAfter: Int) -> AuthError {
         AuthError(
             .tooManyRequests, "over_email_send_rate_limit",
             "For security purposes, you can only request this after \(max(1, retryAfter)) seconds.", retryAfter: max(1, retryAfter))
     }
 
     /// 422 `weak_password` with GoTrue's `weak_password.reasons`.
-    public static func weakPassword(minimumLength: Int, reasons: [String]) -> AuthError {
+    package static func weakPassword(minimumLength: Int, reasons: [String]) -> AuthError {
         AuthError(.unprocessableContent, "weak_password", "Password should be at least \(minimumLength) characters.", weakPasswordReasons: reasons)
     }
 }

@@ -25,14 +25,14 @@ struct FactorChallenges: Sendable {
                 factor.lastChallengedAt = now
                 let audit = AuditEntry(
                     action: .challengeCreated, actorID: user.id, actorUsername: user.email,
-                    traits: ["factor_id": .string(factor.id.uuidString.lowercased()), "factor_status": .string(factor.status.rawValue)],
+                    traits: ["factor_id": .string(factor.id.lowercasedString), "factor_status": .string(factor.status.rawValue)],
                     ipAddress: ipAddress, createdAt: now)
                 return FactorPlan(changes: [.insertChallenge(challenge), .updateFactor(factor), .audit(audit)], result: .success(factor))
             }
         }
         let factor = try outcome.get()
         return ChallengeFactorResponse(
-            id: challenge.id.uuidString.lowercased(), type: factor.factorType,
+            id: challenge.id.lowercasedString, type: factor.factorType,
             expires_at: Int(rules.expiry(ofChallengeCreatedAt: now).timeIntervalSince1970))
     }
 }

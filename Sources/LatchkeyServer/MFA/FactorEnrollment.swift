@@ -43,7 +43,7 @@ struct FactorEnrollment: Sendable {
         factor.sealedSecret = try secrets.seal(secret, factorID: factor.id)
         let audit = AuditEntry(
             action: .factorInProgress, actorID: user.id, actorUsername: user.email,
-            traits: ["factor_id": .string(factor.id.uuidString.lowercased())], ipAddress: ipAddress, createdAt: now)
+            traits: ["factor_id": .string(factor.id.lowercasedString)], ipAddress: ipAddress, createdAt: now)
         let rules = rules
         let outcome = try await store.changeFactors(of: user.id, challengeID: nil, sessionID: signedIn.session.id) { [factor] state in
             let expired = state.factors.filter { rules.hasExpired($0, at: now) }
@@ -67,7 +67,7 @@ struct FactorEnrollment: Sendable {
         let encodedSecret = Base32.encode(secret)
         let uri = TOTP.uri(secret: encodedSecret, issuer: issuer, account: user.email)
         return EnrollFactorResponse(
-            id: factor.id.uuidString.lowercased(), type: factor.factorType, friendly_name: factor.friendlyName,
+            id: factor.id.lowercasedString, type: factor.factorType, friendly_name: factor.friendlyName,
             totp: .init(qr_code: FactorQRCode.svg(for: uri), secret: encodedSecret, uri: uri))
     }
 }

@@ -38,6 +38,6 @@ struct FactorSecretBox: Sendable {
     }
 
     private static func associatedData(_ factorID: UUID) -> Data {
-        Data(("latchkey factor " + factorID.uuidString.lowercased()).utf8)
+        Data(("latchkey factor " + factorID.lowercasedString).utf8)
     }
 }

@@ -26,14 +26,14 @@ struct FactorUnenrollment: Sendable {
                 let audit = AuditEntry(
                     action: .factorUnenrolled, actorID: user.id, actorUsername: user.email,
                     traits: [
-                        "factor_id": .string(factor.id.uuidString.lowercased()), "factor_status": .string(factor.status.rawValue),
-                        "session_id": .string(sessionID.uuidString.lowercased()),
+                        "factor_id": .string(factor.id.lowercasedString), "factor_status": .string(factor.status.rawValue),
+                        "session_id": .string(sessionID.lowercasedString),
                     ],
                     ipAddress: ipAddress, createdAt: now)
                 return FactorPlan(changes: [.deleteFactor(id: factor.id), .audit(audit)], result: .success(true))
             }
         }
         _ = try outcome.get()
-        return UnenrollFactorResponse(id: factorID.uuidString.lowercased())
+        return UnenrollFactorResponse(id: factorID.lowercasedString)
     }
 }

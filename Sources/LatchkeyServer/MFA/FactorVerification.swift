@@ -76,12 +76,12 @@ struct FactorVerification: Sendable {
         guard let challenge = state.challenge, challenge.factorID == factor.id else { return refuse(.challengeNotFound) }
         guard challenge.verifiedAt == nil, challenge.ipAddress == ipAddress else { return refuse(.challengeIPMismatch) }
         guard now <= rules.expiry(ofChallengeCreatedAt: challenge.createdAt) else {
-            return refuse(.challengeExpired(challenge.id.uuidString.lowercased()), [.deleteChallenge(id: challenge.id)])
+            return refuse(.challengeExpired(challenge.id.lowercasedString), [.deleteChallenge(id: challenge.id)])
         }
         guard var session = state.session, session.userID == user.id else { return refuse(.sessionGone) }
         guard let secret = secrets.open(factor.sealedSecret, factorID: factor.id) else { return refuse(.unexpected) }
         var traits: [String: JSONValue] = [
-            "factor_id": .string(factor.id.uuidString.lowercased()), "challenge_id": .string(challenge.id.uuidString.lowercased()),
+            "factor_id": .string(factor.id.lowercasedString), "challenge_id": .string(challenge.id.lowercasedString),
             "factor_type": .string(factor.factorType),
         ]
         // A step at or before the last accepted one is a replay (or an older code): refused like a wrong code.

@@ -1,11 +1,12 @@
 import Foundation
+import LatchkeyWire
 
 /// A security event, in GoTrue's audit-log shape.
 ///
 /// Entries never carry a password or a token: only who did what, from where, and when.
-public struct AuditEntry: Sendable, Hashable {
+package struct AuditEntry: Sendable, Hashable {
     /// The actions Latchkey records.
-    public enum Action: String, Sendable, CaseIterable {
+    package enum Action: String, Sendable, CaseIterable {
         case userSignedUp = "user_signedup"
         case login
         case logout
@@ -30,17 +31,17 @@ public struct AuditEntry: Sendable, Hashable {
         case factorUpdated = "factor_updated"
     }
 
-    public var id: UUID
-    public var action: Action
-    public var actorID: UUID?
-    public var actorUsername: String?
+    package var id: UUID
+    package var action: Action
+    package var actorID: UUID?
+    package var actorUsername: String?
     /// GoTrue's log type: "account", "token", "user" or "team".
-    public var logType: String
-    public var traits: [String: JSONValue]
-    public var ipAddress: String
-    public var createdAt: Date
+    package var logType: String
+    package var traits: [String: JSONValue]
+    package var ipAddress: String
+    package var createdAt: Date
 
-    public init(
+    package init(
         id: UUID = UUID(), action: Action, actorID: UUID?, actorUsername: String?,
         traits: [String: JSONValue] = [:], ipAddress: String, createdAt: Date
     ) {

@@ -5,30 +5,30 @@ import Foundation
 /// A factor starts `unverified` and becomes `verified` with its first correct code; only then
 /// does it raise sessions to `aal2`. Its secret is stored sealed (``FactorSecretBox``), never in
 /// plain text.
-public struct FactorRecord: Sendable, Hashable {
-    public enum Status: String, Sendable, Hashable {
+package struct FactorRecord: Sendable, Hashable {
+    package enum Status: String, Sendable, Hashable {
         case unverified
         case verified
     }
 
     /// GoTrue's factor type for authenticator apps.
-    public static let totpType = "totp"
+    package static let totpType = "totp"
 
-    public var id: UUID
-    public var userID: UUID
-    public var friendlyName: String
-    public var factorType: String
-    public var status: Status
+    package var id: UUID
+    package var userID: UUID
+    package var friendlyName: String
+    package var factorType: String
+    package var status: Status
     /// The secret, sealed by ``FactorSecretBox`` (`v1:…`).
-    public var sealedSecret: String
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var lastChallengedAt: Date?
+    package var sealedSecret: String
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var lastChallengedAt: Date?
     /// The last TOTP time step accepted: a code of this step or an earlier one is refused, so a
     /// code works once.
-    public var lastUsedStep: Int64?
+    package var lastUsedStep: Int64?
 
-    public init(
+    package init(
         id: UUID = UUID(), userID: UUID, friendlyName: String, factorType: String = FactorRecord.totpType, status: Status = .unverified,
         sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil
     ) {
@@ -44,19 +44,19 @@ public struct FactorRecord: Sendable, Hashable {
         self.lastUsedStep = lastUsedStep
     }
 
-    public var isVerified: Bool { status == .verified }
+    package var isVerified: Bool { status == .verified }
 }
 
 /// A challenge of a factor: what a code is verified against, from the address that asked for it,
 /// until it expires or a code verifies it.
-public struct ChallengeRecord: Sendable, Hashable {
-    public var id: UUID
-    public var factorID: UUID
-    public var createdAt: Date
-    public var verifiedAt: Date?
-    public var ipAddress: String
+package struct ChallengeRecord: Sendable, Hashable {
+    package var id: UUID
+    package var factorID: UUID
+    package var createdAt: Date
+    package var verifiedAt: Date?
+    package var ipAddress: String
 
-    public init(id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String) {
+    package init(id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String) {
         self.id = id
         self.factorID = factorID
         self.createdAt = createdAt

@@ -5,25 +5,25 @@ import Foundation
 /// A request that carries a `code_challenge` stores one of these. Following the link issues an
 /// authorization code (only its hash is kept) and redirects with `?code=`; the app then trades
 /// the code and its `code_verifier` for a session at `POST /token?grant_type=pkce`, once.
-public struct FlowState: Sendable, Hashable {
-    public enum ChallengeMethod: String, Sendable {
+package struct FlowState: Sendable, Hashable {
+    package enum ChallengeMethod: String, Sendable {
         case s256
         case plain
     }
 
-    public var id: UUID
-    public var userID: UUID
+    package var id: UUID
+    package var userID: UUID
     /// What the flow signs in with: GoTrue's authentication method names (`email/signup`,
     /// `recovery`, `magiclink`, `email_change`, `invite`).
-    public var authenticationMethod: String
-    public var codeChallenge: String
-    public var codeChallengeMethod: ChallengeMethod
+    package var authenticationMethod: String
+    package var codeChallenge: String
+    package var codeChallengeMethod: ChallengeMethod
     /// SHA-256 of the authorization code, once the link has been followed.
-    public var authCodeHash: String?
-    public var authCodeIssuedAt: Date?
-    public var createdAt: Date
+    package var authCodeHash: String?
+    package var authCodeIssuedAt: Date?
+    package var createdAt: Date
 
-    public init(
+    package init(
         id: UUID = UUID(), userID: UUID, authenticationMethod: String, codeChallenge: String, codeChallengeMethod: ChallengeMethod,
         authCodeHash: String? = nil, authCodeIssuedAt: Date? = nil, createdAt: Date
     ) {

@@ -6,8 +6,8 @@ import Foundation
 /// magic links, email change, and reauthentication before a password change. Only hashes are
 /// stored: the SHA-256 of the link token, and ``EmailCode/hash(_:address:)`` of the code, which
 /// binds the code to the address it was mailed to. A user has at most one live token per kind.
-public struct OneTimeToken: Sendable, Hashable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct OneTimeToken: Sendable, Hashable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// Sign-up confirmation and invitation.
         case confirmation = "confirmation_token"
         /// Password recovery and magic link.
@@ -17,16 +17,16 @@ public struct OneTimeToken: Sendable, Hashable {
         case reauthentication = "reauthentication_token"
     }
 
-    public var userID: UUID
-    public var kind: Kind
-    public var tokenHash: String
+    package var userID: UUID
+    package var kind: Kind
+    package var tokenHash: String
     /// The hash of the emailed code, bound to ``relatesTo``; `nil` for a token sent without one.
-    public var codeHash: String?
+    package var codeHash: String?
     /// The address the token was sent to.
-    public var relatesTo: String
-    public var createdAt: Date
+    package var relatesTo: String
+    package var createdAt: Date
 
-    public init(userID: UUID, kind: Kind, tokenHash: String, codeHash: String? = nil, relatesTo: String, createdAt: Date) {
+    package init(userID: UUID, kind: Kind, tokenHash: String, codeHash: String? = nil, relatesTo: String, createdAt: Date) {
         self.userID = userID
         self.kind = kind
         self.tokenHash = tokenHash

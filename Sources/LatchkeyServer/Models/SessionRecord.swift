@@ -1,27 +1,27 @@
 import Foundation
 
 /// A signed-in session: one device or app install, holding one refresh-token family.
-public struct SessionRecord: Sendable, Hashable {
-    public var id: UUID
-    public var userID: UUID
-    public var createdAt: Date
-    public var updatedAt: Date
+package struct SessionRecord: Sendable, Hashable {
+    package var id: UUID
+    package var userID: UUID
+    package var createdAt: Date
+    package var updatedAt: Date
     /// When a refresh last succeeded (or the session was created).
-    public var refreshedAt: Date
+    package var refreshedAt: Date
     /// The hard end of the session, when a session timebox is configured.
-    public var notAfter: Date?
+    package var notAfter: Date?
     /// How the session was authenticated ("password", "otp", "recovery").
-    public var authMethod: String
+    package var authMethod: String
     /// The authenticator assurance level: `aal1`, or `aal2` once a factor's code was verified in
     /// the session (GoTrue's `sessions.aal`).
-    public var aal: AssuranceLevel
+    package var aal: AssuranceLevel
     /// The factor that raised the session to `aal2`, if one did.
-    public var factorID: UUID?
+    package var factorID: UUID?
     /// Methods verified in the session after it started (`totp`), each with when it last was
     /// (GoTrue's `mfa_amr_claims` beyond the sign-in method).
-    public var verifiedMethods: [AuthenticationMethodReference]
+    package var verifiedMethods: [AuthenticationMethodReference]
 
-    public init(
+    package init(
         id: UUID = UUID(), userID: UUID, createdAt: Date, updatedAt: Date, refreshedAt: Date, notAfter: Date?, authMethod: String,
         aal: AssuranceLevel = .aal1, factorID: UUID? = nil, verifiedMethods: [AuthenticationMethodReference] = []
     ) {
@@ -48,21 +48,21 @@ public struct SessionRecord: Sendable, Hashable {
 }
 
 /// An authenticator assurance level (NIST SP 800-63B), as GoTrue names them.
-public enum AssuranceLevel: String, Sendable, Hashable, Comparable {
+package enum AssuranceLevel: String, Sendable, Hashable, Comparable {
     /// One factor (a password, an emailed code or link).
     case aal1
     /// A second factor verified in the session (a TOTP code).
     case aal2
 
-    public static func < (lhs: AssuranceLevel, rhs: AssuranceLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: AssuranceLevel, rhs: AssuranceLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// One entry of the `amr` claim: how the user proved who they are, and when (seconds since 1970).
-public struct AuthenticationMethodReference: Codable, Sendable, Hashable {
-    public var method: String
-    public var timestamp: Int
+package struct AuthenticationMethodReference: Codable, Sendable, Hashable {
+    package var method: String
+    package var timestamp: Int
 
-    public init(method: String, timestamp: Int) {
+    package init(method: String, timestamp: Int) {
         self.method = method
         self.timestamp = timestamp
     }
@@ -78,18 +78,18 @@ extension SessionRecord {
 }
 
 /// One refresh token of a session's family. Only the SHA-256 of the token is stored.
-public struct RefreshTokenRecord: Sendable, Hashable {
-    public var id: Int64?
-    public var tokenHash: String
-    public var sessionID: UUID
-    public var userID: UUID
+package struct RefreshTokenRecord: Sendable, Hashable {
+    package var id: Int64?
+    package var tokenHash: String
+    package var sessionID: UUID
+    package var userID: UUID
     /// The hash of the token this one replaced; `nil` for the first token of a session.
-    public var parentHash: String?
+    package var parentHash: String?
     /// When the token was spent (rotated) or revoked; `nil` while it is the active token.
-    public var revokedAt: Date?
-    public var createdAt: Date
+    package var revokedAt: Date?
+    package var createdAt: Date
 
-    public init(id: Int64? = nil, tokenHash: String, sessionID: UUID, userID: UUID, parentHash: String?, revokedAt: Date?, createdAt: Date) {
+    package init(id: Int64? = nil, tokenHash: String, sessionID: UUID, userID: UUID, parentHash: String?, revokedAt: Date?, createdAt: Date) {
         self.id = id
         self.tokenHash = tokenHash
         self.sessionID = sessionID

@@ -1,36 +1,37 @@
 import Foundation
+import LatchkeyWire
 
 /// A user account as the store keeps it.
 ///
 /// The password hash never leaves the server: ``UserResponse`` is the wire form.
-public struct UserRecord: Sendable, Hashable {
-    public var id: UUID
-    public var aud: String
-    public var role: String
+package struct UserRecord: Sendable, Hashable {
+    package var id: UUID
+    package var aud: String
+    package var role: String
     /// The (normalised) address; empty for an anonymous user.
-    public var email: String
+    package var email: String
     /// bcrypt hash; `nil` for an account created by an administrator without a password.
-    public var passwordHash: String?
-    public var emailConfirmedAt: Date?
-    public var confirmationSentAt: Date?
-    public var recoverySentAt: Date?
+    package var passwordHash: String?
+    package var emailConfirmedAt: Date?
+    package var confirmationSentAt: Date?
+    package var recoverySentAt: Date?
     /// An address waiting for confirmation before it replaces ``email``.
-    public var newEmail: String?
-    public var emailChangeSentAt: Date?
-    public var lastSignInAt: Date?
-    public var bannedUntil: Date?
+    package var newEmail: String?
+    package var emailChangeSentAt: Date?
+    package var lastSignInAt: Date?
+    package var bannedUntil: Date?
     /// Signed in without an email address or password (`POST /signup` with neither); ``email``
     /// is empty until the user adds one.
-    public var isAnonymous: Bool
+    package var isAnonymous: Bool
     /// When an administrator invited the address (`POST /invite`); the user sets a password
     /// after following the invitation.
-    public var invitedAt: Date?
-    public var appMetadata: [String: JSONValue]
-    public var userMetadata: [String: JSONValue]
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var invitedAt: Date?
+    package var appMetadata: [String: JSONValue]
+    package var userMetadata: [String: JSONValue]
+    package var createdAt: Date
+    package var updatedAt: Date
 
-    public init(
+    package init(
         id: UUID = UUID(), aud: String = "authenticated", role: String = "authenticated", email: String,
         passwordHash: String?, emailConfirmedAt: Date? = nil, confirmationSentAt: Date? = nil,
         recoverySentAt: Date? = nil, newEmail: String? = nil, emailChangeSentAt: Date? = nil,
@@ -59,7 +60,7 @@ public struct UserRecord: Sendable, Hashable {
     }
 
     /// Whether a ban is in force at `now`.
-    public func isBanned(at now: Date) -> Bool {
+    package func isBanned(at now: Date) -> Bool {
         guard let bannedUntil else { return false }
         return bannedUntil > now
     }

@@ -175,7 +175,7 @@ struct HostedPages: Sendable {
 
     private func makeTicket(sessionID: UUID, isInvitation: Bool) -> String {
         let expires = Int(clock.now().addingTimeInterval(Self.formTTL).timeIntervalSince1970)
-        let body = ["v1", isInvitation ? "i" : "r", sessionID.uuidString.lowercased(), String(expires), OpaqueTokens.random(byteCount: 16)]
+        let body = ["v1", isInvitation ? "i" : "r", sessionID.lowercasedString, String(expires), OpaqueTokens.random(byteCount: 16)]
             .joined(separator: ".")
         return body + "." + tokens.formMAC("ticket|" + body)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import LatchkeyWire
 
 /// The claims of a Latchkey access token: GoTrue's, so Supabase clients and PostgREST-style
 /// consumers read them unchanged.
@@ -41,10 +42,10 @@ extension AccessTokenClaims {
     /// (whole seconds, as clients decode them).
     init(user: UserRecord, session: SessionRecord, issuer: String, issuedAt: Date, expiresAt: Date) {
         self.init(
-            iss: .init(value: issuer), sub: .init(value: user.id.uuidString.lowercased()), aud: .init(value: user.aud),
+            iss: .init(value: issuer), sub: .init(value: user.id.lowercasedString), aud: .init(value: user.aud),
             exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: "", role: user.role, aal: session.aal.rawValue,
             amr: session.authenticationMethods.map { .init(method: $0.method, timestamp: $0.timestamp) },
-            sessionID: session.id.uuidString.lowercased(), isAnonymous: user.isAnonymous,
+            sessionID: session.id.lowercasedString, isAnonymous: user.isAnonymous,
             appMetadata: user.appMetadata, userMetadata: user.userMetadata)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// The server's use cases, wired to one store, clock, signer, hasher, mailer and rate limiter.

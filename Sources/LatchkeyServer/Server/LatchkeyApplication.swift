@@ -11,12 +11,12 @@ import ServiceLifecycle
 /// SIGINT); an app runs it the same way, or in its own `ServiceGroup`; `TestAuthServer` (in
 /// LatchkeyTesting) runs it inside a test.
 public enum LatchkeyApplication {
-    /// The application for `configuration`, ready to run.
+    /// The application for `configuration`, ready to run, on the database
+    /// ``ServerConfiguration/databaseURL`` names (SQLite in the data directory by default).
     ///
     /// - Parameters:
     ///   - clock: the source of "now" (in tests, `ManualServerClock` from LatchkeyTesting).
     ///   - mailer: delivers emails; `nil` writes them to `<dataDirectory>/outbox`.
-    ///   - store: where data lives; `nil` opens the store named by the configuration.
     ///   - metrics: where request, sign-in, refresh, rate-limit and mail metrics go; `nil` keeps
     ///     them in a Prometheus registry of this server's own, served by `GET /metrics` when
     ///     ``ServerConfiguration/metricsToken`` is set. With ``ServerConfiguration/metricsEnabled``
@@ -26,7 +26,22 @@ public enum LatchkeyApplication {
         configuration: ServerConfiguration,
         clock: any ServerClock = SystemServerClock(),
         mailer: (any Mailer)? = nil,
-        store: (any AuthStore)? = nil,
+        logger: Logger = Logger(label: "latchkey"),
+        metrics: ServerMetrics? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        try await build(
+            configuration: configuration, clock: clock, mailer: mailer, store: nil, logger: logger, metrics: metrics,
+            onServerRunning: onServerRunning)
+    }
+
+    /// The application over `store` (`nil`: the store the configuration names), for the
+    /// package's own tests and tools.
+    package static func build(
+        configuration: ServerConfiguration,
+        clock: any ServerClock = SystemServerClock(),
+        mailer: (any Mailer)? = nil,
+        store: (any AuthStore)?,
         logger: Logger = Logger(label: "latchkey"),
         metrics: ServerMetrics? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }

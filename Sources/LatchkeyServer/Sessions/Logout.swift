@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `POST /logout`: ends the signed-in user's sessions — all of them, this one, or all others.
 struct Logout: Sendable {

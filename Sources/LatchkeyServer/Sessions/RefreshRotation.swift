@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// The refresh-token rules, as pure functions of what a store read about a presented token.
 ///
@@ -117,7 +118,7 @@ enum RefreshRotation {
                     .revokeSession(id: sessionID, at: now),
                     .audit(AuditEntry(
                         action: .tokenRevoked, actorID: user.id, actorUsername: user.email,
-                        traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(sessionID.uuidString.lowercased())],
+                        traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(sessionID.lowercasedString)],
                         ipAddress: request.ipAddress, createdAt: now)),
                 ],
                 result: .refused(.refreshTokenAlreadyUsed))

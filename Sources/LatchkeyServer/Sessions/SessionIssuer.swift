@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// Starts sessions and signs their access tokens: the one place a ``SessionResponse`` is made.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyWire
 
 /// `POST /signup`, `POST /token` and `POST /logout`: creating, renewing and ending sessions.
 struct SessionRoutes {

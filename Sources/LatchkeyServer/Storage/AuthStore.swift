@@ -6,7 +6,7 @@ import Foundation
 /// failure never leaves half of it written, and concurrent calls never interleave inside one.
 /// SQLite (``SQLiteAuthStore``) is the default; every implementation must pass the same
 /// conformance tests.
-public protocol AuthStore: Sendable {
+package protocol AuthStore: Sendable {
     /// Adds a user. Throws ``StoreError/duplicateEmail`` when the email is taken.
     func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws
     /// Adds a user together with its first session or its confirmation link (``NewAccountStart``),
@@ -98,16 +98,16 @@ public protocol AuthStore: Sendable {
 }
 
 extension AuthStore {
-    public var poolUsage: DatabasePoolUsage? { nil }
+    package var poolUsage: DatabasePoolUsage? { nil }
 
     /// Replaces a user's fields, ending no session.
-    public func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    package func updateUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await updateUser(user, audit: audit, endingSessions: nil)
     }
 }
 
 /// Failures a store reports that callers act on.
-public enum StoreError: Error, Sendable, Equatable {
+package enum StoreError: Error, Sendable, Equatable {
     /// Another user already has this email.
     case duplicateEmail
     /// The database cannot be reached or used right now.

@@ -8,18 +8,18 @@ import NIOConcurrencyHelpers
 /// and PostgresNIO's `PostgresClient` reports lease events only to its internal
 /// observability delegate (which logs them at debug level). So the stores count the
 /// connections their own calls hold — which, since nothing else uses the pool, is the pool's use.
-public final class DatabasePoolUsage: Sendable {
+package final class DatabasePoolUsage: Sendable {
     /// A reading of the counters.
-    public struct Snapshot: Sendable, Equatable {
+    package struct Snapshot: Sendable, Equatable {
         /// Connections held by a call right now.
-        public var inUse: Int
+        package var inUse: Int
         /// The most connections the pool opens.
-        public var capacity: Int
+        package var capacity: Int
         /// Calls that have held a connection, since the store opened.
-        public var uses: Int
+        package var uses: Int
         /// Seconds connections have been held, summed over all of them, since the store opened:
         /// its rate over time divided by ``capacity`` is the pool's utilisation.
-        public var busySeconds: Double
+        package var busySeconds: Double
     }
 
     private struct State {
@@ -29,10 +29,10 @@ public final class DatabasePoolUsage: Sendable {
     }
 
     /// The most connections the pool opens.
-    public let capacity: Int
+    package let capacity: Int
     private let state = NIOLockedValueBox(State())
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
@@ -64,7 +64,7 @@ public final class DatabasePoolUsage: Sendable {
         }
     }
 
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         state.withLockedValue { state in
             let seconds = Double(state.busy.components.seconds) + Double(state.busy.components.attoseconds) / 1e18
             return Snapshot(inUse: state.inUse, capacity: capacity, uses: state.uses, busySeconds: seconds)

@@ -2,15 +2,15 @@ import Foundation
 
 /// What a store reads, inside the transaction of ``AuthStore/changeFactors(of:challengeID:sessionID:plan:)``
 /// and under its locks, about a user's factors.
-public struct FactorState: Sendable, Equatable {
+package struct FactorState: Sendable, Equatable {
     /// Every factor of the user, oldest first (empty when the user is gone).
-    public var factors: [FactorRecord]
+    package var factors: [FactorRecord]
     /// The challenge asked for, if it exists (of any factor: the plan checks whose it is).
-    public var challenge: ChallengeRecord?
+    package var challenge: ChallengeRecord?
     /// The session asked for, if it exists (of any user: the plan checks whose it is).
-    public var session: SessionRecord?
+    package var session: SessionRecord?
 
-    public init(factors: [FactorRecord], challenge: ChallengeRecord?, session: SessionRecord?) {
+    package init(factors: [FactorRecord], challenge: ChallengeRecord?, session: SessionRecord?) {
         self.factors = factors
         self.challenge = challenge
         self.session = session
@@ -19,7 +19,7 @@ public struct FactorState: Sendable, Equatable {
 
 /// One row change of a factor operation: each maps to a statement or two of plain SQL, so a
 /// store applies a list of them in order without knowing the rules that produced it.
-public enum FactorChange: Sendable, Equatable {
+package enum FactorChange: Sendable, Equatable {
     case insertFactor(FactorRecord)
     /// Replaces the factor's name, status, times and last used step.
     case updateFactor(FactorRecord)
@@ -41,11 +41,11 @@ public enum FactorChange: Sendable, Equatable {
 }
 
 /// What to write for a factor operation, and what to answer.
-public struct FactorPlan<Result: Sendable>: Sendable {
-    public var changes: [FactorChange]
-    public var result: Result
+package struct FactorPlan<Result: Sendable>: Sendable {
+    package var changes: [FactorChange]
+    package var result: Result
 
-    public init(changes: [FactorChange], result: Result) {
+    package init(changes: [FactorChange], result: Result) {
         self.changes = changes
         self.result = result
     }

@@ -2,17 +2,17 @@ import Foundation
 
 /// What a store reads, inside the rotation's transaction and under its locks, about one
 /// presented refresh token.
-public struct RefreshTokenState: Sendable, Equatable {
+package struct RefreshTokenState: Sendable, Equatable {
     /// The token with the presented hash; `nil` when it was never issued (or its user is gone).
-    public var token: RefreshTokenRecord?
+    package var token: RefreshTokenRecord?
     /// The token's session; `nil` when it ended.
-    public var session: SessionRecord?
+    package var session: SessionRecord?
     /// The session's user.
-    public var user: UserRecord?
+    package var user: UserRecord?
     /// The session's unspent token, read only when ``token`` is spent.
-    public var activeToken: RefreshTokenRecord?
+    package var activeToken: RefreshTokenRecord?
 
-    public init(token: RefreshTokenRecord?, session: SessionRecord?, user: UserRecord?, activeToken: RefreshTokenRecord?) {
+    package init(token: RefreshTokenRecord?, session: SessionRecord?, user: UserRecord?, activeToken: RefreshTokenRecord?) {
         self.token = token
         self.session = session
         self.user = user
@@ -25,7 +25,7 @@ public struct RefreshTokenState: Sendable, Equatable {
 ///
 /// The changes of one plan touch distinct rows, so a store may apply them in order, one by one,
 /// or all in one statement.
-public enum RefreshTokenChange: Sendable, Equatable {
+package enum RefreshTokenChange: Sendable, Equatable {
     /// Marks the token with this hash spent at `at`.
     case markSpent(tokenHash: String, at: Date)
     /// Adds a token (its `id` is assigned by the store).
@@ -40,11 +40,11 @@ public enum RefreshTokenChange: Sendable, Equatable {
 }
 
 /// What to write for a presented refresh token, and what to answer.
-public struct RefreshTokenPlan<Result: Sendable>: Sendable {
-    public var changes: [RefreshTokenChange]
-    public var result: Result
+package struct RefreshTokenPlan<Result: Sendable>: Sendable {
+    package var changes: [RefreshTokenChange]
+    package var result: Result
 
-    public init(changes: [RefreshTokenChange], result: Result) {
+    package init(changes: [RefreshTokenChange], result: Result) {
         self.changes = changes
         self.result = result
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a new account gets in the same transaction as its row (``AuthStore/insertUser(_:audit:start:)``),
 /// so that no account is ever left without it.
-public enum NewAccountStart: Sendable, Equatable {
+package enum NewAccountStart: Sendable, Equatable {
     /// Its first session (autoconfirm, anonymous sign-up), with the session's first refresh token.
     case session(SessionRecord, refreshTokenHash: String, audit: AuditEntry?)
     /// Its confirmation link and code, and the PKCE flow waiting for them, if any.
@@ -10,29 +10,29 @@ public enum NewAccountStart: Sendable, Equatable {
 }
 
 /// The instants before which rows can no longer matter, for ``AuthStore/deleteStaleRows(_:limit:)``.
-public struct StaleRowCutoffs: Sendable, Equatable {
+package struct StaleRowCutoffs: Sendable, Equatable {
     /// Spent refresh tokens spent before this go, except the parent of a session's active token
     /// (it still yields the active token). Active tokens never go while their session lives.
-    public var refreshTokensSpentBefore: Date
+    package var refreshTokensSpentBefore: Date
     /// Sessions whose hard end (`not_after`) is before this go.
-    public var sessionsEndedBefore: Date
+    package var sessionsEndedBefore: Date
     /// Sessions last refreshed before this go (the inactivity timeout); `nil`: none go for inactivity.
-    public var sessionsRefreshedBefore: Date?
+    package var sessionsRefreshedBefore: Date?
     /// Email-link tokens created before this go.
-    public var oneTimeTokensCreatedBefore: Date
+    package var oneTimeTokensCreatedBefore: Date
     /// PKCE flows created (and, for a magic link, given their code) before this go.
-    public var flowStatesCreatedBefore: Date
+    package var flowStatesCreatedBefore: Date
     /// Audit entries created before this go.
-    public var auditEntriesCreatedBefore: Date
+    package var auditEntriesCreatedBefore: Date
     /// Unverified factors created before this go, unless challenged at or after
     /// ``factorsChallengedBefore`` (their challenge may still be verified).
-    public var unverifiedFactorsCreatedBefore: Date
+    package var unverifiedFactorsCreatedBefore: Date
     /// See ``unverifiedFactorsCreatedBefore``.
-    public var factorsChallengedBefore: Date
+    package var factorsChallengedBefore: Date
     /// MFA challenges created before this go.
-    public var challengesCreatedBefore: Date
+    package var challengesCreatedBefore: Date
 
-    public init(
+    package init(
         refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
         flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date, unverifiedFactorsCreatedBefore: Date = .distantPast,
         factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast
@@ -50,20 +50,20 @@ public struct StaleRowCutoffs: Sendable, Equatable {
 }
 
 /// How many rows of each kind one cleanup batch deleted.
-public struct StaleRowCounts: Sendable, Equatable {
-    public var sessions = 0
+package struct StaleRowCounts: Sendable, Equatable {
+    package var sessions = 0
     /// Spent tokens past retention, and tokens whose session has ended.
-    public var refreshTokens = 0
-    public var oneTimeTokens = 0
-    public var flowStates = 0
-    public var auditEntries = 0
+    package var refreshTokens = 0
+    package var oneTimeTokens = 0
+    package var flowStates = 0
+    package var auditEntries = 0
     /// Expired unverified factors (with their challenges).
-    public var factors = 0
-    public var challenges = 0
+    package var factors = 0
+    package var challenges = 0
 
-    public init() {}
+    package init() {}
 
-    public var total: Int { sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges }
+    package var total: Int { sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges }
 
     /// Whether some kind filled its batch, so more may be left.
     func filled(_ limit: Int) -> Bool {

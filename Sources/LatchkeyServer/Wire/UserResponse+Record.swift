@@ -4,7 +4,7 @@ import LatchkeyWire
 extension UserResponse {
     /// The GoTrue user object for a stored user.
     init(_ user: UserRecord) {
-        let id = user.id.uuidString.lowercased()
+        let id = user.id.lowercasedString
         self.init(id: id)
         aud = user.aud
         role = user.role
@@ -41,7 +41,7 @@ extension ProfileResponse {
     /// What any signed-in user may read about `user`.
     init(_ user: UserRecord) {
         self.init(
-            id: user.id.uuidString.lowercased(),
+            id: user.id.lowercasedString,
             display_name: user.userMetadata["display_name"]?.stringValue
                 ?? user.userMetadata["full_name"]?.stringValue ?? user.userMetadata["name"]?.stringValue,
             avatar_url: user.userMetadata["avatar_url"]?.stringValue)

@@ -1,8 +1,9 @@
 import Foundation
-import Logging
-import Testing
 @testable import LatchkeyServer
 import LatchkeyTesting
+import LatchkeyWire
+import Logging
+import Testing
 
 /// The refresh grant without HTTP: rate limiting happens once per refresh, outside the store's
 /// transaction.

@@ -22,7 +22,7 @@ public struct FileOutboxMailer: Mailer {
     public func send(_ message: MailMessage) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let date = Date()
-        let name = "\(Int(date.timeIntervalSince1970 * 1000))-\(UUID().uuidString.lowercased()).eml"
+        let name = "\(Int(date.timeIntervalSince1970 * 1000))-\(UUID().lowercasedString).eml"
         let text = try MailComposer(from: sender, date: date).compose(message, validatingRecipient: false)
         let url = directory.appendingPathComponent(name)
         try Data(text.utf8).write(to: url, options: [.atomic])

@@ -18,8 +18,8 @@ struct MailComposer: Sendable {
     init(from: MailAddress, date: Date = Date(), messageID: String? = nil, boundary: String? = nil) {
         self.from = from
         self.date = date
-        self.messageID = messageID ?? "<\(UUID().uuidString.lowercased())@\(from.domain)>"
-        self.boundary = boundary ?? "latchkey-\(UUID().uuidString.lowercased())"
+        self.messageID = messageID ?? "<\(UUID().lowercasedString)@\(from.domain)>"
+        self.boundary = boundary ?? "latchkey-\(UUID().lowercasedString)"
     }
 
     /// - Parameter validatingRecipient: whether a recipient that cannot go into an SMTP command

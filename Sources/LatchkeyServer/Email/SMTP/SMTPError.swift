@@ -1,14 +1,14 @@
 /// Why an SMTP delivery failed: at which step, whether a later attempt may succeed, and what
 /// the server said. Never holds the user name or the password (server text that repeats the
 /// password is redacted before it gets here).
-public struct SMTPError: MailDeliveryFailure, Equatable {
+package struct SMTPError: MailDeliveryFailure, Equatable {
     /// The step of the conversation that failed.
-    public enum Stage: String, Sendable {
+    package enum Stage: String, Sendable {
         case connect, greeting, ehlo, startTLS = "starttls", tlsHandshake = "tls handshake", auth
         case mailFrom = "mail from", rcptTo = "rcpt to", data, message = "message body", quit
     }
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Try again later: a 4xx reply, a timeout, a refused or dropped connection.
         case transient
         /// Retrying the same message will fail again: a 5xx reply, a TLS or AUTH requirement
@@ -16,23 +16,23 @@ public struct SMTPError: MailDeliveryFailure, Equatable {
         case permanent
     }
 
-    public var stage: Stage
-    public var kind: Kind
+    package var stage: Stage
+    package var kind: Kind
     /// The server's reply code, when the server answered.
-    public var code: Int?
+    package var code: Int?
     /// What went wrong: the server's reply text, or our own words.
-    public var message: String
+    package var message: String
 
-    public init(stage: Stage, kind: Kind, code: Int? = nil, message: String) {
+    package init(stage: Stage, kind: Kind, code: Int? = nil, message: String) {
         self.stage = stage
         self.kind = kind
         self.code = code
         self.message = message
     }
 
-    public var isTransient: Bool { kind == .transient }
+    package var isTransient: Bool { kind == .transient }
 
-    public var description: String {
+    package var description: String {
         let kindText = kind == .transient ? "transient" : "permanent"
         return "SMTP \(stage.rawValue) failed (\(kindText)\(code.map { ", \($0)" } ?? "")): \(message)"
     }

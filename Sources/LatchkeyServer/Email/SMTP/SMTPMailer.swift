@@ -9,9 +9,9 @@ import NIOSSL
 ///
 /// Logs say where mail went (host and port), never the user name or the password, and name
 /// the recipient only by ``EmailHash``.
-public struct SMTPMailer: Mailer {
-    public let settings: SMTPSettings
-    public let sender: MailAddress
+package struct SMTPMailer: Mailer {
+    package let settings: SMTPSettings
+    package let sender: MailAddress
     private let client: SMTPClient
     private let logger: Logger
 
@@ -19,7 +19,7 @@ public struct SMTPMailer: Mailer {
     ///   - tlsConfiguration: how the server's certificate is checked; by default against the
     ///     system's trust roots and the host name of the URL.
     ///   - eventLoopGroup: where connections run; by default NIO's shared singleton group.
-    public init(
+    package init(
         settings: SMTPSettings, sender: MailAddress,
         tlsConfiguration: TLSConfiguration = .makeClientConfiguration(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -31,7 +31,7 @@ public struct SMTPMailer: Mailer {
         self.logger = logger
     }
 
-    public func send(_ message: MailMessage) async throws {
+    package func send(_ message: MailMessage) async throws {
         let metadata: Logger.Metadata = ["smtp": "\(settings.host):\(settings.port)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))"]
         do {
             let data = try MailComposer(from: sender).compose(message)

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// `POST /token?grant_type=pkce`: trades the authorization code of a followed PKCE link, and
 /// the verifier its challenge was made from, for a session.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// `POST /token?grant_type=password`: signs in with an email address and a password.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// `POST /token?grant_type=refresh_token`: spends a refresh token under the rules of

@@ -8,7 +8,7 @@ import PostgresNIO
 /// limits hold under concurrent enrolments); then the session row, as refresh rotation locks it
 /// (session before tokens), so the two never wait for each other in a cycle.
 extension PostgresAuthStore {
-    public func factors(userID: UUID) async throws -> [FactorRecord] {
+    package func factors(userID: UUID) async throws -> [FactorRecord] {
         try await autocommit { connection in
             try await connection.query(
                 "SELECT \(unescaped: PostgresRows.factorColumns) FROM mfa_factors WHERE user_id = \(userID) ORDER BY created_at, id",
@@ -17,7 +17,7 @@ extension PostgresAuthStore {
         }
     }
 
-    public func changeFactors<Result: Sendable>(
+    package func changeFactors<Result: Sendable>(
         of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in

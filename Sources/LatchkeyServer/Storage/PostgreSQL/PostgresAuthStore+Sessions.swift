@@ -9,7 +9,7 @@ import PostgresNIO
 /// later one reads it spent once the lock is free, so the plan hands it the successor (or
 /// revokes the session when the token is an old one).
 extension PostgresAuthStore {
-    public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    package func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await self.insertSession(session, refreshTokenHash: refreshTokenHash, connection)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
@@ -24,7 +24,7 @@ extension PostgresAuthStore {
             logger: self.logger)
     }
 
-    public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
+    package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
         // One round trip: this runs on every request with a bearer token.
         let found = try await autocommit { connection in
             try await connection.query(
@@ -37,7 +37,7 @@ extension PostgresAuthStore {
         return found.map { ($0.session, $0.user) }
     }
 
-    public func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
+    package func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
         try await transaction { connection in
             let ended = try await connection.query(PostgresRows.endSessions(userID: userID, except: except, only: only), logger: self.logger)
                 .rowCount()
@@ -46,14 +46,14 @@ extension PostgresAuthStore {
         }
     }
 
-    public func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
+    package func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
         try await autocommit { connection in
             try await connection.query("SELECT session_id FROM refresh_tokens WHERE token_hash = \(hash)", logger: self.logger)
                 .firstRow { try $0.decode(UUID.self) }
         }
     }
 
-    public func rotateRefreshToken<Result: Sendable>(
+    package func rotateRefreshToken<Result: Sendable>(
         hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in
@@ -95,7 +95,7 @@ extension PostgresAuthStore {
 // MARK: Cleanup
 
 extension PostgresAuthStore {
-    public func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+    package func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
         // Each kind is one statement (one short transaction) that locks only the rows it deletes,
         // skipping rows another transaction holds (a rotation's locked session and tokens, or
         // another instance's cleanup of the same rows): instances running this at once never

@@ -20,19 +20,19 @@ import ServiceLifecycle
 /// let store = try await PostgresAuthStore.connect(url: "postgres://latchkey@127.0.0.1:5432/latchkey")
 /// let app = try await LatchkeyApplication.build(configuration: configuration, store: store)
 /// ```
-public final class PostgresAuthStore: AuthStore, Service {
+package final class PostgresAuthStore: AuthStore, Service {
     let client: PostgresClient
     /// The longest a call waits for a pooled connection before answering ``StoreError/unavailable(_:)``.
     let timeout: Duration
     /// Logs from the driver; never below `.info`, because driver traces carry row data.
     let logger: Logger
     /// The database URL without its password.
-    public let redactedURL: String
+    package let redactedURL: String
     /// Whether ``run()`` has started the pool (it runs once).
     private let running = OnceFlag()
     let usage: DatabasePoolUsage
     /// The pooled connections in use.
-    public var poolUsage: DatabasePoolUsage? { usage }
+    package var poolUsage: DatabasePoolUsage? { usage }
 
     private init(client: PostgresClient, poolSize: Int, timeout: Duration, logger: Logger, redactedURL: String) {
         self.client = client
@@ -50,7 +50,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     ///   - poolSize: the most connections this store opens.
     ///   - timeout: the longest a call waits for a connection while the database is unreachable
     ///     or every connection is busy.
-    public static func connect(
+    package static func connect(
         url: String, poolSize: Int = ServerConfiguration.defaultDatabasePoolSize,
         timeout: TimeInterval = ServerConfiguration.defaultDatabaseTimeout, logger: Logger = Logger(label: "latchkey.postgres")
     ) async throws -> PostgresAuthStore {
@@ -83,7 +83,7 @@ public final class PostgresAuthStore: AuthStore, Service {
     ///
     /// The pool runs once: when the store is already running (say a test runs it and also hands
     /// it to the application), a second call only waits for shutdown.
-    public func run() async throws {
+    package func run() async throws {
         guard running.setIfUnset() else {
             try? await gracefulShutdown()
             return
@@ -92,18 +92,18 @@ public final class PostgresAuthStore: AuthStore, Service {
     }
 
     /// Nothing to release here: the pool closes when ``run()`` ends.
-    public func close() async throws {}
+    package func close() async throws {}
 
     // MARK: Users
 
-    public func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    package func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
     }
 
-    public func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+    package func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
@@ -119,14 +119,14 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func user(id: UUID) async throws -> UserRecord? {
+    package func user(id: UUID) async throws -> UserRecord? {
         try await autocommit { connection in
             try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(id)", logger: self.logger)
                 .firstRow { try PostgresRows.user($0) }
         }
     }
 
-    public func user(email: String) async throws -> UserRecord? {
+    package func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
         return try await autocommit { connection in
             try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE email = \(email)", logger: self.logger)
@@ -134,7 +134,7 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
+    package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.updateUser(user), logger: self.logger)
             if let endingSessions {
@@ -144,7 +144,7 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
+    package func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
         try await transaction { connection in
             // Sessions first (their rows are what rotation locks), then the user; tokens and
             // links go with the user (ON DELETE CASCADE).
@@ -156,7 +156,7 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
+    package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
         // One snapshot for the count and the page.
         let result = try await transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
             let total = try await connection.query("SELECT COUNT(*) FROM users", logger: self.logger).firstRow { try $0.decode(Int.self) } ?? 0
@@ -173,7 +173,7 @@ public final class PostgresAuthStore: AuthStore, Service {
 
     // MARK: Email-link tokens
 
-    public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    package func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await self.saveOneTimeToken(token, connection)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
@@ -181,11 +181,11 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    package func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await consumeOneTimeToken(column: "token_hash", value: hash, kinds: kinds)
     }
 
-    public func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
     }
 
@@ -210,11 +210,11 @@ public final class PostgresAuthStore: AuthStore, Service {
 
     // MARK: PKCE flows
 
-    public func saveFlowState(_ flow: FlowState) async throws {
+    package func saveFlowState(_ flow: FlowState) async throws {
         try await autocommit { connection in try await self.insertFlowState(flow, connection) }
     }
 
-    public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+    package func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await autocommit { connection in
             try await connection.query(
                 """
@@ -227,7 +227,7 @@ public final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    public func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
+    package func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
         try await autocommit { connection in
             try await connection.query(
                 "DELETE FROM flow_states WHERE auth_code_hash = \(authCodeHash) RETURNING \(unescaped: PostgresRows.flowStateColumns)",
@@ -258,13 +258,13 @@ public final class PostgresAuthStore: AuthStore, Service {
 
     // MARK: Audit
 
-    public func appendAudit(_ entry: AuditEntry) async throws {
+    package func appendAudit(_ entry: AuditEntry) async throws {
         try await autocommit { connection in
             _ = try await connection.query(PostgresRows.insertAudit(entry).query, logger: self.logger)
         }
     }
 
-    public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
+    package func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
         try await autocommit { connection in
             try await connection.query(
                 """

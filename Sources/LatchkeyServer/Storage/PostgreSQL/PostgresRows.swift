@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import PostgresNIO
 
 /// Mapping between records and PostgreSQL rows, and the statements that write them.

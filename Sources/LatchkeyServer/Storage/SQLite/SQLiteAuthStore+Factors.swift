@@ -3,26 +3,26 @@ import GRDB
 
 /// Multi-factor authentication on SQLite: factors, challenges, and sessions' assurance levels.
 extension SQLiteAuthStore {
-    public func factors(userID: UUID) async throws -> [FactorRecord] {
+    package func factors(userID: UUID) async throws -> [FactorRecord] {
         try await read { db in
-            try db.fetchRows(sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.uuidString.lowercased()])
+            try db.fetchRows(sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.lowercasedString])
                 .map(SQLiteRows.factor)
         }
     }
 
-    public func changeFactors<Result: Sendable>(
+    package func changeFactors<Result: Sendable>(
         of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every factor change: what this reads stays true until commit.
         try await write { db in
             let factors = try db.fetchRows(
-                sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.uuidString.lowercased()]
+                sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.lowercasedString]
             ).map(SQLiteRows.factor)
             let challenge = try challengeID.flatMap {
-                try db.fetchRow(sql: "SELECT * FROM mfa_challenges WHERE id = ?", arguments: [$0.uuidString.lowercased()]).map(SQLiteRows.challenge)
+                try db.fetchRow(sql: "SELECT * FROM mfa_challenges WHERE id = ?", arguments: [$0.lowercasedString]).map(SQLiteRows.challenge)
             }
             let session = try sessionID.flatMap {
-                try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [$0.uuidString.lowercased()]).map(SQLiteRows.session)
+                try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [$0.lowercasedString]).map(SQLiteRows.session)
             }
             let decided = plan(FactorState(factors: factors, challenge: challenge, session: session))
             for change in decided.changes { try Self.apply(change, db) }
@@ -40,7 +40,7 @@ extension SQLiteAuthStore {
                         last_challenged_at, last_used_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    factor.id.uuidString.lowercased(), factor.userID.uuidString.lowercased(), factor.friendlyName, factor.factorType,
+                    factor.id.lowercasedString, factor.userID.lowercasedString, factor.friendlyName, factor.factorType,
                     factor.status.rawValue, factor.sealedSecret, factor.createdAt.timeIntervalSince1970, factor.updatedAt.timeIntervalSince1970,
                     factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep,
                 ])
@@ -52,39 +52,39 @@ extension SQLiteAuthStore {
                     """,
                 arguments: [
                     factor.friendlyName, factor.status.rawValue, factor.updatedAt.timeIntervalSince1970,
-                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.id.uuidString.lowercased(),
+                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.id.lowercasedString,
                 ])
         case .deleteFactor(let id):
-            let key = id.uuidString.lowercased()
+            let key = id.lowercasedString
             try db.run(sql: "DELETE FROM mfa_factors WHERE id = ?", arguments: [key])
             try db.run(sql: "UPDATE sessions SET aal = 'aal1', factor_id = NULL, verified_methods = '[]' WHERE factor_id = ?", arguments: [key])
         case .insertChallenge(let challenge):
             try db.run(
                 sql: "INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address) VALUES (?, ?, ?, ?, ?)",
                 arguments: [
-                    challenge.id.uuidString.lowercased(), challenge.factorID.uuidString.lowercased(), challenge.createdAt.timeIntervalSince1970,
+                    challenge.id.lowercasedString, challenge.factorID.lowercasedString, challenge.createdAt.timeIntervalSince1970,
                     challenge.verifiedAt?.timeIntervalSince1970, challenge.ipAddress,
                 ])
         case .markChallengeVerified(let id, let at):
-            try db.run(sql: "UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", arguments: [at.timeIntervalSince1970, id.uuidString.lowercased()])
+            try db.run(sql: "UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", arguments: [at.timeIntervalSince1970, id.lowercasedString])
         case .deleteChallenge(let id):
-            try db.run(sql: "DELETE FROM mfa_challenges WHERE id = ?", arguments: [id.uuidString.lowercased()])
+            try db.run(sql: "DELETE FROM mfa_challenges WHERE id = ?", arguments: [id.lowercasedString])
         case .updateSessionAssurance(let session):
             try db.run(
                 sql: "UPDATE sessions SET aal = ?, factor_id = ?, verified_methods = ?, updated_at = ? WHERE id = ?",
                 arguments: [
-                    session.aal.rawValue, session.factorID?.uuidString.lowercased(), session.verifiedMethodsJSON,
-                    session.updatedAt.timeIntervalSince1970, session.id.uuidString.lowercased(),
+                    session.aal.rawValue, session.factorID?.lowercasedString, session.verifiedMethodsJSON,
+                    session.updatedAt.timeIntervalSince1970, session.id.lowercasedString,
                 ])
         case .replaceRefreshToken(let token):
             try db.run(
                 sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
-                arguments: [token.createdAt.timeIntervalSince1970, token.sessionID.uuidString.lowercased()])
+                arguments: [token.createdAt.timeIntervalSince1970, token.sessionID.lowercasedString])
             try SQLiteRows.apply(.insertToken(token), db)
         case .endLowerAssuranceSessions(let userID, let except):
             try db.run(
                 sql: "DELETE FROM sessions WHERE user_id = ? AND aal = 'aal1' AND id <> ?",
-                arguments: [userID.uuidString.lowercased(), except.uuidString.lowercased()])
+                arguments: [userID.lowercasedString, except.lowercasedString])
         case .audit(let entry):
             try SQLiteRows.insertAudit(entry, db)
         }

@@ -6,20 +6,20 @@ import GRDB
 /// Reads run concurrently; writes are serialised by SQLite's single writer, which is what makes
 /// refresh-token rotation race-free within one server process. A SQLite file serves one
 /// `latchkey serve` process; use PostgreSQL to run several.
-public final class SQLiteAuthStore: AuthStore {
+package final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
     private let usage: DatabasePoolUsage
     /// The writer and the readers in use.
-    public var poolUsage: DatabasePoolUsage? { usage }
+    package var poolUsage: DatabasePoolUsage? { usage }
 
     /// Default longest wait for the write lock (held by another process on the same file, such
     /// as a backup) before a call fails with ``StoreError/unavailable(_:)``.
-    public static let defaultBusyTimeout: TimeInterval = 10
+    package static let defaultBusyTimeout: TimeInterval = 10
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     ///
     /// - Parameter busyTimeout: the longest a call waits for a lock another connection holds.
-    public init(path: String, busyTimeout: TimeInterval = SQLiteAuthStore.defaultBusyTimeout) throws {
+    package init(path: String, busyTimeout: TimeInterval = SQLiteAuthStore.defaultBusyTimeout) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
@@ -33,20 +33,20 @@ public final class SQLiteAuthStore: AuthStore {
         try SQLiteMigrations.migrator.migrate(pool)
     }
 
-    public func close() async throws {
+    package func close() async throws {
         try pool.close()
     }
 
     // MARK: Users
 
-    public func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    package func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await write { db in
             try Self.insert(user, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
     }
 
-    public func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+    package func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
         try await write { db in
             try Self.insert(user, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
@@ -62,21 +62,21 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func user(id: UUID) async throws -> UserRecord? {
+    package func user(id: UUID) async throws -> UserRecord? {
         try await read { db in
-            try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.uuidString.lowercased()])
+            try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.lowercasedString])
                 .map { try SQLiteRows.user($0) }
         }
     }
 
-    public func user(email: String) async throws -> UserRecord? {
+    package func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
         return try await read { db in
             try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
 
-    public func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
+    package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await write { db in
             try Self.update(user, db)
             if let endingSessions { try Self.endSessions(userID: user.id, except: endingSessions.kept, only: nil, db) }
@@ -84,9 +84,9 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
+    package func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
         try await write { db in
-            let key = id.uuidString.lowercased()
+            let key = id.lowercasedString
             try db.run(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [key])
             try db.run(sql: "DELETE FROM users WHERE id = ?", arguments: [key])
             let deleted = db.changesCount > 0
@@ -95,7 +95,7 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
+    package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
         try await read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
             let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
@@ -106,7 +106,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: Sessions
 
-    public func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    package func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
             try Self.insertSession(session, refreshTokenHash: refreshTokenHash, db)
             if let updatingUser { try Self.update(updatingUser, db) }
@@ -114,16 +114,16 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
+    package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
         try await read { db in
-            guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()]),
+            guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.lowercasedString]),
                 let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
             else { return nil }
             return (try SQLiteRows.session(sessionRow), try SQLiteRows.user(userRow))
         }
     }
 
-    public func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
+    package func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
         try await write { db in
             let ended = try Self.endSessions(userID: userID, except: except, only: only, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
@@ -135,37 +135,37 @@ public final class SQLiteAuthStore: AuthStore {
     @discardableResult
     private static func endSessions(userID: UUID, except: UUID?, only: UUID?, _ db: Database) throws -> Int {
         var sql = "DELETE FROM sessions WHERE user_id = ?"
-        var arguments: StatementArguments = [userID.uuidString.lowercased()]
+        var arguments: StatementArguments = [userID.lowercasedString]
         if let except {
             sql += " AND id <> ?"
-            arguments += [except.uuidString.lowercased()]
+            arguments += [except.lowercasedString]
         }
         if let only {
             sql += " AND id = ?"
-            arguments += [only.uuidString.lowercased()]
+            arguments += [only.lowercasedString]
         }
         try db.run(sql: sql, arguments: arguments)
         return db.changesCount
     }
 
-    public func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
+    package func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
         try await read { db in
             try db.fetchRow(sql: "SELECT session_id FROM refresh_tokens WHERE token_hash = ?", arguments: [hash])
                 .map { try SQLiteRows.uuid($0, "session_id", of: "refresh_tokens") }
         }
     }
 
-    public func rotateRefreshToken<Result: Sendable>(
+    package func rotateRefreshToken<Result: Sendable>(
         hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every rotation: what this reads stays true until commit.
         try await write { db in
             var state = RefreshTokenState(token: nil, session: nil, user: nil, activeToken: nil)
             if let token = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash]).map(SQLiteRows.refreshToken) {
-                let sessionKey = token.sessionID.uuidString.lowercased()
+                let sessionKey = token.sessionID.lowercasedString
                 state.token = token
                 state.session = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
-                state.user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.uuidString.lowercased()])
+                state.user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.lowercasedString])
                     .map { try SQLiteRows.user($0) }
                 if token.revokedAt != nil {
                     state.activeToken = try db.fetchRow(
@@ -182,7 +182,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: Email-link tokens
 
-    public func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    package func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
             try Self.saveOneTimeToken(token, db)
             if let updatingUser { try Self.update(updatingUser, db) }
@@ -190,11 +190,11 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    public func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    package func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await consumeOneTimeToken(column: "token_hash", value: hash, kinds: kinds)
     }
 
-    public func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
     }
 
@@ -215,26 +215,26 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: PKCE flows
 
-    public func saveFlowState(_ flow: FlowState) async throws {
+    package func saveFlowState(_ flow: FlowState) async throws {
         try await write { db in try Self.insertFlowState(flow, db) }
     }
 
-    public func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+    package func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await write { db in
             guard let row = try db.fetchRow(
                 sql: "SELECT * FROM flow_states WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC LIMIT 1",
-                arguments: [userID.uuidString.lowercased(), authenticationMethod])
+                arguments: [userID.lowercasedString, authenticationMethod])
             else { return nil }
             var flow = try SQLiteRows.flowState(row)
             flow.authCodeHash = authCodeHash
             flow.authCodeIssuedAt = issuedAt
             try db.run(sql: "UPDATE flow_states SET auth_code_hash = ?, auth_code_issued_at = ? WHERE id = ?",
-                arguments: [authCodeHash, issuedAt.timeIntervalSince1970, flow.id.uuidString.lowercased()])
+                arguments: [authCodeHash, issuedAt.timeIntervalSince1970, flow.id.lowercasedString])
             return flow
         }
     }
 
-    public func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
+    package func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
         try await write { db in
             guard let row = try db.fetchRow(sql: "SELECT * FROM flow_states WHERE auth_code_hash = ?", arguments: [authCodeHash]) else { return nil }
             try db.run(sql: "DELETE FROM flow_states WHERE auth_code_hash = ?", arguments: [authCodeHash])
@@ -244,11 +244,11 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: Audit
 
-    public func appendAudit(_ entry: AuditEntry) async throws {
+    package func appendAudit(_ entry: AuditEntry) async throws {
         try await write { db in try SQLiteRows.insertAudit(entry, db) }
     }
 
-    public func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
+    package func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
         try await read { db in
             try db.fetchRows(sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
                 .map(SQLiteRows.audit)
@@ -257,7 +257,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     // MARK: Cleanup
 
-    public func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+    package func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
         // One write transaction per kind: SQLite's single writer is held for one short batch at
         // a time, and requests' writes interleave between them.
         var counts = StaleRowCounts()
@@ -322,10 +322,10 @@ public final class SQLiteAuthStore: AuthStore {
                     verified_methods) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                session.id.uuidString.lowercased(), session.userID.uuidString.lowercased(),
+                session.id.lowercasedString, session.userID.lowercasedString,
                 session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                 session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
-                session.aal.rawValue, session.factorID?.uuidString.lowercased(), session.verifiedMethodsJSON,
+                session.aal.rawValue, session.factorID?.lowercasedString, session.verifiedMethodsJSON,
             ])
         try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
     }
@@ -334,7 +334,7 @@ public final class SQLiteAuthStore: AuthStore {
         try db.run(
             sql: "INSERT OR REPLACE INTO one_time_tokens (user_id, kind, token_hash, code_hash, relates_to, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [
-                token.userID.uuidString.lowercased(), token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
+                token.userID.lowercasedString, token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
                 token.createdAt.timeIntervalSince1970,
             ])
     }
@@ -346,7 +346,7 @@ public final class SQLiteAuthStore: AuthStore {
                     auth_code_issued_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                flow.id.uuidString.lowercased(), flow.userID.uuidString.lowercased(), flow.authenticationMethod, flow.codeChallenge,
+                flow.id.lowercasedString, flow.userID.lowercasedString, flow.authenticationMethod, flow.codeChallenge,
                 flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
                 flow.createdAt.timeIntervalSince1970,
             ])
@@ -397,7 +397,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     private static func update(_ user: UserRecord, _ db: Database) throws {
         var arguments = SQLiteRows.userArguments(user)
-        arguments += [user.id.uuidString.lowercased()]
+        arguments += [user.id.lowercasedString]
         try db.run(sql: """
                 UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
                 confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,

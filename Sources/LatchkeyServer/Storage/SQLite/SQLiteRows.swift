@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LatchkeyWire
 
 /// Mapping between records and SQLite rows. Dates are seconds since 1970 (DOUBLE).
 ///
@@ -47,7 +48,7 @@ enum SQLiteRows {
 
     static func userArguments(_ user: UserRecord) -> StatementArguments {
         [
-            user.id.uuidString.lowercased(), user.aud, user.role, user.storedEmail, user.passwordHash,
+            user.id.lowercasedString, user.aud, user.role, user.storedEmail, user.passwordHash,
             user.emailConfirmedAt?.timeIntervalSince1970, user.confirmationSentAt?.timeIntervalSince1970,
             user.recoverySentAt?.timeIntervalSince1970, user.newEmail, user.emailChangeSentAt?.timeIntervalSince1970,
             user.lastSignInAt?.timeIntervalSince1970, user.bannedUntil?.timeIntervalSince1970,
@@ -155,16 +156,16 @@ enum SQLiteRows {
             try db.run(
                 sql: "INSERT INTO refresh_tokens (token_hash, session_id, user_id, parent_hash, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [
-                    token.tokenHash, token.sessionID.uuidString.lowercased(), token.userID.uuidString.lowercased(), token.parentHash,
+                    token.tokenHash, token.sessionID.lowercasedString, token.userID.lowercasedString, token.parentHash,
                     token.revokedAt?.timeIntervalSince1970, token.createdAt.timeIntervalSince1970,
                 ])
         case .touchSession(let id, let at):
             try db.run(sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
-                arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970, id.uuidString.lowercased()])
+                arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970, id.lowercasedString])
         case .revokeSession(let id, let at):
-            try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id.uuidString.lowercased()])
+            try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id.lowercasedString])
             try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
-                arguments: [at.timeIntervalSince1970, id.uuidString.lowercased()])
+                arguments: [at.timeIntervalSince1970, id.lowercasedString])
         case .audit(let entry):
             try insertAudit(entry, db)
         }
@@ -177,7 +178,7 @@ enum SQLiteRows {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                entry.id.uuidString.lowercased(), entry.action.rawValue, entry.actorID?.uuidString.lowercased(),
+                entry.id.lowercasedString, entry.action.rawValue, entry.actorID?.lowercasedString,
                 entry.actorUsername, entry.logType, entry.traits.jsonString(), entry.ipAddress,
                 entry.createdAt.timeIntervalSince1970,
             ])
