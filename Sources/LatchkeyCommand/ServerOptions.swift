@@ -70,8 +70,13 @@ extension NameSpecification {
 }
 
 extension ArgumentHelp {
-    /// The setting's help text, with its default.
-    static func setting(_ setting: ServerSetting) -> ArgumentHelp { ArgumentHelp(setting.helpWithDefault, valueName: setting.valueName) }
+    /// The setting's help text, with its default and GoTrue's names for it (its `LATCHKEY_`
+    /// name follows from the flag, as the command's discussion says).
+    static func setting(_ setting: ServerSetting) -> ArgumentHelp {
+        let goTrue = setting.variableNames.filter { !$0.hasPrefix("LATCHKEY_") }
+        let names = goTrue.isEmpty ? "" : " GoTrue: \(goTrue.joined(separator: ", "))."
+        return ArgumentHelp(setting.helpWithDefault + names, valueName: setting.valueName)
+    }
 }
 
 extension ServerSetting {
