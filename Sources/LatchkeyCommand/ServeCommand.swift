@@ -194,7 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             let variables = settings.resolution.variables
             let origin = variables.isEmpty ? "" : "\n(settings from the environment: \(variables.joined(separator: ", ")))"
-            throw ValidationError(error.description + origin)
+            throw ValidationError(error.namingSetting().description + origin)
         } catch let exit as ExitCode {
             throw exit
         } catch {

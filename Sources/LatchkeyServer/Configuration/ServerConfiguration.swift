@@ -247,7 +247,7 @@ public struct ServerConfiguration: Sendable {
         do {
             _ = try smtpSettings()
         } catch {
-            throw error.naming(S.smtpURL)
+            throw error.namingSetting()
         }
         _ = try mailSender()
         _ = try TrustedProxies(parsing: trustedProxies)
@@ -307,11 +307,16 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
 
-    /// The message with a leading `--flag` of `setting` replaced by its full
-    /// ``ServerSetting/label`` (flag and environment variables).
-    func naming(_ setting: ServerSetting) -> ConfigurationError {
-        guard let flag = setting.flag, description.hasPrefix("--\(flag)") else { return self }
-        return ConfigurationError(setting.label + description.dropFirst(flag.count + 2))
+    /// The message with a leading `--flag` replaced by the setting's full
+    /// ``ServerSetting/label`` (flag and environment variables), for the messages of parsers
+    /// that name the flag only (SMTP and database URLs, template folders).
+    package func namingSetting() -> ConfigurationError {
+        guard description.hasPrefix("--") else { return self }
+        let flag = description.dropFirst(2).prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+        guard let setting = ServerSetting.named(String(flag)), setting.flag != nil,
+            !description.dropFirst(2 + flag.count).hasPrefix(" (")
+        else { return self }
+        return ConfigurationError(setting.label + description.dropFirst(2 + flag.count))
     }
 }
 
