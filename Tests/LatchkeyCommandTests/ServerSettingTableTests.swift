@@ -85,6 +85,25 @@ struct ServerSettingTableTests {
         #expect(documented.subtracting(read).isEmpty, "documented but read by no setting: \(documented.subtracting(read).sorted())")
     }
 
+    @Test("the options table in Documentation/Server.md shows the same defaults as --help")
+    func documentedDefaults() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Documentation/Server.md"), encoding: .utf8)
+        var checked = 0
+        for line in text.split(separator: "\n") where line.hasPrefix("| `--") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count > 3 else { continue }
+            let flag = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")).replacingOccurrences(of: "--", with: "")
+            guard let setting = ServerSetting.named(flag), let expected = setting.defaultDescription, setting.kind == .value || setting.kind == .list
+            else { continue }
+            // The default cell's code spans: `3600`, or `service_role`, `supabase_admin`.
+            let spans = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            #expect(spans.joined(separator: ", ") == expected, "--\(flag): the documentation says \(cells[2]), --help \(expected)")
+            checked += 1
+        }
+        #expect(checked > 25, "the options table was found")
+    }
+
     @Test("help shows the configuration's defaults, and serve --help lists every option")
     func help() throws {
         #expect(ServerSetting.port.helpWithDefault.hasSuffix("(default: \(ServerConfiguration.defaultPort))"))
