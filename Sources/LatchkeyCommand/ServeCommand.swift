@@ -22,7 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
             Every option can also come from the environment: --access-token-ttl from \
             LATCHKEY_ACCESS_TOKEN_TTL (LATCHKEY_ and the name in upper snake case; flags take true or false; \
             repeatable options a comma-separated list), and GoTrue's names where one exists (GOTRUE_SITE_URL, \
-            API_EXTERNAL_URL, DATABASE_URL, GOTRUE_JWT_EXP, …). The command line wins over the environment.
+            API_EXTERNAL_URL, DATABASE_URL, GOTRUE_JWT_EXP, …; each option's help names them). The command line \
+            wins over the environment, Latchkey's names over GoTrue's.
             """)
 
     // Names, help texts and defaults come from the settings table (`ServerSetting.all`); each
