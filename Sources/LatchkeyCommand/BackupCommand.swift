@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import LatchkeyServer
 
 /// `latchkey backup`: an online, consistent copy of the SQLite database, safe while `serve` runs.
 struct BackupCommand: ParsableCommand {
@@ -17,7 +18,7 @@ struct BackupCommand: ParsableCommand {
             """)
 
     @OptionGroup var data: DataOptions
-    @Option(name: .customLong("database"), help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite).")
+    @Option(name: .setting(.database), help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite). From the environment as for serve: LATCHKEY_DATABASE_URL, DATABASE_URL, ….")
     var database: String?
     @Option(name: .customLong("to"), help: "The backup file to write (replaced if it exists).")
     var destination: String
@@ -53,17 +54,17 @@ struct BackupCommand: ParsableCommand {
         print("backed up \(source) to \(target.path) (\(size) bytes)")
     }
 
-    /// The SQLite file the options name.
+    /// The SQLite file the options name (`--database`, else the environment's database URL,
+    /// else the data directory's database).
     func sourcePath() throws -> String {
-        guard let database else { return data.dataDirectoryURL.appendingPathComponent("latchkey.sqlite").path }
-        for prefix in ["sqlite://", "sqlite:"] where database.hasPrefix(prefix) {
-            let path = String(database.dropFirst(prefix.count))
-            guard !path.isEmpty else { break }
-            return path
+        let url = ServerSetting.database.value(given: database, environment: ProcessInfo.processInfo.environment)
+        do {
+            switch try DatabaseLocation(url: url, dataDirectory: data.dataDirectoryURL) {
+            case .sqlite(let path): return path
+            case .postgres: throw ValidationError("latchkey backup copies SQLite databases; back PostgreSQL up with pg_dump")
+            }
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
         }
-        if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            throw ValidationError("latchkey backup copies SQLite databases; back PostgreSQL up with pg_dump")
-        }
-        throw ValidationError("--database must be a sqlite:// URL")
     }
 }

@@ -33,7 +33,9 @@ struct KeysCommand: AsyncParsableCommand {
         }
         do {
             let keys = try await ServerKeys.make(
-                dataDirectory: data.dataDirectoryURL, configuredSecret: data.environmentSecret, externalURL: externalURL, createSecret: false)
+                dataDirectory: data.dataDirectoryURL, configuredSecret: data.environmentSecret,
+                externalURL: ServerSetting.externalURL.value(given: externalURL, environment: ProcessInfo.processInfo.environment),
+                createSecret: false)
             Terminal.writeError("keys signed with the secret from \(source)\n")
             print("anon key:         \(keys.anon)")
             print("service_role key: \(keys.serviceRole)")

@@ -27,19 +27,17 @@ struct RootCommand: AsyncParsableCommand {
     /// the documented code, rather than 64, and a mistyped command name gets a suggestion.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        var fromEnvironment: [String] = []
         var command: any ParsableCommand
         do {
-            // `serve`, `keys` and `backup` read options the command line leaves out from the environment.
-            let expansion = try EnvironmentArguments.expand(arguments, environment: ProcessInfo.processInfo.environment)
-            fromEnvironment = expansion.variables
-            command = try parseAsRoot(expansion.arguments)
+            // `serve`, `keys` and `backup` read what the command line leaves out from the
+            // environment themselves (see `ServerSetting`).
+            command = try parseAsRoot(arguments)
         } catch {
             if let unknown = CommandSuggestion.unknownCommand(in: arguments, known: commandNames) {
                 for line in CommandSuggestion.lines(for: unknown, known: commandNames) { Terminal.writeError(line + "\n") }
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
-            exitForUsage(error, fromEnvironment: fromEnvironment)
+            exitForUsage(error)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -48,16 +46,14 @@ struct RootCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exitForUsage(error, fromEnvironment: fromEnvironment)
+            exitForUsage(error)
         }
     }
 
-    /// Exits as ArgumentParser would for `error`, but with 2 for a usage error (naming the
-    /// options that came from the environment).
-    private static func exitForUsage(_ error: any Error, fromEnvironment: [String]) -> Never {
+    /// Exits as ArgumentParser would for `error`, but with 2 for a usage error.
+    private static func exitForUsage(_ error: any Error) -> Never {
         if exitCode(for: error) == .validationFailure {
-            let origin = fromEnvironment.isEmpty ? "" : "(options from the environment: \(fromEnvironment.joined(separator: ", ")))\n"
-            Terminal.writeError(fullMessage(for: error) + "\n" + origin)
+            Terminal.writeError(fullMessage(for: error) + "\n")
             Foundation.exit(ExitStatus.usage.rawValue)
         }
         exit(withError: error)

@@ -4,11 +4,11 @@ import LatchkeyServer
 
 /// Options shared by `serve`, `keys` and `backup`: where the server keeps its data and secret.
 struct DataOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "Folder for the SQLite database, the generated JWT secret and the mail outbox (created 0700).")
-    var dataDirectory: String = "./.latchkey"
+    @Option(name: .setting(.dataDirectory), help: .setting(.dataDirectory))
+    var dataDirectory: String?
 
     /// The variables a JWT secret is read from, in order (GoTrue's name second).
-    static let secretVariables = ["LATCHKEY_JWT_SECRET", "GOTRUE_JWT_SECRET"]
+    static var secretVariables: [String] { ServerSetting.jwtSecret.variableNames }
 
     /// The JWT secret from the environment, if set.
     var environmentSecret: String? {
@@ -35,13 +35,67 @@ struct DataOptions: ParsableArguments {
             case .missing(let path): "none yet: serve generates \(path) on its first start"
             }
         }
+
+        /// The source of a server's secret: `variable` when the environment gave it, else the
+        /// secret file in `dataDirectory`, which may not exist yet.
+        init(variable: String?, dataDirectory: URL) {
+            if let variable {
+                self = .environment(variable)
+                return
+            }
+            let file = ServerKeys.secretFile(in: dataDirectory).path
+            self = FileManager.default.fileExists(atPath: file) ? .file(file) : .missing(file)
+        }
     }
 
     var secretSource: SecretSource {
-        if let (variable, _) = Self.environmentSecret(in: ProcessInfo.processInfo.environment) { return .environment(variable) }
-        let file = ServerKeys.secretFile(in: dataDirectoryURL).path
-        return FileManager.default.fileExists(atPath: file) ? .file(file) : .missing(file)
+        SecretSource(variable: Self.environmentSecret(in: ProcessInfo.processInfo.environment)?.variable, dataDirectory: dataDirectoryURL)
     }
 
-    var dataDirectoryURL: URL { URL(fileURLWithPath: dataDirectory, isDirectory: true).standardizedFileURL }
+    /// `--data-dir`, else `LATCHKEY_DATA_DIR`, else `./.latchkey`, as an absolute URL.
+    var dataDirectoryURL: URL {
+        Self.url(ServerSetting.dataDirectory.value(given: dataDirectory, environment: ProcessInfo.processInfo.environment))
+    }
+
+    static func url(_ path: String?) -> URL {
+        URL(fileURLWithPath: path ?? ServerSetting.defaultDataDirectory, isDirectory: true).standardizedFileURL
+    }
+}
+
+// MARK: - Settings as ArgumentParser options
+
+extension NameSpecification {
+    /// The setting's long option.
+    static func setting(_ setting: ServerSetting) -> NameSpecification { .customLong(setting.id) }
+}
+
+extension ArgumentHelp {
+    /// The setting's help text, with its default and GoTrue's names for it (its `LATCHKEY_`
+    /// name follows from the flag, as the command's discussion says).
+    static func setting(_ setting: ServerSetting) -> ArgumentHelp {
+        let goTrue = setting.variableNames.filter { !$0.hasPrefix("LATCHKEY_") }
+        let names = goTrue.isEmpty ? "" : " GoTrue: \(goTrue.joined(separator: ", "))."
+        return ArgumentHelp(setting.helpWithDefault + names, valueName: setting.valueName)
+    }
+}
+
+extension ServerSetting {
+    /// The command line's text for a setting `keys` or `backup` shares with `serve`, else the
+    /// environment's (a plain text setting: no conversion fails).
+    func value(given: String?, environment: [String: String]) -> String? {
+        if let given { return given }
+        guard case .text(let text)? = (try? environmentValue(environment))?.1 else { return nil }
+        return text
+    }
+}
+
+extension ServerSetting.Value {
+    /// An option's text as given, `nil` when absent.
+    static func given(_ text: String?) -> Self? { text.map(Self.text) }
+    /// A repeatable option's values, `nil` when it was not given.
+    static func given(_ items: [String]) -> Self? { items.isEmpty ? nil : .list(items) }
+    /// A flag, `nil` when not given (a flag that is off was not given: the environment may set it).
+    static func given(_ on: Bool) -> Self? { on ? .flag(true) : nil }
+    /// A `--name`/`--no-name` flag, `nil` when neither was given.
+    static func given(_ on: Bool?) -> Self? { on.map(Self.flag) }
 }

@@ -7,32 +7,32 @@ import Testing
 /// Every `serve` option from the environment, GoTrue's names, the JSON log format.
 @Suite("options from the environment")
 struct EnvironmentOptionsTests {
-    func parse(_ arguments: [String], _ environment: [String: String]) throws -> (ServeCommand, [String]) {
-        let expansion = try EnvironmentArguments.expand(["serve"] + arguments, environment: environment)
-        return (try ServeCommand.parse(Array(expansion.arguments.dropFirst())), expansion.variables)
+    func parse(_ arguments: [String], _ environment: [String: String]) throws -> (ServeCommand.Settings, [String]) {
+        let settings = try ServeCommand.parse(arguments).settings(environment: environment)
+        return (settings, settings.resolution.variables)
     }
 
-    @Test("every serve option has its LATCHKEY_ variable, read from ArgumentParser's own definition")
+    @Test("every serve option has its LATCHKEY_ variable, from the settings table")
     func everyOption() throws {
-        let definitions = EnvironmentArguments.definitions(of: ServeCommand.self)
-        let names = Set(definitions.map(\.name))
+        let names = Set(ServeCommand.optionSettings.compactMap(\.flag))
         for name in ["host", "port", "data-dir", "access-token-ttl", "autoconfirm", "redirect-url", "trusted-proxy", "log-format", "database-url-file"] {
             #expect(names.contains(name), "\(name)")
         }
         #expect(!names.contains("help") && !names.contains("version"))
-        #expect(EnvironmentArguments.variable(for: "access-token-ttl") == "LATCHKEY_ACCESS_TOKEN_TTL")
-        #expect(definitions.first { $0.name == "redirect-url" }?.isRepeating == true)
-        #expect(definitions.first { $0.name == "autoconfirm" }?.isFlag == true)
+        #expect(ServerSetting.latchkeyVariable(for: "access-token-ttl") == "LATCHKEY_ACCESS_TOKEN_TTL")
+        #expect(ServerSetting.accessTokenTTL.variableNames.first == "LATCHKEY_ACCESS_TOKEN_TTL")
+        #expect(ServerSetting.redirectURL.kind == .list)
+        #expect(ServerSetting.autoconfirm.kind == .flag)
     }
 
     @Test("LATCHKEY_ names: values, flags, lists; the command line wins")
     func latchkeyNames() throws {
-        let (command, variables) = try parse(["--port", "7000"], [
+        let (settings, variables) = try parse(["--port", "7000"], [
             "LATCHKEY_PORT": "8000", "LATCHKEY_ACCESS_TOKEN_TTL": "120", "LATCHKEY_AUTOCONFIRM": "true", "LATCHKEY_DISABLE_SIGNUP": "0",
             "LATCHKEY_REDIRECT_URL": "https://a.example.com, https://b.example.com", "LATCHKEY_TRUSTED_PROXY": "10.0.0.0/8,::1",
             "LATCHKEY_DATA_DIR": "/tmp/latchkey-env", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_SESSION_TIMEBOX": "",
         ])
-        let configuration = command.serverConfiguration()
+        let configuration = settings.configuration
         #expect(configuration.port == 7000, "the command line wins")
         #expect(configuration.accessTokenTTL == 120)
         #expect(configuration.autoconfirm && !configuration.disableSignup)
@@ -40,7 +40,7 @@ struct EnvironmentOptionsTests {
         #expect(configuration.trustedProxies == ["10.0.0.0/8", "::1"])
         #expect(configuration.dataDirectory.path == "/tmp/latchkey-env")
         #expect(configuration.sessionTimebox == nil, "an empty variable is unset")
-        #expect(command.logFormat == "json")
+        #expect(settings.logFormat == .json)
         #expect(!variables.contains("LATCHKEY_PORT"))
         #expect(throws: (any Error).self) { try parse([], ["LATCHKEY_AUTOCONFIRM": "maybe"]) }
         // --autoconfirm on the command line is not doubled by the environment.
@@ -49,12 +49,12 @@ struct EnvironmentOptionsTests {
 
     @Test("--metrics-enabled and --mail-templates from the environment, GoTrue's GOTRUE_METRICS_ENABLED too")
     func metricsAndMailTemplates() throws {
-        #expect(try parse([], [:]).0.serverConfiguration().metricsEnabled, "on by default")
-        let (command, _) = try parse([], ["LATCHKEY_METRICS_ENABLED": "false", "LATCHKEY_MAIL_TEMPLATES": "/etc/latchkey/mail"])
-        #expect(!command.serverConfiguration().metricsEnabled)
-        #expect(command.serverConfiguration().mailTemplatesDirectory?.path == "/etc/latchkey/mail")
-        #expect(!(try parse([], ["GOTRUE_METRICS_ENABLED": "0"]).0.serverConfiguration().metricsEnabled))
-        #expect(try parse(["--metrics-enabled", "true"], ["GOTRUE_METRICS_ENABLED": "false"]).0.serverConfiguration().metricsEnabled)
+        #expect(try parse([], [:]).0.configuration.metricsEnabled, "on by default")
+        let (settings, _) = try parse([], ["LATCHKEY_METRICS_ENABLED": "false", "LATCHKEY_MAIL_TEMPLATES": "/etc/latchkey/mail"])
+        #expect(!settings.configuration.metricsEnabled)
+        #expect(settings.configuration.mailTemplatesDirectory?.path == "/etc/latchkey/mail")
+        #expect(!(try parse([], ["GOTRUE_METRICS_ENABLED": "0"]).0.configuration.metricsEnabled))
+        #expect(try parse(["--metrics-enabled", "true"], ["GOTRUE_METRICS_ENABLED": "false"]).0.configuration.metricsEnabled)
         #expect(throws: (any Error).self) { try parse([], ["GOTRUE_METRICS_ENABLED": "sometimes"]) }
     }
 
@@ -70,8 +70,8 @@ struct EnvironmentOptionsTests {
             "PORT": "8081", "GOTRUE_DB_DATABASE_URL": "sqlite:///tmp/gotrue.sqlite", "DATABASE_URL": "sqlite:///tmp/ignored.sqlite",
             "GOTRUE_LOG_LEVEL": "warn", "GOTRUE_DB_MAX_POOL_SIZE": "0",
         ]
-        let (command, variables) = try parse([], environment)
-        let configuration = command.serverConfiguration()
+        let (settings, variables) = try parse([], environment)
+        let configuration = settings.configuration
         #expect(configuration.siteURL == "https://app.example.com")
         #expect(configuration.externalURL == "https://auth.example.com")
         #expect(configuration.additionalRedirectURLs == ["https://a.example.com/**", "myapp://callback"])
@@ -86,26 +86,26 @@ struct EnvironmentOptionsTests {
         #expect(configuration.host == "0.0.0.0" && configuration.port == 8081)
         #expect(configuration.databaseURL == "sqlite:///tmp/gotrue.sqlite", "GOTRUE_DB_DATABASE_URL before DATABASE_URL")
         #expect(configuration.databasePoolSize == ServerConfiguration.defaultDatabasePoolSize, "GoTrue's 0 means its default")
-        #expect(command.logLevel == "warning")
+        #expect(settings.logLevel == .warning)
         #expect(variables.contains("GOTRUE_SESSIONS_TIMEBOX") && !variables.contains("DATABASE_URL"))
 
         let (own, _) = try parse([], ["LATCHKEY_SITE_URL": "https://own.example.com", "GOTRUE_SITE_URL": "https://gotrue.example.com"])
-        #expect(own.serverConfiguration().siteURL == "https://own.example.com")
+        #expect(own.configuration.siteURL == "https://own.example.com")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-db-url-\(UUID().uuidString)")
         try "sqlite:///tmp/from-file.sqlite\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let (fileWins, _) = try parse(["--database-url-file", file.path], ["DATABASE_URL": "sqlite:///tmp/x.sqlite"])
-        #expect(fileWins.database == nil, "a database URL file on the command line is not overridden by DATABASE_URL")
-        #expect(fileWins.serverConfiguration().databaseURL == "sqlite:///tmp/from-file.sqlite")
+        #expect(fileWins.resolution["database"] == nil, "a database URL file on the command line is not overridden by DATABASE_URL")
+        #expect(fileWins.configuration.databaseURL == "sqlite:///tmp/from-file.sqlite")
         let (fromVariable, _) = try parse([], ["LATCHKEY_DATABASE_URL_FILE": file.path])
-        #expect(fromVariable.serverConfiguration().databaseURL == "sqlite:///tmp/from-file.sqlite")
+        #expect(fromVariable.configuration.databaseURL == "sqlite:///tmp/from-file.sqlite")
 
-        #expect(GoTrueEnvironment.goDuration("3600s") == 3600)
-        #expect(GoTrueEnvironment.goDuration("1h30m") == 5400)
-        #expect(GoTrueEnvironment.goDuration("1500ms") == 1.5)
-        #expect(GoTrueEnvironment.goDuration("2.5h") == 9000)
-        #expect(GoTrueEnvironment.goDuration("90") == 90)
-        #expect(GoTrueEnvironment.goDuration("10 minutes") == nil)
+        #expect(GoDuration.seconds("3600s") == 3600)
+        #expect(GoDuration.seconds("1h30m") == 5400)
+        #expect(GoDuration.seconds("1500ms") == 1.5)
+        #expect(GoDuration.seconds("2.5h") == 9000)
+        #expect(GoDuration.seconds("90") == 90)
+        #expect(GoDuration.seconds("10 minutes") == nil)
         #expect(throws: (any Error).self) { try parse([], ["GOTRUE_SESSIONS_TIMEBOX": "forever"]) }
     }
 
@@ -116,18 +116,18 @@ struct EnvironmentOptionsTests {
             "GOTRUE_MFA_FACTOR_EXPIRY_DURATION": "10m", "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "30",
             "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "false",
         ])
-        let configuration = gotrue.serverConfiguration()
+        let configuration = gotrue.configuration
         #expect(configuration.mfaMaxEnrolledFactors == 3 && configuration.mfaMaxVerifiedFactors == 2)
         #expect(configuration.mfaChallengeExpiry == 600 && configuration.mfaFactorExpiry == 600)
         #expect(configuration.rateLimits.mfaRequestsPerIP.count == 30)
         #expect(!configuration.mfaTOTPEnrollEnabled && configuration.mfaTOTPVerifyEnabled)
         #expect(variables.contains("GOTRUE_MFA_MAX_ENROLLED_FACTORS"))
         let (own, _) = try parse(["--rate-limit-failed-mfa-code", "7"], ["LATCHKEY_MFA_MAX_ENROLLED_FACTORS": "4", "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3"])
-        #expect(own.serverConfiguration().mfaMaxEnrolledFactors == 4)
-        #expect(own.serverConfiguration().rateLimits.failedMFACodesPerFactor.count == 7)
+        #expect(own.configuration.mfaMaxEnrolledFactors == 4)
+        #expect(own.configuration.rateLimits.failedMFACodesPerFactor.count == 7)
         let (defaults, _) = try parse([], [:])
-        #expect(defaults.serverConfiguration().mfaMaxEnrolledFactors == ServerConfiguration.defaultMFAMaxEnrolledFactors)
-        #expect(defaults.serverConfiguration().mfaChallengeExpiry == 300)
+        #expect(defaults.configuration.mfaMaxEnrolledFactors == ServerConfiguration.defaultMFAMaxEnrolledFactors)
+        #expect(defaults.configuration.mfaChallengeExpiry == 300)
     }
 
     @Test("settings are listed with secrets redacted")

@@ -119,7 +119,7 @@ struct ServeCommandTests {
         defer { try? FileManager.default.removeItem(at: data) }
         let shortSecret = try await CommandRunner.run(["serve", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": "short"])
         #expect(shortSecret.status != 0)
-        #expect(shortSecret.stderr.contains("LATCHKEY_JWT_SECRET must be at least 32 bytes"))
+        #expect(shortSecret.stderr.contains("LATCHKEY_JWT_SECRET (GOTRUE_JWT_SECRET) must be at least 32 bytes"))
         let badPort = try await CommandRunner.run(["serve", "--port", "70000", "--data-dir", data.path])
         #expect(badPort.status != 0)
         #expect(badPort.stderr.contains("--port"))

@@ -13,14 +13,14 @@ struct ServeOptionsTests {
             "--cors-allowed-origins", "https://app.example.com, https://*.preview.example.com,",
             "--cors-allowed-headers", "x-custom",
         ])
-        let configuration = command.serverConfiguration()
+        let configuration = try command.settings(environment: [:]).configuration
         #expect(configuration.accessTokenTTL == 1)
         #expect(throws: Never.self) { try configuration.validate() }
         #expect(configuration.jwtAdminRoles == ["ops_admin", "service_role"])
         #expect(configuration.corsAllowedOrigins == ["https://app.example.com", "https://*.preview.example.com"])
         #expect(configuration.corsAllowedHeaders == ["x-custom"])
 
-        let defaults = try ServeCommand.parse([]).serverConfiguration()
+        let defaults = try ServeCommand.parse([]).settings(environment: [:]).configuration
         #expect(defaults.jwtAdminRoles == ["service_role", "supabase_admin"])
         #expect(defaults.corsAllowedOrigins.isEmpty)
         #expect(defaults.corsAllowedHeaders.isEmpty)

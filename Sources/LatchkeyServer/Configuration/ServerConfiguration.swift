@@ -213,48 +213,52 @@ public struct ServerConfiguration: Sendable {
         return "http://\(hostPart):\(port)"
     }
 
-    /// Checks settings that would make the server unsafe or unusable.
+    /// Checks settings that would make the server unsafe or unusable. A message names the
+    /// setting by its flag and environment variables (``ServerSetting/label``), such as
+    /// `--access-token-ttl (LATCHKEY_ACCESS_TOKEN_TTL, GOTRUE_JWT_EXP) must be at least 1 second`.
     public func validate() throws(ConfigurationError) {
-        if let jwtSecret, jwtSecret.utf8.count < 32 {
-            throw ConfigurationError("LATCHKEY_JWT_SECRET must be at least 32 bytes long")
-        }
-        guard accessTokenTTL >= 1 else { throw ConfigurationError("--access-token-ttl must be at least 1 second") }
+        typealias S = ServerSetting
+        if let jwtSecret, jwtSecret.utf8.count < 32 { throw S.jwtSecret.error("must be at least 32 bytes long") }
+        guard accessTokenTTL >= 1 else { throw S.accessTokenTTL.error("must be at least 1 second") }
         guard !jwtAdminRoles.isEmpty, !jwtAdminRoles.contains(where: \.isEmpty) else {
-            throw ConfigurationError("--jwt-admin-role needs at least one non-empty role")
+            throw S.jwtAdminRole.error("needs at least one non-empty role")
         }
-        guard emailCodeTTL >= 1 else { throw ConfigurationError("--email-code-ttl must be at least 1 second") }
-        guard refreshReuseInterval >= 0 else { throw ConfigurationError("--refresh-reuse-interval cannot be negative") }
-        guard (4...31).contains(bcryptCost) else { throw ConfigurationError("bcrypt cost must be between 4 and 31") }
-        guard minimumPasswordLength >= 6 else { throw ConfigurationError("minimum password length must be at least 6") }
-        guard (1...1000).contains(databasePoolSize) else { throw ConfigurationError("--database-pool-size must be between 1 and 1000") }
-        guard databaseTimeout > 0 else { throw ConfigurationError("--database-timeout must be more than 0 seconds") }
+        guard emailCodeTTL >= 1 else { throw S.emailCodeTTL.error("must be at least 1 second") }
+        guard refreshReuseInterval >= 0 else { throw S.refreshReuseInterval.error("cannot be negative") }
+        guard (4...31).contains(bcryptCost) else { throw S.bcryptCost.error("must be between 4 and 31") }
+        guard minimumPasswordLength >= 6 else { throw S.passwordMinLength.error("must be at least 6") }
+        guard (1...1000).contains(databasePoolSize) else { throw S.databasePoolSize.error("must be between 1 and 1000") }
+        guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         if let sessionInactivityTimeout, sessionInactivityTimeout <= 0 {
-            throw ConfigurationError("--session-inactivity-timeout must be more than 0 seconds")
+            throw S.sessionInactivityTimeout.error("must be more than 0 seconds")
         }
-        guard cleanupInterval >= 0 else { throw ConfigurationError("--cleanup-interval cannot be negative (0 turns the cleanup off)") }
+        guard cleanupInterval >= 0 else { throw S.cleanupInterval.error("cannot be negative (0 turns the cleanup off)") }
         guard refreshTokenRetention >= refreshReuseInterval else {
-            throw ConfigurationError("--refresh-token-retention must be at least --refresh-reuse-interval")
+            throw S.refreshTokenRetention.error("must be at least \(S.refreshReuseInterval.label)")
         }
-        guard auditRetention > 0 else { throw ConfigurationError("--audit-retention must be more than 0 seconds") }
-        guard mfaMaxEnrolledFactors >= 1, mfaMaxVerifiedFactors >= 1 else {
-            throw ConfigurationError("--mfa-max-enrolled-factors and --mfa-max-verified-factors must be at least 1")
+        guard auditRetention > 0 else { throw S.auditRetention.error("must be more than 0 seconds") }
+        guard mfaMaxEnrolledFactors >= 1 else { throw S.mfaMaxEnrolledFactors.error("must be at least 1") }
+        guard mfaMaxVerifiedFactors >= 1 else { throw S.mfaMaxVerifiedFactors.error("must be at least 1") }
+        guard mfaChallengeExpiry >= 1 else { throw S.mfaChallengeExpiry.error("must be at least 1 second") }
+        guard mfaFactorExpiry >= 1 else { throw S.mfaFactorExpiry.error("must be at least 1 second") }
+        guard idleTimeout > 0 else { throw S.idleTimeout.error("must be more than 0 seconds") }
+        if let maximumConnections, maximumConnections < 1 { throw S.maxConnections.error("must be at least 1") }
+        guard (0...65535).contains(port) else { throw S.port.error("must be between 0 and 65535") }
+        do {
+            _ = try smtpSettings()
+        } catch {
+            throw error.namingSetting()
         }
-        guard mfaChallengeExpiry >= 1 else { throw ConfigurationError("--mfa-challenge-expiry must be at least 1 second") }
-        guard mfaFactorExpiry >= 1 else { throw ConfigurationError("--mfa-factor-expiry must be at least 1 second") }
-        guard idleTimeout > 0 else { throw ConfigurationError("--idle-timeout must be more than 0 seconds") }
-        if let maximumConnections, maximumConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
-        guard (0...65535).contains(port) else { throw ConfigurationError("--port must be between 0 and 65535") }
-        _ = try smtpSettings()
         _ = try mailSender()
         _ = try TrustedProxies(parsing: trustedProxies)
         if let metricsToken, metricsToken.utf8.count < 16 {
-            throw ConfigurationError("--metrics-token must be at least 16 characters long")
+            throw S.metricsToken.error("must be at least 16 characters long")
         }
         if metricsToken != nil, !metricsEnabled {
-            throw ConfigurationError("--metrics-token serves metrics that --metrics-enabled false turns off: give one or the other")
+            throw S.metricsToken.error("serves metrics that \(S.metricsEnabled.label) false turns off: give one or the other")
         }
         if let siteURL, URL(string: siteURL)?.scheme == nil {
-            throw ConfigurationError("--site-url must be an absolute URL, such as https://app.example.com")
+            throw S.siteURL.error("must be an absolute URL, such as https://app.example.com")
         }
     }
 }
@@ -293,7 +297,7 @@ extension ServerConfiguration {
         do {
             return try MailAddress(parsing: mailFrom ?? Self.defaultMailSender)
         } catch {
-            throw ConfigurationError("--mail-from must be an address or Name <address>: \(error.description)")
+            throw ServerSetting.mailFrom.error("must be an address or Name <address>: \(error.description)")
         }
     }
 }
@@ -302,6 +306,18 @@ extension ServerConfiguration {
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
+
+    /// The message with a leading `--flag` replaced by the setting's full
+    /// ``ServerSetting/label`` (flag and environment variables), for the messages of parsers
+    /// that name the flag only (SMTP and database URLs, template folders).
+    package func namingSetting() -> ConfigurationError {
+        guard description.hasPrefix("--") else { return self }
+        let flag = description.dropFirst(2).prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+        guard let setting = ServerSetting.named(String(flag)), setting.flag != nil,
+            !description.dropFirst(2 + flag.count).hasPrefix(" (")
+        else { return self }
+        return ConfigurationError(setting.label + description.dropFirst(2 + flag.count))
+    }
 }
 
 extension String {

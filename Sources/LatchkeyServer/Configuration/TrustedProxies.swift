@@ -19,13 +19,13 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(ConfigurationError) {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let address = parts.first.flatMap({ IPNetwork.addressBytes(String($0)) }) else {
-            throw ConfigurationError("--trusted-proxy \(text): not an IP address or CIDR network")
+            throw ServerSetting.trustedProxy.error("\(text): not an IP address or CIDR network")
         }
         let maximum = address.count * 8
         var length = maximum
         if parts.count == 2 {
             guard let parsed = Int(parts[1]), (0...maximum).contains(parsed) else {
-                throw ConfigurationError("--trusted-proxy \(text): the prefix length must be 0 to \(maximum)")
+                throw ServerSetting.trustedProxy.error("\(text): the prefix length must be 0 to \(maximum)")
             }
             length = parsed
         }

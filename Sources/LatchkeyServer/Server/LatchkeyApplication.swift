@@ -182,23 +182,19 @@ public enum LatchkeyApplication {
     /// Opens the store a database URL names: `sqlite://PATH` (the default, in the data directory)
     /// or `postgres://…` / `postgresql://…` (migrated, pooled; see ``PostgresAuthStore``).
     static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any AuthStore {
-        let url = configuration.databaseURL ?? "sqlite://" + configuration.dataDirectory.appendingPathComponent("latchkey.sqlite").path
-        if url.hasPrefix("sqlite://") || url.hasPrefix("sqlite:") {
-            let path = url.hasPrefix("sqlite://") ? String(url.dropFirst("sqlite://".count)) : String(url.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ConfigurationError("--database sqlite:// needs a file path, such as sqlite://./data/latchkey.sqlite") }
+        switch try configuration.databaseLocation() {
+        case .sqlite(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let store = try SQLiteAuthStore(path: path)
             ServerSecrets.restrictDatabaseFiles(path)
             return store
-        }
-        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+        case .postgres(let url):
             let store = try await PostgresAuthStore.connect(
                 url: url, poolSize: configuration.databasePoolSize, timeout: configuration.databaseTimeout, logger: logger)
             logger.notice("using PostgreSQL", metadata: ["database": "\(store.redactedURL)", "pool_size": "\(configuration.databasePoolSize)"])
             return store
         }
-        throw ConfigurationError("--database must be a sqlite:// or postgres:// URL")
     }
 }
 
