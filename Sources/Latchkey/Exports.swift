@@ -7,7 +7,9 @@ public import LatchkeyWire
 /// agree on every edge case (booleans never read as numbers, whole numbers round-trip exactly).
 /// It is declared in the `LatchkeyWire` module and named here, so `import Latchkey` is enough to
 /// use it; nothing else of `LatchkeyWire` (GoTrue's snake_case request and response bodies) is
-/// part of this library's API.
+/// part of this library's API. A target that turns on the `MemberImportVisibility` upcoming
+/// feature also writes `import LatchkeyWire` to use its cases and accessors, as that feature
+/// asks for every module whose members a file uses.
 ///
 /// ```swift
 /// try await manager.account.update(UserUpdate(data: ["display_name": .string("Ada")]))
