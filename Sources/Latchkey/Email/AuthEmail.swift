@@ -121,6 +121,13 @@ public struct AuthEmail: Sendable {
         }
     }
 
+    /// Forgets the PKCE verifier of the email flow in progress, so that the mailed link can no
+    /// longer sign in here: for a client that signs in with the mailed code instead (the
+    /// terminal app).
+    package func discardPendingLink() async {
+        try? await manager.store.delete(key: pkceVerifierKey)
+    }
+
     // MARK: - PKCE
 
     /// The credential-store key of the PKCE verifier of the email flow in progress.

@@ -11,7 +11,7 @@ public struct UserUpdate: Sendable, Hashable {
     public var email: String?
     /// A new password.
     public var password: String?
-    /// Metadata merged into ``User/userMetadata`` key by key; ``JSONValue/null`` removes a key.
+    /// Metadata merged into ``User/userMetadata`` key by key; a `.null` value removes a key.
     public var data: [String: JSONValue]?
     /// The code ``AuthAccount/reauthenticate()`` mailed, which a password change needs when the
     /// server requires reauthentication.

@@ -115,7 +115,7 @@ struct LoginCommand: AsyncParsableCommand {
     /// Removes the PKCE verifier ``AuthEmail/sendSignInEmail(email:createUser:redirectTo:)``
     /// saved beside the session for the mail's link (the terminal uses the code instead).
     private func forgetLinkVerifier(_ prepared: SignInFlow.Prepared) async {
-        try? await prepared.credentials.store.delete(key: prepared.credentials.key + ".pkce-verifier")
+        await prepared.manager.email.discardPendingLink()
     }
 
     private func finish(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session signedIn: Session) async throws {
