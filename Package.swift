@@ -76,6 +76,7 @@ let package = Package(
             name: "LatchkeyAppFlow",
             dependencies: [
                 "Latchkey",
+                "LatchkeyWire",  // the email rule (package access; nothing of it is public here)
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +132,7 @@ let package = Package(
             name: "LatchkeyCommand",
             dependencies: [
                 "Latchkey",
+                "LatchkeyWire",  // the email rule
                 "LatchkeyServer",
                 "LatchkeyQRCode",  // latchkey mfa enroll: the QR code in the terminal
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

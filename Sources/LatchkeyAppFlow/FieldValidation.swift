@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyWire
 
 /// The as-you-type verdict on an email field, made on the trimmed text;
 /// ``AppFlowStrings`` words it.
@@ -23,22 +24,10 @@ public enum EmailValidation: Sendable, Hashable {
         }
     }
 
-    /// `local@domain.tld`: one `@`, a local part of 1–64 bytes, a dotted domain without empty
-    /// labels whose last label has at least two characters, no whitespace, control characters
-    /// or `<>()[],;:\"`; at most 254 bytes.
+    /// Whether `email` (trimmed) has the shape of an email address: the rule the server
+    /// checks.
     static func isWellFormed(_ email: String) -> Bool {
-        guard email.utf8.count <= 254 else { return false }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return false }
-        let local = parts[0], domain = parts[1]
-        guard !local.isEmpty, local.utf8.count <= 64 else { return false }
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }), (labels.last?.count ?? 0) >= 2 else {
-            return false
-        }
-        let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters)
-            .union(CharacterSet(charactersIn: "<>()[],;:\\\""))
-        return email.unicodeScalars.allSatisfy { !forbidden.contains($0) }
+        EmailRule.isWellFormed(email)
     }
 }
 

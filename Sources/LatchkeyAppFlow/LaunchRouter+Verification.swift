@@ -20,12 +20,12 @@ extension LaunchRouter {
         verificationStatus = .inProgress(.emailVerification)
         do {
             if inputs.authState.isSignedIn {
-                let user = try await manager.refreshUser()
+                let user = try await manager.account.refreshUser()
                 await synchronize()
                 guard user.isEmailConfirmed else { throw AuthFailure(.emailNotConfirmed) }
                 endVerification()
             } else if let email = pendingVerificationEmail, let password = pendingVerificationPassword {
-                try await manager.signIn(email: email, password: password)
+                try await manager.account.signIn(email: email, password: password)
                 apply(await manager.state, authenticated: true)
             } else {
                 // Nothing to sign in with (the password was never known): use the login form.
@@ -45,7 +45,7 @@ extension LaunchRouter {
         guard !verificationStatus.isInProgress, let email = verificationEmail else { return }
         verificationStatus = .inProgress(.emailVerification)
         do {
-            try await manager.verify(type: .signup, email: email, token: code.trimmingCharacters(in: .whitespacesAndNewlines))
+            try await manager.email.verify(type: .signup, email: email, token: code.trimmingCharacters(in: .whitespacesAndNewlines))
             apply(await manager.state, authenticated: true)
             verificationStatus = .succeeded(.emailVerification)
         } catch {
@@ -58,7 +58,7 @@ extension LaunchRouter {
         guard !verificationStatus.isInProgress, let email = verificationEmail else { return }
         verificationStatus = .inProgress(.resendConfirmation)
         do {
-            try await manager.resendConfirmation(email: email)
+            try await manager.email.resendConfirmation(email: email)
             verificationStatus = .succeeded(.resendConfirmation)
         } catch {
             verificationStatus = .failed(.resendConfirmation, AuthFailure(error))

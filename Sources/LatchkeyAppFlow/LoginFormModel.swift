@@ -69,7 +69,7 @@ public final class LoginFormModel: EmailPasswordForm {
         let email = trimmedEmail, password = password
         progress.begin(.signIn)
         do {
-            try await manager.signIn(email: email, password: password)
+            try await manager.account.signIn(email: email, password: password)
             self.password = ""
             progress.succeed(.signIn, announcing: strings.succeeded(.signIn))
         } catch {
@@ -80,12 +80,12 @@ public final class LoginFormModel: EmailPasswordForm {
 
     /// "Forgot Password?": sends a reset link to the typed email.
     public func sendPasswordReset() async {
-        await run(.passwordReset) { [manager, trimmedEmail] in try await manager.recoverPassword(email: trimmedEmail) }
+        await run(.passwordReset) { [manager, trimmedEmail] in try await manager.email.recoverPassword(email: trimmedEmail) }
     }
 
     /// Sends the confirmation email again (the action of "Email Not Verified").
     public func resendConfirmation() async {
-        await run(.resendConfirmation) { [manager, trimmedEmail] in try await manager.resendConfirmation(email: trimmedEmail) }
+        await run(.resendConfirmation) { [manager, trimmedEmail] in try await manager.email.resendConfirmation(email: trimmedEmail) }
     }
 
     /// Runs an email-only operation, when the email is valid and nothing is in flight.

@@ -83,7 +83,7 @@ public final class SecondFactorFormModel {
             } else {
                 throw AuthFailure(.invalidInput, code: "mfa_factor_not_found")
             }
-            try await manager.challengeAndVerify(factorID: factor, code: code)
+            try await manager.mfa.challengeAndVerify(factorID: factor, code: code)
             progress.succeed(.secondFactorVerification, announcing: strings.succeeded(.secondFactorVerification))
             self.code = ""
         } catch {

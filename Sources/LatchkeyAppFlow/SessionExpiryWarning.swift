@@ -77,7 +77,7 @@ public final class SessionExpiryWarning {
         }
         status = .inProgress(.signIn)
         do {
-            try await manager.signIn(email: email, password: password)
+            try await manager.account.signIn(email: email, password: password)
             status = .succeeded(.signIn)
             close()
         } catch {

@@ -112,7 +112,7 @@ public final class SignUpFormModel: EmailPasswordForm {
         progress.begin(.signUp)
         outcome = nil
         do {
-            let result = try await manager.signUp(email: email, password: password, data: metadata)
+            let result = try await manager.account.signUp(email: email, password: password, data: metadata)
             self.password = ""
             confirmPassword = ""
             switch result {

@@ -6,9 +6,9 @@ import Foundation
 /// a user with their phone would.
 ///
 /// ```swift
-/// let enrollment = try await manager.enrollTOTP(friendlyName: "Phone")
-/// try await manager.challengeAndVerify(factorID: enrollment.factorID,
-///                                      code: try TOTPCode.current(secret: enrollment.secret))
+/// let enrollment = try await manager.mfa.enrollTOTP(friendlyName: "Phone")
+/// try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID,
+///                                          code: try TOTPCode.current(secret: enrollment.secret))
 /// ```
 public enum TOTPCode {
     /// Why a secret cannot produce codes.

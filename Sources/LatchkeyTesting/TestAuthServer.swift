@@ -15,7 +15,7 @@ import FoundationNetworking
 /// let clock = ManualServerClock()
 /// try await TestAuthServer.with(clock: clock) { server in
 ///     let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore())
-///     try await manager.signUp(email: "ada@example.com", password: "correct horse battery")
+///     try await manager.account.signUp(email: "ada@example.com", password: "correct horse battery")
 ///     clock.advance(by: 3600)                  // the access token has expired
 ///     _ = try await manager.session()          // refreshed against the real server
 /// }

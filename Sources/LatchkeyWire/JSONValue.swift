@@ -92,9 +92,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
         if case .array(let value) = self { return value }
         return nil
     }
-}
 
-extension JSONValue {
     /// Converts what `JSONSerialization` returns (`NSNumber` booleans included).
     ///
     /// `JSONSerialization` reads a value of unknown shape several times faster than `Codable`,

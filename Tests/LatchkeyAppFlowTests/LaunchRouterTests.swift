@@ -19,7 +19,7 @@ struct LaunchRouterTests {
             _ = try await server.createAccount(email: email, password: password)
             let keychain = MemoryCredentialStore()
             let first = SessionManager(backend: server.backend(), store: keychain, clock: ManualSessionClock(Date()), logger: .quiet)
-            try await first.signIn(email: email, password: password)
+            try await first.account.signIn(email: email, password: password)
             let clock = ManualSessionClock(Date())
 
             let hanging = HangingStore(base: keychain)
@@ -81,7 +81,7 @@ struct LaunchRouterTests {
         try await withFlowAccount { server, app, email, userID in
             let launch = await app.start(onboarding: false)
             #expect(!launch.lock.showsEnableHint)
-            try await launch.manager.signIn(email: email, password: password)
+            try await launch.manager.account.signIn(email: email, password: password)
             #expect(await launch.waitForRoute(.main))
             #expect(await eventually { launch.lock.showsEnableHint })
             #expect(await launch.lock.acceptEnableHint())
@@ -124,7 +124,7 @@ struct LaunchRouterTests {
         try await withFlowAccount { server, app, email, userID in
             let launch = await app.start()
             launch.router.completeOnboarding()
-            try await launch.manager.signIn(email: email, password: password)
+            try await launch.manager.account.signIn(email: email, password: password)
             #expect(await launch.waitForRoute(.main))
             await launch.terminate()
             let relaunch = await app.start()

@@ -18,9 +18,9 @@ struct SecondFactorFlowTests {
         try await withFlowAccount { server, app, email, userID in
             // The account turns on two-step verification elsewhere (another device).
             let elsewhere = SessionManager(backend: server.backend(), store: MemoryCredentialStore(), logger: .quiet)
-            try await elsewhere.signIn(email: email, password: password)
-            let enrollment = try await elsewhere.enrollTOTP(friendlyName: "Phone")
-            try await elsewhere.challengeAndVerify(
+            try await elsewhere.account.signIn(email: email, password: password)
+            let enrollment = try await elsewhere.mfa.enrollTOTP(friendlyName: "Phone")
+            try await elsewhere.mfa.challengeAndVerify(
                 factorID: enrollment.factorID, code: try TOTPCode.current(secret: enrollment.secret, at: server.serverClock.now()))
 
             let launch = await app.start(onboarding: false)

@@ -75,7 +75,7 @@ struct SecondFactorFormTests {
         backend.enableMFA()
         let store = MemoryCredentialStore()
         let (first, _) = await launch(backend, store: store)
-        try await first.signIn(email: "ada@example.com", password: password)
+        try await first.account.signIn(email: "ada@example.com", password: password)
 
         let (manager, router) = await launch(backend, store: store)
         #expect(router.route == .verifySecondFactor)
@@ -91,8 +91,8 @@ struct SecondFactorFormTests {
         backend.enableMFA()
         let store = MemoryCredentialStore()
         let (first, _) = await launch(backend, store: store)
-        try await first.signIn(email: "ada@example.com", password: password)
-        try await first.challengeAndVerify(factorID: "factor-1", code: TestBackend.validTOTPCode)
+        try await first.account.signIn(email: "ada@example.com", password: password)
+        try await first.mfa.challengeAndVerify(factorID: "factor-1", code: TestBackend.validTOTPCode)
         let (_, router) = await launch(backend, store: store)
         #expect(router.history == [.splash, .main])
     }

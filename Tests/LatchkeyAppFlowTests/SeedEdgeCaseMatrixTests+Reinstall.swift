@@ -46,7 +46,7 @@ struct SeedEdgeCaseMatrixReinstallTests {
             await launch.router.setPhase(.active).value
 
             try await server.setEmailConfirmed(userID, false)
-            try await launch.manager.refreshUser()
+            try await launch.manager.account.refreshUser()
             #expect(await launch.waitForRoute(.verifyEmail))
             #expect(launch.router.verificationEmail == email)
 

@@ -19,7 +19,7 @@ struct SessionExpiryWarningTests {
         let launch = await app.launch(onboarding: false)
         let warning = SessionExpiryWarning(manager: launch.manager, clock: app.clock)
         await launch.router.start()
-        try await launch.manager.signIn(email: email, password: password)
+        try await launch.manager.account.signIn(email: email, password: password)
         #expect(await launch.waitForRoute(.main))
         return (app, launch, warning)
     }

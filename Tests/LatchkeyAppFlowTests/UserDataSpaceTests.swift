@@ -93,7 +93,7 @@ struct UserDataSpaceTests {
         let manager = SessionManager(backend: backend, store: MemoryCredentialStore(), logger: .quiet)
         let space = makeSpace(policy: policy)
         await space.attach(to: manager)
-        let session = try await manager.signIn(email: "ada@example.com", password: "correct horse")
+        let session = try await manager.account.signIn(email: "ada@example.com", password: "correct horse")
         #expect(await eventually { space.currentUserID == session.user.id })
         let directory = try #require(space.area.directory)
         try writeFile("data.sqlite", in: directory)
@@ -119,11 +119,11 @@ struct UserDataSpaceTests {
             var closed: [String?] = []
             launch.dataSpace.addCloseHandler("database") { closed.append(launch.dataSpace.currentUserID) }
             await launch.router.start()
-            try await launch.manager.signIn(email: first, password: "correct horse battery")
+            try await launch.manager.account.signIn(email: first, password: "correct horse battery")
             #expect(await launch.waitForDataSpace(user: firstID))
             try writeFile("first.sqlite", in: try #require(launch.dataSpace.area.directory))
 
-            try await launch.manager.signIn(email: second, password: "correct horse battery")
+            try await launch.manager.account.signIn(email: second, password: "correct horse battery")
             #expect(await launch.waitForDataSpace(user: secondID))
             #expect(closed == [firstID], "the first account's files were closed before the second opened")
             #expect(fileNames(in: launch.dataSpace.area.directory).isEmpty)

@@ -12,7 +12,7 @@ struct TestAuthServerTests {
         let serverClock = ManualServerClock(), appClock = ManualSessionClock(Date())
         try await TestAuthServer.with(clock: serverClock, configure: { $0.accessTokenTTL = 60 }) { server in
             let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore(), clock: appClock)
-            let result = try await manager.signUp(email: "ada@example.com", password: "correct horse battery")
+            let result = try await manager.account.signUp(email: "ada@example.com", password: "correct horse battery")
             guard case .signedIn(let first) = result else {
                 Issue.record("sign-up was not confirmed at once: \(result)")
                 return
@@ -34,7 +34,7 @@ struct TestAuthServerTests {
             $0.siteURL = "https://app.example.com"
         }) { server in
             let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore())
-            let result = try await manager.signUp(email: "grace@example.com", password: "correct horse battery")
+            let result = try await manager.account.signUp(email: "grace@example.com", password: "correct horse battery")
             guard case .confirmationRequired = result else {
                 Issue.record("expected a confirmation to be required: \(result)")
                 return
@@ -44,9 +44,9 @@ struct TestAuthServerTests {
             #expect(!token.isEmpty)
             let code = try server.emailCode(to: "grace@example.com")
             #expect(code.count == 6)
-            let verified = try await manager.verify(type: .signup, email: "grace@example.com", token: code)
+            let verified = try await manager.email.verify(type: .signup, email: "grace@example.com", token: code)
             #expect(verified.user.isEmailConfirmed)
-            try await manager.recoverPassword(email: "grace@example.com")
+            try await manager.email.recoverPassword(email: "grace@example.com")
             let landing = try await server.followLink(to: "grace@example.com", type: "recovery")
             #expect(landing.host == "app.example.com" && landing.fragment?.contains("access_token=") == true, "the link signs in: \(landing)")
             #expect(throws: TestServerError.self) { try server.linkToken(to: "nobody@example.com", type: "signup") }
@@ -59,7 +59,7 @@ struct TestAuthServerTests {
         // another test's connection while the server is stopped.
         let first = try await TestAuthServer.start(port: TestAuthServer.restartablePort())
         let manager = SessionManager(backend: first.backend(), store: MemoryCredentialStore())
-        _ = try await manager.signUp(email: "kept@example.com", password: "correct horse battery")
+        _ = try await manager.account.signUp(email: "kept@example.com", password: "correct horse battery")
         try await first.stop()
         #expect(FileManager.default.fileExists(atPath: first.dataDirectory.path), "stop keeps the data")
 
@@ -67,7 +67,7 @@ struct TestAuthServerTests {
         let listed = try await second.admin("GET", "admin/users", bearer: first.serviceRoleKey).status
         #expect(listed == 200, "the same secret: the first server's key works on the second")
         let again = SessionManager(backend: second.backend(), store: MemoryCredentialStore())
-        let session = try await again.signIn(email: "kept@example.com", password: "correct horse battery")
+        let session = try await again.account.signIn(email: "kept@example.com", password: "correct horse battery")
         #expect(session.user.email == "kept@example.com")
         try await second.shutdown()
         try? FileManager.default.removeItem(at: first.dataDirectory)

@@ -20,12 +20,6 @@ public enum VerificationType: String, Sendable, Hashable {
     case email
 }
 
-/// What ``AuthBackend/updateUser(accessToken:_:)`` changes: GoTrue's `PUT /user` body, with
-/// `email`, `password`, `data` (metadata merged key by key; `null` removes a key) and `nonce`
-/// (from ``SessionManager/reauthenticate()``, when the server asks for one). Printing or dumping
-/// one shows `<redacted>` in place of the password and the nonce.
-public typealias UserUpdate = UpdateUserBody
-
 /// The auth server, as ``SessionManager`` needs it. ``GoTrueBackend`` speaks GoTrue (the
 /// Latchkey server, Supabase); implement this to put Latchkey in front of another server.
 ///

@@ -1,5 +1,6 @@
 import Foundation
-import LatchkeyWire
+// Public: the metadata parameters are JSONValue (Exports.swift). No wire body is part of the API.
+public import LatchkeyWire
 
 /// An ``AuthBackend`` speaking GoTrue's wire protocol: the Latchkey server, or a Supabase project
 /// (pass its `…/auth/v1` URL and anon key).
@@ -61,7 +62,8 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     public func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User {
-        User(wire: try decode(UserResponse.self, from: try await send("PUT", "user", body: update, accessToken: accessToken)))
+        let body = UpdateUserBody(email: update.email, password: update.password, data: update.data, nonce: update.nonce)
+        return User(wire: try decode(UserResponse.self, from: try await send("PUT", "user", body: body, accessToken: accessToken)))
     }
 
     public func resendConfirmation(email: String) async throws {
@@ -223,7 +225,7 @@ public struct GoTrueServerSettings: Sendable, Hashable {
     }
 
     /// The settings a `GET /settings` answer describes.
-    public init(wire: SettingsResponse) {
+    package init(wire: SettingsResponse) {
         self.init(
             passwordMinimumLength: wire.password_min_length, signUpDisabled: wire.disable_signup ?? false,
             autoconfirm: wire.mailer_autoconfirm ?? false)

@@ -11,9 +11,12 @@ import Darwin
 /// Owner-only files written atomically: a temporary file in the same directory, `fsync`, then
 /// `rename` over the target and `fsync` of the directory. A crash leaves either the old file or
 /// the new one, never a torn one. Failures are ``StorageError``s.
-enum AtomicFile {
+///
+/// The one atomic write of the package: the credential files, the install marker, and the
+/// command's profile settings.
+package enum AtomicFile {
     /// Writes `data` to `url` with mode 0600, creating the directory (0700) if needed.
-    static func write(_ data: Data, to url: URL) throws(StorageError) {
+    package static func write(_ data: Data, to url: URL) throws(StorageError) {
         let directory = url.deletingLastPathComponent()
         try createDirectory(directory)
         let temporary = directory.appendingPathComponent(

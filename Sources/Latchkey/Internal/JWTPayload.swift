@@ -1,5 +1,5 @@
 import Foundation
-import LatchkeyWire
+internal import LatchkeyWire
 
 /// The claims of a JWT, read without checking its signature (the server checks it;
 /// ``AccessTokenVerifier`` checks it locally against the published keys).

@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyWire
 
 /// A second factor of an account: an authenticator app (TOTP) or another kind the server
 /// supports, as the user object lists it.
@@ -73,9 +74,9 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
     }
 }
 
-/// A factor just enrolled with ``SessionManager/enrollTOTP(friendlyName:issuer:)``: what the
+/// A factor just enrolled with ``AuthMFA/enrollTOTP(friendlyName:issuer:)``: what the
 /// user adds to an authenticator app. Confirm it with a first code
-/// (``SessionManager/challengeAndVerify(factorID:code:)``) to make it protect the account.
+/// (``AuthMFA/challengeAndVerify(factorID:code:)``) to make it protect the account.
 ///
 /// The secret, the URI and the QR code carry the shared secret: show them to the user once and
 /// do not store or log them. Printing or dumping an enrollment shows `<redacted>` in their place.
@@ -111,7 +112,7 @@ extension TOTPEnrollment: CustomStringConvertible, CustomDebugStringConvertible,
     }
 }
 
-/// A challenge to answer with a code (``SessionManager/verify(factorID:challengeID:code:)``).
+/// A challenge to answer with a code (``AuthMFA/verify(factorID:challengeID:code:)``).
 public struct FactorChallenge: Sendable, Hashable, Identifiable {
     /// The challenge's identifier.
     public let id: String

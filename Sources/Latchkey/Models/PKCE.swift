@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
-import LatchkeyWire
+internal import LatchkeyWire
 
 /// A PKCE verifier and its S256 challenge (RFC 7636), for email links that come back to the
 /// app with `?code=` instead of a session.
 ///
 /// ``SessionManager`` makes one for each email flow it starts and keeps the verifier in its
-/// credential store until ``SessionManager/exchangeCode(from:)`` spends it, so the flow
+/// credential store until ``AuthEmail/exchangeCode(from:)`` spends it, so the flow
 /// survives the app being closed while the user reads the email.
 public struct PKCE: Sendable, Hashable {
     /// 43–128 characters of `[A-Za-z0-9-._~]`; secret.

@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyWire
 
 /// A signed-in session: a short-lived access token, the refresh token that renews it, and the
 /// user it belongs to (GoTrue's access-token response).

@@ -1,4 +1,6 @@
 import Foundation
+// Public: the metadata fields are JSONValue (Exports.swift). No wire body is part of the API.
+public import LatchkeyWire
 
 /// An account as the auth server describes it (GoTrue's user object).
 ///
@@ -24,7 +26,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     /// User-editable metadata (display name, avatar…).
     public var userMetadata: [String: JSONValue]
     /// The account's second factors (authenticator apps), verified or not. As of the last time
-    /// the user was fetched: ``SessionManager/listFactors()`` asks the server.
+    /// the user was fetched: ``AuthMFA/listFactors()`` asks the server.
     public var factors: [Factor]
 
     /// Whether the account is protected by a verified second factor.

@@ -1,5 +1,5 @@
 import Foundation
-import LatchkeyWire
+internal import LatchkeyWire
 
 extension User {
     /// The user a GoTrue user object describes. Empty strings (GoTrue's "no email", "no phone")

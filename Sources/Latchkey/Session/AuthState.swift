@@ -40,7 +40,7 @@ public enum SessionEvent: Sendable, Hashable {
     case tokenRefreshed(Session)
     /// The account has a verified second factor but this session is at `aal1`: ask the user
     /// for a code from their authenticator app
-    /// (``SessionManager/challengeAndVerify(factorID:code:)``). Emitted after a sign-in and
+    /// (``AuthMFA/challengeAndVerify(factorID:code:)``). Emitted after a sign-in and
     /// when launch restores such a session; ``Session/requiresSecondFactor`` says the same at
     /// any time.
     case secondFactorRequired(Session)

@@ -56,11 +56,12 @@ extension SessionManager {
         return true
     }
 
-    /// Re-fetches the user from the server, updating the stored copy. A deleted or banned
-    /// account, or a revoked session, signs out.
+    /// Re-fetches the user from the server, updating the stored copy
+    /// (``AuthAccount/refreshUser()``). A deleted or banned account, or a revoked session, signs
+    /// out.
     /// - Throws: ``AuthFailure``.
     @discardableResult
-    public func refreshUser() async throws -> User {
+    func fetchUser() async throws -> User {
         let session = try await self.session(minTTL: 30)
         let generation = self.generation
         do {
@@ -80,7 +81,7 @@ extension SessionManager {
     func revalidate() async {
         do {
             try await sharedRefresh()
-            try await refreshUser()
+            try await fetchUser()
         } catch {
             logger.info("revalidation did not complete", metadata: metadata("foreground").merging(
                 ["error": "\(error)"], uniquingKeysWith: { $1 }))

@@ -48,16 +48,50 @@ extension SessionManager {
     /// its new session is the answer.
     @discardableResult
     func sharedRefresh() async throws -> Session {
-        if let refreshTask { return try await refreshTask.value }
-        if let verifyTask {
-            if let verified = try? await verifyTask.value { return verified }
+        switch rotationInFlight {
+        case .refreshing(let task):
+            return try await task.value
+        case .verifying(let task):
+            if let verified = try? await task.value { return verified }
             return try await sharedRefresh()
+        case .idle:
+            break
         }
         guard let record else { throw AuthFailure(.notSignedIn) }
         let generation = self.generation
         let task = Task { try await self.runRotation(.refresh, from: record, generation: generation) }
-        refreshTask = task
+        rotationInFlight = .refreshing(task)
         return try await task.value
+    }
+
+    /// The single-flight rotation for a verification: waits for any refresh or verification in
+    /// flight, then runs this one while refreshes wait for it.
+    func sharedVerify(_ rotation: Rotation) async throws -> Session {
+        while let running = rotationInFlight.task {
+            _ = try? await running.value
+        }
+        guard let record, state.isSignedIn else { throw AuthFailure(.notSignedIn) }
+        let generation = self.generation
+        let task = Task { try await self.runRotation(rotation, from: record, generation: generation) }
+        rotationInFlight = .verifying(task)
+        return try await task.value
+    }
+
+    /// The rotation in flight. Refreshes and verifications both spend the refresh-token family's
+    /// newest tokens, so one runs at a time: a refresh joins a refresh, and either waits for the
+    /// other. The rotation's task sets it back to ``idle`` when it ends.
+    enum RotationInFlight {
+        case idle
+        case refreshing(Task<Session, any Error>)
+        /// A second-factor verification: it answers with new tokens, so refreshes wait for it.
+        case verifying(Task<Session, any Error>)
+
+        var task: Task<Session, any Error>? {
+            switch self {
+            case .idle: nil
+            case .refreshing(let task), .verifying(let task): task
+            }
+        }
     }
 
     /// What renews the tokens: a refresh, or a verified second factor (the server answers a
@@ -78,12 +112,7 @@ extension SessionManager {
     /// (another process may have refreshed or signed out), sends, and stores the new session
     /// before anyone sees it.
     func runRotation(_ rotation: Rotation, from start: StoredSession, generation: UInt64) async throws -> Session {
-        defer {
-            switch rotation {
-            case .refresh: refreshTask = nil
-            case .verifyFactor: verifyTask = nil
-            }
-        }
+        defer { rotationInFlight = .idle }
         let operation = rotation.operation
         let lock: StoreLease?
         do {
@@ -94,18 +123,10 @@ extension SessionManager {
         defer { lock?.release() }
 
         var base = start
-        if lock != nil {
-            // Another process may have refreshed (or signed out) while we waited for the lock.
-            switch await rereadStore(comparedTo: start, operation) {
-            case .unchanged:
-                break
-            case .signedOut:
-                await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
-                throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
-            case .changed(let stored):
-                if case .refresh = rotation, let adopted = await adoptIfFresh(stored, generation: generation) { return adopted }
-                base = stored
-            }
+        // Another process may have refreshed (or signed out) while we waited for the lock.
+        if lock != nil, let stored = try await storedElsewhere(since: start, generation: generation, operation) {
+            if case .refresh = rotation, let adopted = await adoptIfFresh(stored, generation: generation) { return adopted }
+            base = stored
         }
 
         let fresh: Session
@@ -143,24 +164,16 @@ extension SessionManager {
             commitLease = relocked
             if relocked == nil {
                 logger.warning("cannot take the cross-process lock again; storing the new session anyway", metadata: metadata(operation))
-            } else {
-                switch await rereadStore(comparedTo: base, operation) {
-                case .unchanged:
-                    break
-                case .signedOut:
-                    await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
-                    throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
-                case .changed(let stored):
-                    // Another process stored newer tokens meanwhile: every process uses those.
-                    // A verified second factor is stored anyway: its tokens are the newest of
-                    // the family, and the only ones at aal2.
-                    if case .refresh = rotation {
-                        await commitLock.lock()
-                        defer { commitLock.unlock() }
-                        guard generation == self.generation else { throw AuthFailure(.notSignedIn) }
-                        publishRenewed(stored, "adopted a session stored by another process while the lock was given up")
-                        return stored.session
-                    }
+            } else if let stored = try await storedElsewhere(since: base, generation: generation, operation) {
+                // Another process stored newer tokens meanwhile: every process uses those. A
+                // verified second factor is stored anyway: its tokens are the newest of the
+                // family, and the only ones at aal2.
+                if case .refresh = rotation {
+                    await commitLock.lock()
+                    defer { commitLock.unlock() }
+                    guard generation == self.generation else { throw AuthFailure(.notSignedIn) }
+                    publishRenewed(stored, "adopted a session stored by another process while the lock was given up")
+                    return stored.session
                 }
             }
         }
@@ -182,6 +195,22 @@ extension SessionManager {
             publishRenewed(updated, "second factor verified", event: .secondFactorVerified(updated.session))
         }
         return updated.session
+    }
+
+    /// What another process stored since `known`, re-read under the cross-process lock: `nil`
+    /// when the store holds the same tokens (or cannot be read), the newer session when it holds
+    /// other ones. When another process signed out, this session ends here too (the store is
+    /// already empty) and the rotation stops with ``AuthFailure/Category/sessionRevoked``.
+    private func storedElsewhere(since known: StoredSession, generation: UInt64, _ operation: String) async throws -> StoredSession? {
+        switch await rereadStore(comparedTo: known, operation) {
+        case .unchanged:
+            return nil
+        case .changed(let stored):
+            return stored
+        case .signedOut:
+            await endSession(.signedOutElsewhere, ifGeneration: generation, wipeStore: false)
+            throw AuthFailure(.sessionRevoked, code: "signed_out_elsewhere")
+        }
     }
 
     /// Adopts a session another process stored, when its access token does not need a refresh

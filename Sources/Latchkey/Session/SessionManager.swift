@@ -18,8 +18,22 @@ import Logging
 /// let token = try await manager.session(minTTL: 60).accessToken
 /// ```
 ///
-/// Everything it depends on is injected: the backend, the credential store, the install marker,
-/// the clock and the logger.
+/// The manager keeps the tokens; what the user does with the account is reached from it:
+///
+/// - ``account``: sign in with a password, sign up, anonymous users, profile and password
+///   changes (``AuthAccount``).
+/// - ``email``: sign-in codes and links, confirmation, password recovery (``AuthEmail``).
+/// - ``mfa``: authenticator apps as a second factor (``AuthMFA``).
+///
+/// ```swift
+/// try await manager.account.signIn(email: email, password: password)
+/// try await manager.email.sendSignInEmail(email: email, redirectTo: callbackURL)
+/// try await manager.mfa.challengeAndVerify(factorID: factor.id, code: code)
+/// ```
+///
+/// Every session any of them obtains is stored and published here (``state``, ``events()``).
+/// Everything the manager depends on is injected: the backend, the credential store, the
+/// install marker, the clock and the logger.
 public actor SessionManager {
     let backend: any AuthBackend
     let store: any CredentialStore
@@ -42,9 +56,8 @@ public actor SessionManager {
 
     var phase: AppPhase
     var backgroundedAt: Date?
-    var refreshTask: Task<Session, any Error>?
-    /// The second-factor verification in flight: it rotates the tokens, so refreshes wait for it.
-    var verifyTask: Task<Session, any Error>?
+    /// The token rotation in flight (a refresh or a second-factor verification), at most one.
+    var rotationInFlight: RotationInFlight = .idle
     var restoreTask: Task<AuthState, Never>?
     var signInFlight: (fingerprint: String, task: Task<Session, any Error>)?
     var refreshTimer: Task<Void, Never>?
@@ -90,6 +103,16 @@ public actor SessionManager {
     public nonisolated func events() -> AsyncStream<SessionEvent> {
         broadcaster.subscribe()
     }
+
+    /// Account operations: password sign-in, sign-up, anonymous users, profile and password
+    /// changes.
+    public nonisolated var account: AuthAccount { AuthAccount(manager: self) }
+
+    /// Email flows: sign-in codes and links (PKCE), confirmation, password recovery.
+    public nonisolated var email: AuthEmail { AuthEmail(manager: self) }
+
+    /// Second factors: enrolling an authenticator app, challenges, verification, removal.
+    public nonisolated var mfa: AuthMFA { AuthMFA(manager: self) }
 
     /// The current session without any check or refresh, or `nil` when signed out.
     public var currentSession: Session? { state.session }

@@ -1,5 +1,5 @@
 import Foundation
-import LatchkeyWire
+internal import LatchkeyWire
 import Logging
 
 /// Verifies access tokens locally, with the public keys the server publishes at

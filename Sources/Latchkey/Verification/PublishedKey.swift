@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import LatchkeyWire
+internal import LatchkeyWire
 import _CryptoExtras
 
 /// A public key from the server's `/.well-known/jwks.json`, ready to check signatures.

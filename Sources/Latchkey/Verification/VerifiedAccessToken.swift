@@ -1,5 +1,6 @@
 import Foundation
-import LatchkeyWire
+// Public: the claims are JSONValue (Exports.swift). No wire body is part of the API.
+public import LatchkeyWire
 
 /// The claims of an access token whose signature and times ``AccessTokenVerifier`` checked:
 /// GoTrue's claims, read as the server wrote them.

@@ -1,20 +1,14 @@
 import Foundation
 import Latchkey
+import LatchkeyWire
 
-/// Email addresses as the commands check them before anything else is asked: the same shape
-/// rules the Latchkey server applies (one `@`, a dotted domain, no spaces or brackets), so a
-/// typo is caught before the password prompt rather than after it.
+/// Email addresses as the commands check them before anything else is asked: the shape rule
+/// the server applies (``EmailRule``), so a typo is caught before the password prompt rather
+/// than after it.
 enum EmailAddress {
     /// Whether `text` looks like an email address.
     static func isValid(_ text: String) -> Bool {
-        let email = text.lowercased()
-        guard email.utf8.count <= 254 else { return false }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, let local = parts.first, let domain = parts.last else { return false }
-        guard !local.isEmpty, local.utf8.count <= 64, !domain.isEmpty else { return false }
-        guard domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else { return false }
-        let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters).union(CharacterSet(charactersIn: "<>()[],;:\\\""))
-        return email.unicodeScalars.allSatisfy { !forbidden.contains($0) }
+        EmailRule.isWellFormed(text)
     }
 
     /// The refusal of `text`, in words.

@@ -39,7 +39,7 @@ struct ProfileSession: Sendable {
     /// too, with the reason.
     func fetchUser() async throws -> User {
         do {
-            return try await manager.refreshUser()
+            return try await manager.account.refreshUser()
         } catch let failure as AuthFailure {
             throw await explain(failure)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 
 /// What a profile remembers in plain text (`profile.json`, mode 0600): where the server is and
 /// which credential store holds the session. Nothing secret: the tokens are in the store.
@@ -52,7 +53,7 @@ struct ProfileSettings: Codable, Sendable, Equatable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let url = directory.appendingPathComponent(Self.fileName)
         do {
-            try PrivateFile.write(try encoder.encode(self), to: url)
+            try AtomicFile.write(try encoder.encode(self), to: url)
         } catch {
             throw ClientFailure(.other, "Cannot write \(url.path).", hint: "Check the permissions of \(directory.path).")
         }
@@ -61,32 +62,5 @@ struct ProfileSettings: Codable, Sendable, Equatable {
     /// Removes the settings in `directory` (absent is fine).
     static func remove(from directory: URL) {
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(fileName))
-    }
-}
-
-/// Owner-only files written atomically: a temporary file created 0600, fsynced, renamed over.
-enum PrivateFile {
-    static func write(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission) }
-        var ok = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
-        ok = ok && fsync(descriptor) == 0
-        close(descriptor)
-        guard ok, rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw CocoaError(.fileWriteUnknown)
-        }
     }
 }

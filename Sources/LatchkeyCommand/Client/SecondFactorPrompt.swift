@@ -15,39 +15,21 @@ struct SecondFactorPrompt {
     ///   - given: The code from `--totp-code`, if any.
     ///   - reason: What the code is for, in the failure when there is no way to ask.
     func verify(_ factor: Factor, with manager: SessionManager, given: String?, reason: String) async throws -> Session {
-        if let given {
-            guard let code = TOTPCodeText.normalized(given) else {
-                throw ClientFailure.usage("'\(given)' is not a code from an authenticator app: it has six digits.")
-            }
-            return try await check(code, factor: factor, manager: manager)
+        let prompt = CodePrompt(
+            terminal: context.terminal, question: "Code from your authenticator app\(factor.friendlyName.map { " (\($0))" } ?? ""): ",
+            normalize: TOTPCodeText.normalized, shape: "the code is the six digits your authenticator app shows.",
+            noTerminal: ClientFailure.usage("\(reason), and there is no terminal to ask for it.",
+                                            hint: "Pass the code your authenticator app shows with --totp-code CODE."),
+            wrong: .wrongTOTPCode, retryAdvice: "Try the code your app shows now.")
+        return try await prompt.run(given: given, notACode: { "'\($0)' is not a code from an authenticator app: it has six digits." }) { code in
+            try await check(code, factor: factor, manager: manager)
         }
-        guard context.terminal.inputIsTerminal else {
-            throw ClientFailure.usage("\(reason), and there is no terminal to ask for it.",
-                                      hint: "Pass the code your authenticator app shows with --totp-code CODE.")
-        }
-        let name = factor.friendlyName.map { " (\($0))" } ?? ""
-        for attempt in 1...SignInFlow.attempts {
-            guard let answer = context.terminal.ask("Code from your authenticator app\(name): ") else {
-                throw ClientFailure.usage("No code given.")
-            }
-            guard let code = TOTPCodeText.normalized(answer) else {
-                if attempt == SignInFlow.attempts { throw ClientFailure.usage("No valid code given.") }
-                context.terminal.message("latchkey: the code is the six digits your authenticator app shows. Try again.")
-                continue
-            }
-            do {
-                return try await check(code, factor: factor, manager: manager)
-            } catch let failure as ClientFailure where failure == .wrongTOTPCode && attempt < SignInFlow.attempts {
-                context.terminal.message("latchkey: \(failure.message) Try the code your app shows now.")
-            }
-        }
-        throw ClientFailure.wrongTOTPCode
     }
 
     private func check(_ code: String, factor: Factor, manager: SessionManager) async throws -> Session {
         do {
             return try await context.terminal.progress("Checking the code…") {
-                try await manager.challengeAndVerify(factorID: factor.id, code: code)
+                try await manager.mfa.challengeAndVerify(factorID: factor.id, code: code)
             }
         } catch let failure as AuthFailure where ["mfa_verification_failed", "mfa_challenge_expired"].contains(failure.code) {
             throw ClientFailure.wrongTOTPCode

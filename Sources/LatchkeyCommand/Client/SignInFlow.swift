@@ -184,29 +184,14 @@ struct SignInFlow {
     /// to ``attempts`` times (a wrong or expired code is asked again); `given` (`--otp` or
     /// `--code-stdin`) is tried once.
     func askCode<T>(given: String?, server: String, verify: (String) async throws -> T) async throws -> T {
-        if let given {
-            guard let code = EmailCode.normalized(given) else {
-                throw ClientFailure.usage("'\(given)' is not a code from the email: it has six digits.")
-            }
-            return try await verifyCode(code, server: server, verify: verify)
+        let prompt = CodePrompt(
+            terminal: context.terminal, question: "Code from the email: ", normalize: EmailCode.normalized,
+            shape: "the code is the six digits in the email.",
+            noTerminal: ClientFailure.usage("No terminal to ask for the code.", hint: "Pass --code-stdin and send the code on standard input, or --otp CODE."),
+            wrong: .wrongCode, retryAdvice: "Check the newest email and try again.")
+        return try await prompt.run(given: given, notACode: { "'\($0)' is not a code from the email: it has six digits." }) { code in
+            try await verifyCode(code, server: server, verify: verify)
         }
-        guard context.terminal.inputIsTerminal else {
-            throw ClientFailure.usage("No terminal to ask for the code.", hint: "Pass --code-stdin and send the code on standard input, or --otp CODE.")
-        }
-        for attempt in 1...Self.attempts {
-            guard let answer = context.terminal.ask("Code from the email: ") else { throw ClientFailure.usage("No code given.") }
-            guard let code = EmailCode.normalized(answer) else {
-                if attempt == Self.attempts { throw ClientFailure.usage("No valid code given.") }
-                context.terminal.message("latchkey: the code is the six digits in the email. Try again.")
-                continue
-            }
-            do {
-                return try await verifyCode(code, server: server, verify: verify)
-            } catch let failure as ClientFailure where failure == .wrongCode && attempt < Self.attempts {
-                context.terminal.message("latchkey: \(failure.message) Check the newest email and try again.")
-            }
-        }
-        throw ClientFailure.wrongCode
     }
 
     private func verifyCode<T>(_ code: String, server: String, verify: (String) async throws -> T) async throws -> T {

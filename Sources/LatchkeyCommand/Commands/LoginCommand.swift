@@ -66,7 +66,7 @@ struct LoginCommand: AsyncParsableCommand {
         let password = try flow.askPassword(confirm: false)
         let prepared = try await flow.open(target, email: email)
         let session = try await flow.send(prepared, progress: "Signing in…") { manager in
-            try await manager.signIn(email: prepared.email, password: password)
+            try await manager.account.signIn(email: prepared.email, password: password)
         }
         try await finish(flow, prepared, session: session)
     }
@@ -94,14 +94,14 @@ struct LoginCommand: AsyncParsableCommand {
         let prepared = try await flow.open(target, email: email)
         if code.otp == nil {
             try await flow.send(prepared, progress: "Asking the server to mail a code…") { manager in
-                try await manager.sendSignInEmail(email: email, createUser: createUser)
+                try await manager.email.sendSignInEmail(email: email, createUser: createUser)
             }
             for line in MailDelivery.lines(server: target.server, email: email, what: mailed) { context.terminal.message(line) }
         }
         let session: Session
         do {
             session = try await flow.askCode(given: try code.givenCode(context.terminal), server: target.server) { token in
-                try await prepared.manager.verify(type: .email, email: email, token: token)
+                try await prepared.manager.email.verify(type: .email, email: email, token: token)
             }
         } catch {
             await forgetLinkVerifier(prepared)
@@ -112,10 +112,10 @@ struct LoginCommand: AsyncParsableCommand {
         try await finish(flow, prepared, session: session)
     }
 
-    /// Removes the PKCE verifier ``SessionManager/sendSignInEmail(email:createUser:redirectTo:)``
+    /// Removes the PKCE verifier ``AuthEmail/sendSignInEmail(email:createUser:redirectTo:)``
     /// saved beside the session for the mail's link (the terminal uses the code instead).
     private func forgetLinkVerifier(_ prepared: SignInFlow.Prepared) async {
-        try? await prepared.credentials.store.delete(key: prepared.credentials.key + ".pkce-verifier")
+        await prepared.manager.email.discardPendingLink()
     }
 
     private func finish(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session signedIn: Session) async throws {

@@ -45,7 +45,7 @@ struct MFAEnrollCommand: AsyncParsableCommand {
             let mfa = MFAContext(profile: profile)
             try await mfa.raiseIfNeeded(given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
             let enrollment = try await mfa.call("Adding the authenticator app…") {
-                try await profile.manager.enrollTOTP(friendlyName: name, issuer: issuer)
+                try await profile.manager.mfa.enrollTOTP(friendlyName: name, issuer: issuer)
             }
             let label = enrollment.friendlyName.map { "'\($0)'" } ?? "the authenticator app"
             context.terminal.output("Add this account to your authenticator app:")
@@ -93,7 +93,7 @@ struct MFAVerifyCommand: AsyncParsableCommand {
         try await client.run { context in
             let (profile, _) = try await ProfileSession.restore(context)
             let mfa = MFAContext(profile: profile)
-            let factors = try await mfa.call("Asking the server…") { try await profile.manager.listFactors() }
+            let factors = try await mfa.call("Asking the server…") { try await profile.manager.mfa.listFactors() }
             let chosen: Factor
             if let factor {
                 chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
@@ -128,7 +128,7 @@ struct MFAListCommand: AsyncParsableCommand {
     func run() async throws {
         try await client.run { context in
             let (profile, _) = try await ProfileSession.restore(context)
-            let factors = try await MFAContext(profile: profile).call("Asking the server…") { try await profile.manager.listFactors() }
+            let factors = try await MFAContext(profile: profile).call("Asking the server…") { try await profile.manager.mfa.listFactors() }
             if json {
                 context.terminal.output(try JSONOutput.render(factors.map(FactorSummary.init)))
                 return
@@ -165,12 +165,12 @@ struct MFARemoveCommand: AsyncParsableCommand {
         try await client.run { context in
             let (profile, _) = try await ProfileSession.restore(context)
             let mfa = MFAContext(profile: profile)
-            let factors = try await mfa.call("Asking the server…") { try await profile.manager.listFactors() }
+            let factors = try await mfa.call("Asking the server…") { try await profile.manager.mfa.listFactors() }
             let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
             if chosen.status == .verified {
                 try await mfa.raiseIfNeeded(given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
             }
-            try await mfa.call("Removing the authenticator app…") { try await profile.manager.unenroll(factorID: chosen.id) }
+            try await mfa.call("Removing the authenticator app…") { try await profile.manager.mfa.unenroll(factorID: chosen.id) }
             let label = chosen.friendlyName.map { "'\($0)' (\(chosen.id))" } ?? chosen.id
             context.terminal.output("Removed \(label).")
             if !factors.contains(where: { $0.id != chosen.id && $0.status == .verified }) {

@@ -59,14 +59,14 @@ struct ResetPasswordCommand: AsyncParsableCommand {
             // A script's password is read and checked before the code is spent on it.
             let scriptedPassword = account.passwordStdin ? try flow.askPassword(confirm: true, rules: rules, label: "New password") : nil
             _ = try await flow.askCode(given: given, server: target.server) { token in
-                try await prepared.manager.verify(type: .recovery, email: email, token: token)
+                try await prepared.manager.email.verify(type: .recovery, email: email, token: token)
             }
             let user: User
             do {
                 let password = try scriptedPassword ?? flow.askPassword(confirm: true, rules: rules, label: "New password")
                 user = try await flow.send(prepared, progress: "Setting the new password…") { manager in
                     do {
-                        return try await manager.updateUser(UserUpdate(password: password))
+                        return try await manager.account.update(UserUpdate(password: password))
                     } catch let failure as AuthFailure where failure.code == "weak_password" {
                         throw rules.refusal
                     } catch let failure as AuthFailure where failure.code == "same_password" {

@@ -27,7 +27,7 @@ struct SignupCommand: AsyncParsableCommand {
             let prepared = try await flow.open(target, email: email)
             let result = try await flow.send(prepared, progress: "Creating your account…") { manager in
                 do {
-                    return try await manager.signUp(email: prepared.email, password: password)
+                    return try await manager.account.signUp(email: prepared.email, password: password)
                 } catch let failure as AuthFailure where failure.code == "weak_password" {
                     throw rules.refusal
                 }

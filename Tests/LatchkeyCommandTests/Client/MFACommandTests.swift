@@ -53,10 +53,10 @@ struct MFACommandTests {
     /// would; returns its authenticator app.
     func enableTOTP(_ server: ClientTestServer, email: String) async throws -> (app: AuthenticatorApp, factorID: String) {
         let manager = SessionManager(backend: server.server.backend(), store: MemoryCredentialStore())
-        try await manager.signIn(email: email, password: password)
-        let enrollment = try await manager.enrollTOTP(friendlyName: "Phone")
+        try await manager.account.signIn(email: email, password: password)
+        let enrollment = try await manager.mfa.enrollTOTP(friendlyName: "Phone")
         let app = AuthenticatorApp(secret: enrollment.secret)
-        try await manager.challengeAndVerify(factorID: enrollment.factorID, code: try await app.nextCode())
+        try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: try await app.nextCode())
         return (app, enrollment.factorID)
     }
 

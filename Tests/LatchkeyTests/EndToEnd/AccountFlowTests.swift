@@ -12,7 +12,7 @@ struct AccountFlowTests {
             let app = E2EApp(server: server)
             let manager = app.launch()
             await manager.restore()
-            let result = try await manager.signUp(email: "new@example.com", password: "correct horse battery")
+            let result = try await manager.account.signUp(email: "new@example.com", password: "correct horse battery")
             guard case .confirmationRequired(let user) = result else {
                 Issue.record("expected confirmationRequired, got \(result)")
                 return
@@ -20,7 +20,7 @@ struct AccountFlowTests {
             #expect(user.email == "new@example.com")
             #expect(!user.isEmailConfirmed)
             do {
-                try await manager.signIn(email: "new@example.com", password: "correct horse battery")
+                try await manager.account.signIn(email: "new@example.com", password: "correct horse battery")
                 Issue.record("unconfirmed sign-in must fail")
             } catch let failure as AuthFailure {
                 #expect(failure.category == .emailNotConfirmed)
@@ -36,7 +36,7 @@ struct AccountFlowTests {
             let app = E2EApp(server: server)
             let (manager, session) = try await app.signUp()
             await #expect(throws: AuthFailure(.accountExists, code: "user_already_exists", status: 422)) {
-                try await manager.signUp(email: try #require(session.user.email), password: "another password 1")
+                try await manager.account.signUp(email: try #require(session.user.email), password: "another password 1")
             }
         }
     }
@@ -51,7 +51,7 @@ struct AccountFlowTests {
             var last: AuthFailure?
             for _ in 0..<12 {
                 do {
-                    try await manager.signIn(email: email, password: "wrong password")
+                    try await manager.account.signIn(email: email, password: "wrong password")
                 } catch let failure as AuthFailure {
                     last = failure
                     if case .rateLimited = failure.category { break }
@@ -72,11 +72,11 @@ struct AccountFlowTests {
         try await withTestServer { server in
             let app = E2EApp(server: server)
             let (manager, _) = try await app.signUp()
-            let user = try await manager.updateUser(UserUpdate(data: ["display_name": .string("Ada")]))
+            let user = try await manager.account.update(UserUpdate(data: ["display_name": .string("Ada")]))
             #expect(user.userMetadata["display_name"] == .string("Ada"))
             let relaunched = await app.launch().restore()
             #expect(relaunched.session?.user.userMetadata["display_name"] == .string("Ada"))
-            #expect(try await manager.refreshUser().userMetadata["display_name"] == .string("Ada"))
+            #expect(try await manager.account.refreshUser().userMetadata["display_name"] == .string("Ada"))
         }
     }
 
@@ -88,7 +88,7 @@ struct AccountFlowTests {
             let password = "correct horse battery"
             let app = E2EApp(server: server, logger: logs.logger)
             let (manager, first) = try await app.signUp(email: email, password: password)
-            _ = try? await manager.signIn(email: email, password: "wrong password 123")
+            _ = try? await manager.account.signIn(email: email, password: "wrong password 123")
             app.clock.advance(by: 2 * 3600)
             let refreshed = try await manager.session()
             await manager.setPhase(.background)

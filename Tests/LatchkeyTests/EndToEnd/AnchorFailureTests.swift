@@ -151,7 +151,7 @@ struct AnchorFailureTests {
             await manager.signOut()
             let again = app.launch()
             await again.restore()
-            try await again.signIn(email: try #require(session.user.email), password: "correct horse battery")
+            try await again.account.signIn(email: try #require(session.user.email), password: "correct horse battery")
             #expect(await app.launch().restore().isSignedIn)
         }
     }
@@ -197,7 +197,7 @@ struct AnchorFailureTests {
             #expect(ended.server == .alreadyEnded, "\(ended.server)")
             #expect(try await app.storedRefreshToken() == nil)
 
-            let again = try await manager.signIn(email: try #require(session.user.email), password: "correct horse battery")
+            let again = try await manager.account.signIn(email: try #require(session.user.email), password: "correct horse battery")
             app.transport.setOffline(true)
             let offline = await manager.signOut()
             #expect(offline.server == .failed(AuthFailure(.network, code: "offline")))
@@ -218,7 +218,7 @@ struct AnchorFailureTests {
             await #expect(throws: AuthFailure.self) { try await manager.session() }
             #expect(await manager.state == .signedOut(.userBanned))
             do {
-                try await manager.signIn(email: try #require(session.user.email), password: "correct horse battery")
+                try await manager.account.signIn(email: try #require(session.user.email), password: "correct horse battery")
                 Issue.record("a banned user must not sign in")
             } catch let failure as AuthFailure {
                 #expect(failure.presentation.message == "Account disabled. Contact support")

@@ -17,8 +17,8 @@ struct CrossProcessWriteTests {
 
         func perform(_ manager: SessionManager) async throws -> User {
             switch self {
-            case .updateUser: try await manager.updateUser(UserUpdate(data: ["nickname": .string("ada")]))
-            case .refreshUser: try await manager.refreshUser()
+            case .updateUser: try await manager.account.update(UserUpdate(data: ["nickname": .string("ada")]))
+            case .refreshUser: try await manager.account.refreshUser()
             }
         }
     }
@@ -55,7 +55,7 @@ struct CrossProcessWriteTests {
             #expect(refreshed.refreshToken != newest)
             #expect(await third.state.isSignedIn)
             #expect(try await app.session(minTTL: 30).user.id == first.user.id)
-            #expect(try await app.refreshUser().id == first.user.id, "the session is alive on the server")
+            #expect(try await app.account.refreshUser().id == first.user.id, "the session is alive on the server")
         }
     }
 }

@@ -42,7 +42,7 @@ final class E2EApp: Sendable {
     func signUp(email: String = uniqueEmail(), password: String = "correct horse battery") async throws -> (SessionManager, Session) {
         let manager = launch()
         _ = await manager.restore()
-        guard case .signedIn(let session) = try await manager.signUp(email: email, password: password) else {
+        guard case .signedIn(let session) = try await manager.account.signUp(email: email, password: password) else {
             throw AuthFailure(.unknown)
         }
         return (manager, session)

@@ -23,9 +23,9 @@ struct EmailFlowTests {
         try await withServer { server in
             let manager = E2EApp(server: server).launch()
             await manager.restore()
-            try await manager.sendSignInEmail(email: "coder@example.com")
+            try await manager.email.sendSignInEmail(email: "coder@example.com")
             let code = try server.server.emailCode(to: "coder@example.com")
-            let session = try await manager.verify(type: .email, email: "coder@example.com", token: code)
+            let session = try await manager.email.verify(type: .email, email: "coder@example.com", token: code)
             #expect(session.user.email == "coder@example.com")
             #expect(await manager.state == .signedIn(session))
         }
@@ -37,14 +37,14 @@ struct EmailFlowTests {
             let app = E2EApp(server: server)
             let first = app.launch()
             await first.restore()
-            try await first.sendSignInEmail(email: "linked@example.com", redirectTo: URL(string: Self.callback))
+            try await first.email.sendSignInEmail(email: "linked@example.com", redirectTo: URL(string: Self.callback))
             let redirect = try await server.server.followLink(to: "linked@example.com", type: "signup")
             #expect(redirect.absoluteString.hasPrefix(Self.callback + "?code="))
             let relaunched = app.launch()
             await relaunched.restore()
-            let session = try await relaunched.exchangeCode(from: redirect)
+            let session = try await relaunched.email.exchangeCode(from: redirect)
             #expect(session.user.email == "linked@example.com")
-            await #expect(throws: AuthFailure.self) { try await relaunched.exchangeCode(from: redirect) }
+            await #expect(throws: AuthFailure.self) { try await relaunched.email.exchangeCode(from: redirect) }
         }
     }
 
@@ -55,13 +55,13 @@ struct EmailFlowTests {
             await manager.restore()
             let expired = URL(string: Self.callback + "?error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid#error=access_denied")!
             do {
-                try await manager.exchangeCode(from: expired)
+                try await manager.email.exchangeCode(from: expired)
                 Issue.record("an error redirect must throw")
             } catch let failure as AuthFailure {
                 #expect(failure.category == .invalidInput)
                 #expect(failure.code == "otp_expired")
             }
-            await #expect(throws: AuthFailure.self) { try await manager.exchangeCode(from: URL(string: Self.callback)!) }
+            await #expect(throws: AuthFailure.self) { try await manager.email.exchangeCode(from: URL(string: Self.callback)!) }
             #expect(await manager.state == .signedOut(.noSession))
         }
     }
@@ -72,15 +72,15 @@ struct EmailFlowTests {
             let app = E2EApp(server: server)
             let manager = app.launch()
             await manager.restore()
-            try await manager.sendSignInEmail(email: "forgetful@example.com")
-            _ = try await manager.verify(type: .email, email: "forgetful@example.com", token: try server.server.emailCode(to: "forgetful@example.com"))
+            try await manager.email.sendSignInEmail(email: "forgetful@example.com")
+            _ = try await manager.email.verify(type: .email, email: "forgetful@example.com", token: try server.server.emailCode(to: "forgetful@example.com"))
             await manager.signOut()
-            try await manager.recoverPassword(email: "forgetful@example.com", redirectTo: URL(string: Self.callback))
+            try await manager.email.recoverPassword(email: "forgetful@example.com", redirectTo: URL(string: Self.callback))
             let redirect = try await server.server.followLink(to: "forgetful@example.com", type: "recovery")
-            _ = try await manager.exchangeCode(from: redirect)
-            _ = try await manager.updateUser(UserUpdate(password: "a brand new password"))
+            _ = try await manager.email.exchangeCode(from: redirect)
+            _ = try await manager.account.update(UserUpdate(password: "a brand new password"))
             await manager.signOut()
-            #expect(try await manager.signIn(email: "forgetful@example.com", password: "a brand new password").user.email == "forgetful@example.com")
+            #expect(try await manager.account.signIn(email: "forgetful@example.com", password: "a brand new password").user.email == "forgetful@example.com")
         }
     }
 
@@ -89,10 +89,10 @@ struct EmailFlowTests {
         try await withServer { server in
             let manager = E2EApp(server: server).launch()
             await manager.restore()
-            let anonymous = try await manager.signInAnonymously(data: ["cart": .string("3 items")])
+            let anonymous = try await manager.account.signInAnonymously(data: ["cart": .string("3 items")])
             #expect(anonymous.user.isAnonymous)
-            _ = try await manager.updateUser(UserUpdate(email: "kept@example.com", password: "kept password 1"))
-            let confirmed = try await manager.verify(type: .emailChange, email: "kept@example.com", token: try server.server.emailCode(to: "kept@example.com"))
+            _ = try await manager.account.update(UserUpdate(email: "kept@example.com", password: "kept password 1"))
+            let confirmed = try await manager.email.verify(type: .emailChange, email: "kept@example.com", token: try server.server.emailCode(to: "kept@example.com"))
             #expect(confirmed.user.id == anonymous.user.id)
             #expect(!confirmed.user.isAnonymous)
             #expect(confirmed.user.email == "kept@example.com")
@@ -105,19 +105,19 @@ struct EmailFlowTests {
             let app = E2EApp(server: server)
             let manager = app.launch()
             await manager.restore()
-            try await manager.sendSignInEmail(email: "careful@example.com")
-            _ = try await manager.verify(type: .email, email: "careful@example.com", token: try server.server.emailCode(to: "careful@example.com"))
+            try await manager.email.sendSignInEmail(email: "careful@example.com")
+            _ = try await manager.email.verify(type: .email, email: "careful@example.com", token: try server.server.emailCode(to: "careful@example.com"))
             server.serverClock.advance(by: 25 * 3600)
             app.clock.advance(by: 25 * 3600)
             do {
-                _ = try await manager.updateUser(UserUpdate(password: "changed password 1"))
+                _ = try await manager.account.update(UserUpdate(password: "changed password 1"))
                 Issue.record("an old session needs a nonce")
             } catch let failure as AuthFailure {
                 #expect(failure.code == "reauthentication_needed")
             }
-            try await manager.reauthenticate()
+            try await manager.account.reauthenticate()
             let nonce = try server.server.emailCode(to: "careful@example.com")
-            _ = try await manager.updateUser(UserUpdate(password: "changed password 1", nonce: nonce))
+            _ = try await manager.account.update(UserUpdate(password: "changed password 1", nonce: nonce))
         }
     }
 }

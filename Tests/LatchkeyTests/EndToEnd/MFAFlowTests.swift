@@ -26,16 +26,16 @@ struct MFAFlowTests {
             #expect(signedUp.assurance.methodNames == ["password"])
             #expect(!signedUp.requiresSecondFactor)
 
-            let enrollment = try await manager.enrollTOTP(friendlyName: "Phone")
+            let enrollment = try await manager.mfa.enrollTOTP(friendlyName: "Phone")
             #expect(enrollment.uri.hasPrefix("otpauth://totp/"))
             #expect(enrollment.uri.contains(enrollment.secret))
-            #expect(try await manager.listFactors().map(\.status) == [.unverified])
+            #expect(try await manager.mfa.listFactors().map(\.status) == [.unverified])
             #expect(await manager.currentSession?.requiresSecondFactor == false, "an unverified factor asks for nothing")
 
             let events = EventRecorder(manager)
-            let challenge = try await manager.challenge(factorID: enrollment.factorID)
+            let challenge = try await manager.mfa.challenge(factorID: enrollment.factorID)
             #expect(challenge.expiresAt.map { $0 > server.serverClock.now() } == true)
-            let verified = try await manager.verify(factorID: enrollment.factorID, challengeID: challenge.id, code: try code(enrollment.secret, server))
+            let verified = try await manager.mfa.verify(factorID: enrollment.factorID, challengeID: challenge.id, code: try code(enrollment.secret, server))
             #expect(verified.assurance.level == .aal2)
             #expect(verified.assurance.methodNames.contains("totp"))
             #expect(verified.assurance.methodNames.contains("password"))
@@ -52,7 +52,7 @@ struct MFAFlowTests {
             let refreshed = try await relaunched.refresh()
             #expect(refreshed.assurance.level == .aal2)
             #expect(refreshed.assurance.methodNames.contains("totp"))
-            #expect(try await relaunched.refreshUser().factors.map(\.status) == [.verified])
+            #expect(try await relaunched.account.refreshUser().factors.map(\.status) == [.verified])
         }
     }
 
@@ -62,16 +62,16 @@ struct MFAFlowTests {
             let email = uniqueEmail("mfa")
             let laptop = E2EApp(server: server) { $0.automaticRefresh = false }
             let (first, _) = try await laptop.signUp(email: email, password: password)
-            let enrollment = try await first.enrollTOTP(friendlyName: "Phone")
+            let enrollment = try await first.mfa.enrollTOTP(friendlyName: "Phone")
             let firstCode = try code(enrollment.secret, server)
-            try await first.challengeAndVerify(factorID: enrollment.factorID, code: firstCode)
+            try await first.mfa.challengeAndVerify(factorID: enrollment.factorID, code: firstCode)
 
             // Another device signs in with the password.
             let phone = E2EApp(server: server) { $0.automaticRefresh = false }
             let manager = phone.launch()
             _ = await manager.restore()
             let events = EventRecorder(manager)
-            let session = try await manager.signIn(email: email, password: password)
+            let session = try await manager.account.signIn(email: email, password: password)
             #expect(session.assurance.level == .aal1)
             #expect(session.requiresSecondFactor)
             #expect(session.user.factors.map(\.id) == [enrollment.factorID])
@@ -79,7 +79,7 @@ struct MFAFlowTests {
 
             // What needs aal2 is refused at aal1, in words.
             do {
-                try await manager.unenroll(factorID: enrollment.factorID)
+                try await manager.mfa.unenroll(factorID: enrollment.factorID)
                 Issue.record("unenrolling a verified factor at aal1 must be refused")
             } catch let failure as AuthFailure {
                 #expect(failure.code == "insufficient_aal")
@@ -91,7 +91,7 @@ struct MFAFlowTests {
             let wrong = firstCode == "000000" ? "111111" : "000000"
             for refused in [wrong, firstCode] {
                 do {
-                    try await manager.challengeAndVerify(factorID: enrollment.factorID, code: refused)
+                    try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: refused)
                     Issue.record("\(refused == wrong ? "a wrong" : "a replayed") code must be refused")
                 } catch let failure as AuthFailure {
                     #expect(failure.category == .invalidInput)
@@ -102,7 +102,7 @@ struct MFAFlowTests {
             }
 
             // The next step's code (one step of drift is allowed): aal2, stored.
-            let verified = try await manager.challengeAndVerify(factorID: enrollment.factorID, code: try code(enrollment.secret, server, steps: 1))
+            let verified = try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: try code(enrollment.secret, server, steps: 1))
             #expect(verified.assurance.level == .aal2)
             #expect(try await phone.storedRefreshToken() == verified.refreshToken)
             events.cancel()
@@ -115,9 +115,9 @@ struct MFAFlowTests {
             let email = uniqueEmail("mfa-off")
             let app = E2EApp(server: server) { $0.automaticRefresh = false }
             let (manager, _) = try await app.signUp(email: email, password: password)
-            let enrollment = try await manager.enrollTOTP(friendlyName: "Phone")
-            try await manager.challengeAndVerify(factorID: enrollment.factorID, code: try code(enrollment.secret, server))
-            try await manager.unenroll(factorID: enrollment.factorID)
+            let enrollment = try await manager.mfa.enrollTOTP(friendlyName: "Phone")
+            try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: try code(enrollment.secret, server))
+            try await manager.mfa.unenroll(factorID: enrollment.factorID)
             let after = try #require(await manager.currentSession)
             #expect(after.user.factors.isEmpty)
             #expect(after.assurance.level == .aal1, "the server lowered the session; the manager fetched new tokens")
@@ -125,7 +125,7 @@ struct MFAFlowTests {
 
             let other = E2EApp(server: server).launch()
             _ = await other.restore()
-            let session = try await other.signIn(email: email, password: password)
+            let session = try await other.account.signIn(email: email, password: password)
             #expect(!session.requiresSecondFactor)
             #expect(session.user.factors.isEmpty)
         }
@@ -137,16 +137,16 @@ struct MFAFlowTests {
             let email = uniqueEmail("mfa-half")
             let app = E2EApp(server: server) { $0.automaticRefresh = false }
             let (manager, _) = try await app.signUp(email: email, password: password)
-            let enrollment = try await manager.enrollTOTP(friendlyName: "Tablet")
+            let enrollment = try await manager.mfa.enrollTOTP(friendlyName: "Tablet")
             let other = E2EApp(server: server).launch()
             _ = await other.restore()
-            let session = try await other.signIn(email: email, password: password)
+            let session = try await other.account.signIn(email: email, password: password)
             #expect(!session.requiresSecondFactor)
             #expect(session.user.factors.map(\.status) == [.unverified])
-            try await manager.unenroll(factorID: enrollment.factorID)
-            #expect(try await manager.listFactors().isEmpty)
+            try await manager.mfa.unenroll(factorID: enrollment.factorID)
+            #expect(try await manager.mfa.listFactors().isEmpty)
             do {
-                _ = try await manager.challenge(factorID: enrollment.factorID)
+                _ = try await manager.mfa.challenge(factorID: enrollment.factorID)
                 Issue.record("a removed factor cannot be challenged")
             } catch let failure as AuthFailure {
                 #expect(failure.code == "mfa_factor_not_found")
@@ -159,8 +159,8 @@ struct MFAFlowTests {
     func crossProcess() async throws {
         try await withSharedInstallation { shared in
             let processes = try await shared.twoProcesses()
-            let enrollment = try await processes.firstManager.enrollTOTP(friendlyName: "Phone")
-            let verified = try await processes.firstManager.challengeAndVerify(
+            let enrollment = try await processes.firstManager.mfa.enrollTOTP(friendlyName: "Phone")
+            let verified = try await processes.firstManager.mfa.challengeAndVerify(
                 factorID: enrollment.factorID, code: try code(enrollment.secret, shared.server))
             let refreshesBefore = try await shared.server.refreshCount()
             // The second process still holds the aal1 tokens in memory; its refresh re-reads the
@@ -169,7 +169,7 @@ struct MFAFlowTests {
             #expect(adopted == verified)
             #expect(adopted.assurance.level == .aal2)
             #expect(try await shared.server.refreshCount() == refreshesBefore, "no spent token sent")
-            #expect(try await processes.secondManager.refreshUser().factors.map(\.status) == [.verified], "and the server accepts it")
+            #expect(try await processes.secondManager.account.refreshUser().factors.map(\.status) == [.verified], "and the server accepts it")
         }
     }
 }

@@ -132,14 +132,14 @@ struct SeedProcedureTests {
             let (manager, session) = try await app.signUp()
             await manager.signOut()
             do {
-                try await manager.signIn(email: try #require(session.user.email), password: "wrong password!")
+                try await manager.account.signIn(email: try #require(session.user.email), password: "wrong password!")
                 Issue.record("expected a failure")
             } catch let failure as AuthFailure {
                 #expect(failure.category == .invalidCredentials)
                 #expect(failure.presentation.message == "Incorrect email or password. Try 'Forgot Password?'")
                 #expect(failure.presentation.action == .resetPassword)
             }
-            let again = try await manager.signIn(email: try #require(session.user.email), password: "correct horse battery")
+            let again = try await manager.account.signIn(email: try #require(session.user.email), password: "correct horse battery")
             #expect(again.user.id == session.user.id, "login after logout works with fresh state")
         }
     }

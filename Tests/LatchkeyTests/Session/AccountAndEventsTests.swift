@@ -11,7 +11,7 @@ struct AccountAndEventsTests {
         await harness.manager.restore()
         let sessions = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 {
-                group.addTask { try await harness.manager.signIn(email: "ada@example.com", password: "correct horse").accessToken }
+                group.addTask { try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse").accessToken }
             }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
@@ -25,7 +25,7 @@ struct AccountAndEventsTests {
         let harness = Harness()
         await harness.manager.restore()
         do {
-            try await harness.manager.signIn(email: "ada@example.com", password: "nope")
+            try await harness.manager.account.signIn(email: "ada@example.com", password: "nope")
             Issue.record("expected failure")
         } catch let failure as AuthFailure {
             #expect(failure.category == .invalidCredentials)
@@ -40,7 +40,7 @@ struct AccountAndEventsTests {
         let early1 = EventRecorder(harness.manager)
         let early2 = EventRecorder(harness.manager)
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse")
         let late = EventRecorder(harness.manager)
         try await harness.manager.refresh()
         await harness.manager.signOut()
@@ -61,7 +61,7 @@ struct AccountAndEventsTests {
     func signOutCleanup() async throws {
         let harness = Harness()
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse")
         let ran = LockedValue<[String]>([])
         struct CacheError: Error {}
         await harness.manager.addCleanupStep("images") { ran.withLock { $0.append("images") } }
@@ -86,7 +86,7 @@ struct AccountAndEventsTests {
     func signInWaitsForCleanup() async throws {
         let harness = Harness()
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse")
         let order = LockedValue<[String]>([])
         let manager = harness.manager
         await manager.addCleanupStep("slow database wipe") {
@@ -96,7 +96,7 @@ struct AccountAndEventsTests {
         }
         let signOut = Task { await manager.signOut() }
         #expect(await eventually { await manager.currentSession == nil })
-        try await manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await manager.account.signIn(email: "ada@example.com", password: "correct horse")
         order.withLock { $0.append("signed in") }
         _ = await signOut.value
         #expect(order.withLock { $0 } == ["cleanup done", "signed in"])
@@ -108,7 +108,7 @@ struct AccountAndEventsTests {
     func signOutStoreFailure() async throws {
         let harness = Harness()
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse")
         struct Broken: CredentialStore {
             func load(key: String) async throws -> Data? { nil }
             func save(_ data: Data, key: String) async throws {}
@@ -116,7 +116,7 @@ struct AccountAndEventsTests {
         }
         let manager = SessionManager(backend: harness.backend, store: Broken(), clock: harness.clock, logger: .quiet)
         await manager.restore()
-        try await manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await manager.account.signIn(email: "ada@example.com", password: "correct horse")
         let report = await manager.signOut()
         #expect(report.storageError == .locked)
         #expect(await manager.currentSession == nil)
@@ -129,7 +129,7 @@ struct AccountAndEventsTests {
         let cleaned = LockedValue(0)
         await harness.manager.addCleanupStep("per-user data") { cleaned.withLock { $0 += 1 } }
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse")
         #expect(cleaned.withLock { $0 } == 0, "same user: nothing to clean")
         harness.backend.state.withLock { _ = $0 }
         struct OtherUser: AuthBackend {
@@ -149,7 +149,7 @@ struct AccountAndEventsTests {
         let manager = SessionManager(backend: OtherUser(base: harness.backend), store: harness.store, clock: harness.clock, logger: .quiet)
         await manager.addCleanupStep("per-user data") { cleaned.withLock { $0 += 1 } }
         #expect(await manager.restore().isSignedIn)
-        try await manager.signIn(email: "grace@example.com", password: "x")
+        try await manager.account.signIn(email: "grace@example.com", password: "x")
         #expect(cleaned.withLock { $0 } == 1)
     }
 
@@ -159,7 +159,7 @@ struct AccountAndEventsTests {
         _ = try await harness.seed(age: 0)
         await harness.manager.restore()
         let events = EventRecorder(harness.manager)
-        let user = try await harness.manager.updateUser(UserUpdate(data: ["display_name": .string("Ada L.")]))
+        let user = try await harness.manager.account.update(UserUpdate(data: ["display_name": .string("Ada L.")]))
         #expect(user.userMetadata["display_name"] == .string("Ada L."))
         #expect(await events.wait { $0.contains(.userUpdated(user)) })
         #expect(try await harness.stored()?.session.user.userMetadata["display_name"] == .string("Ada L."))

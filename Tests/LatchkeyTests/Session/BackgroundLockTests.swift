@@ -223,7 +223,7 @@ struct BackgroundLockTests {
             backend: TestBackend(), store: store, configuration: configuration, clock: ManualSessionClock(), logger: .quiet)
         await manager.restore()
         store.gate.hold()
-        let signIn = Task { try await manager.signIn(email: "ada@example.com", password: "correct horse") }
+        let signIn = Task { try await manager.account.signIn(email: "ada@example.com", password: "correct horse") }
         #expect(await eventually { store.gate.waitingCount == 1 })
         #expect(!lockIsFree(lockURL))
         activity.expireAll()

@@ -62,7 +62,7 @@ struct BeforeFirstUnlockTests {
         defer { device.remove() }
         let first = device.launch()
         await first.restore()
-        let session = try await first.signUp(email: "ada@example.com", password: "correct horse").session
+        let session = try await first.account.signUp(email: "ada@example.com", password: "correct horse").session
         #expect(session != nil)
         await first.setPhase(.background)
 
@@ -88,7 +88,7 @@ struct BeforeFirstUnlockTests {
         defer { device.remove() }
         let first = device.launch()
         await first.restore()
-        _ = try await first.signUp(email: "ada@example.com", password: "correct horse")
+        _ = try await first.account.signUp(email: "ada@example.com", password: "correct horse")
         await device.reboot()
         let launch = device.launch()  // initial phase: active
         #expect(await launch.restore() == .signedOut(.storageFailure(.locked)))
@@ -145,7 +145,7 @@ struct BeforeFirstUnlockTests {
         await harness.store.setLoadError(.locked)
         #expect(await harness.manager.restore() == .signedOut(.storageFailure(.locked)))
         await harness.store.setLoadError(nil)
-        try await harness.manager.signIn(email: "ada@example.com", password: "correct horse")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: "correct horse")
         #expect(try await harness.marker.isSet())
         let next = SessionManager(
             backend: harness.backend, store: harness.store, installMarker: harness.marker, clock: harness.clock,

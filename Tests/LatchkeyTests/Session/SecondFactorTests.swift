@@ -21,7 +21,7 @@ struct SecondFactorTests {
         harness.backend.enableMFA()
         await harness.manager.restore()
         let events = EventRecorder(harness.manager)
-        let session = try await harness.manager.signIn(email: "ada@example.com", password: password)
+        let session = try await harness.manager.account.signIn(email: "ada@example.com", password: password)
         #expect(session.assurance.level == .aal1)
         #expect(session.requiresSecondFactor)
         #expect(await events.wait { $0.contains(where: \.isSecondFactorRequired) })
@@ -36,7 +36,7 @@ struct SecondFactorTests {
         harness.backend.enableMFA(factors: [Factor(id: "f-1", status: .unverified)])
         await harness.manager.restore()
         let events = EventRecorder(harness.manager)
-        let session = try await harness.manager.signIn(email: "ada@example.com", password: password)
+        let session = try await harness.manager.account.signIn(email: "ada@example.com", password: password)
         #expect(!session.requiresSecondFactor)
         try await harness.manager.refresh()
         #expect(await events.wait { $0.contains(where: \.isTokenRefreshed) })
@@ -49,10 +49,10 @@ struct SecondFactorTests {
         let harness = Harness()
         harness.backend.enableMFA()
         await harness.manager.restore()
-        let before = try await harness.manager.signIn(email: "ada@example.com", password: password)
+        let before = try await harness.manager.account.signIn(email: "ada@example.com", password: password)
         let signedInAt = try #require(try await harness.stored()).signedInAt
         let events = EventRecorder(harness.manager)
-        let verified = try await harness.manager.challengeAndVerify(factorID: "factor-1", code: " 123 456 ")
+        let verified = try await harness.manager.mfa.challengeAndVerify(factorID: "factor-1", code: " 123 456 ")
         #expect(verified.assurance.level == .aal2)
         #expect(!verified.requiresSecondFactor)
         #expect(verified.refreshToken != before.refreshToken)
@@ -74,10 +74,10 @@ struct SecondFactorTests {
         let harness = Harness()
         harness.backend.enableMFA()
         await harness.manager.restore()
-        let session = try await harness.manager.signIn(email: "ada@example.com", password: password)
+        let session = try await harness.manager.account.signIn(email: "ada@example.com", password: password)
         let events = EventRecorder(harness.manager)
         do {
-            try await harness.manager.challengeAndVerify(factorID: "factor-1", code: "000000")
+            try await harness.manager.mfa.challengeAndVerify(factorID: "factor-1", code: "000000")
             Issue.record("expected a failure")
         } catch let failure as AuthFailure {
             #expect(failure.category == .invalidInput)
@@ -89,7 +89,7 @@ struct SecondFactorTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(!events.all.contains { $0.isRefreshFailed })
         // Then the right code works.
-        #expect(try await harness.manager.challengeAndVerify(factorID: "factor-1", code: "123456").assurance.level == .aal2)
+        #expect(try await harness.manager.mfa.challengeAndVerify(factorID: "factor-1", code: "123456").assurance.level == .aal2)
         events.cancel()
     }
 
@@ -115,13 +115,13 @@ struct SecondFactorTests {
         let harness = Harness { $0.automaticRefresh = false }
         harness.backend.enableMFA()
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: password)
+        try await harness.manager.account.signIn(email: "ada@example.com", password: password)
 
         // A refresh in flight: the verification does not start until it lands.
         harness.backend.holdRefreshes()
         let refreshing = Task { try await harness.manager.refresh() }
         #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
-        let verifying = Task { try await harness.manager.verify(factorID: "factor-1", challengeID: "c-1", code: "123456") }
+        let verifying = Task { try await harness.manager.mfa.verify(factorID: "factor-1", challengeID: "c-1", code: "123456") }
         try await Task.sleep(for: .milliseconds(100))
         #expect(harness.backend.state.withLock { $0.verifyCalls } == 0, "the verification waits for the refresh")
         harness.backend.releaseRefreshes()
@@ -132,10 +132,10 @@ struct SecondFactorTests {
 
         // A verification in flight: refreshes and session() callers wait and get its session.
         harness.backend.state.withLock { $0.sessionAAL = "aal1" }
-        try await harness.manager.signIn(email: "ada@example.com", password: password)
+        try await harness.manager.account.signIn(email: "ada@example.com", password: password)
         let refreshesBefore = harness.backend.refreshCalls
         harness.backend.verifyGate.hold()
-        let second = Task { try await harness.manager.challengeAndVerify(factorID: "factor-1", code: "123456") }
+        let second = Task { try await harness.manager.mfa.challengeAndVerify(factorID: "factor-1", code: "123456") }
         #expect(await eventually { harness.backend.verifyGate.waitingCount == 1 })
         let waiting = Task { try await harness.manager.refresh() }
         try await Task.sleep(for: .milliseconds(100))
@@ -151,9 +151,9 @@ struct SecondFactorTests {
         let harness = Harness { $0.automaticRefresh = false }
         harness.backend.enableMFA()
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: password)
+        try await harness.manager.account.signIn(email: "ada@example.com", password: password)
         harness.backend.verifyGate.hold()
-        let wrong = Task { try await harness.manager.challengeAndVerify(factorID: "factor-1", code: "000000") }
+        let wrong = Task { try await harness.manager.mfa.challengeAndVerify(factorID: "factor-1", code: "000000") }
         #expect(await eventually { harness.backend.verifyGate.waitingCount == 1 })
         let waiting = Task { try await harness.manager.refresh() }
         try await Task.sleep(for: .milliseconds(50))
@@ -169,13 +169,13 @@ struct SecondFactorTests {
         let harness = Harness()
         harness.backend.enableMFA(factors: [])
         await harness.manager.restore()
-        try await harness.manager.signIn(email: "ada@example.com", password: password)
-        let enrollment = try await harness.manager.enrollTOTP(friendlyName: "Phone", issuer: "Example")
+        try await harness.manager.account.signIn(email: "ada@example.com", password: password)
+        let enrollment = try await harness.manager.mfa.enrollTOTP(friendlyName: "Phone", issuer: "Example")
         #expect(enrollment.uri.contains("Example"))
-        #expect(try await harness.manager.listFactors().map(\.status) == [.unverified])
-        try await harness.manager.challengeAndVerify(factorID: enrollment.factorID, code: "123456")
+        #expect(try await harness.manager.mfa.listFactors().map(\.status) == [.unverified])
+        try await harness.manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: "123456")
         #expect(await harness.manager.currentSession?.user.factors.map(\.status) == [.verified])
-        try await harness.manager.unenroll(factorID: enrollment.factorID)
+        try await harness.manager.mfa.unenroll(factorID: enrollment.factorID)
         #expect(harness.backend.state.withLock { $0.unenrollCalls } == 1)
         #expect(await harness.manager.currentSession?.user.factors.isEmpty == true, "the user is fetched again")
         #expect(await harness.manager.currentSession?.assurance.level == .aal1, "tokens renewed after removing a verified factor")
@@ -187,10 +187,10 @@ struct SecondFactorTests {
         let harness = Harness()
         await harness.manager.restore()
         for call in [
-            { try await harness.manager.enrollTOTP() as Any },
-            { try await harness.manager.challenge(factorID: "f") as Any },
-            { try await harness.manager.verify(factorID: "f", challengeID: "c", code: "123456") as Any },
-            { try await harness.manager.listFactors() as Any },
+            { try await harness.manager.mfa.enrollTOTP() as Any },
+            { try await harness.manager.mfa.challenge(factorID: "f") as Any },
+            { try await harness.manager.mfa.verify(factorID: "f", challengeID: "c", code: "123456") as Any },
+            { try await harness.manager.mfa.listFactors() as Any },
         ] as [@Sendable () async throws -> Any] {
             await #expect(throws: AuthFailure(.notSignedIn)) { _ = try await call() }
         }

@@ -1,7 +1,27 @@
 import Foundation
 import Logging
 
-extension SessionManager {
+/// Second factors: an authenticator app (TOTP) that protects the account beyond its password.
+/// Reached from the manager as ``SessionManager/mfa``.
+///
+/// ```swift
+/// // Enrol: show enrollment.uri as a QR code, then confirm with the first code.
+/// let enrollment = try await manager.mfa.enrollTOTP(friendlyName: "Phone")
+/// try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: firstCode)
+///
+/// // Later sign-ins stop at aal1 until a code is verified:
+/// if session.requiresSecondFactor, let factor = session.user.factors.first(where: \.isVerifiedTOTP) {
+///     try await manager.mfa.challengeAndVerify(factorID: factor.id, code: code)
+/// }
+/// ```
+///
+/// A verified code renews the tokens at `aal2`: the manager stores them exactly as it stores a
+/// refresh (under the cross-process lock; a refresh in flight finishes first and the next one
+/// waits) and emits ``SessionEvent/secondFactorVerified(_:)``. Every method throws
+/// ``AuthFailure``.
+public struct AuthMFA: Sendable {
+    let manager: SessionManager
+
     /// Enrolls an authenticator app (TOTP) as a second factor of the signed-in user.
     ///
     /// Show the user ``TOTPEnrollment/uri`` as a QR code (or ``TOTPEnrollment/secret`` to type
@@ -16,11 +36,10 @@ extension SessionManager {
     ///   `mfa_factor_name_conflict`) for a name already in use, ``AuthFailure/Category/permission``
     ///   (`insufficient_aal`) when a code is needed first.
     public func enrollTOTP(friendlyName: String? = nil, issuer: String? = nil) async throws -> TOTPEnrollment {
-        let enrollment = try await authorized("enroll_factor") { [backend] token in
+        let enrollment = try await manager.authorized("enroll_factor") { [backend = manager.backend] token in
             try await backend.enrollTOTPFactor(accessToken: token, friendlyName: friendlyName, issuer: issuer)
         }
-        logger.info("second factor enrolled", metadata: metadata("enroll_factor").merging(
-            ["factor_id": "\(enrollment.factorID)"], uniquingKeysWith: { $1 }))
+        await manager.log("second factor enrolled", "enroll_factor", ["factor_id": "\(enrollment.factorID)"])
         return enrollment
     }
 
@@ -29,7 +48,7 @@ extension SessionManager {
     /// - Throws: ``AuthFailure`` (``AuthFailure/Category/invalidInput`` with code
     ///   `mfa_factor_not_found` for a factor the account does not have).
     public func challenge(factorID: String) async throws -> FactorChallenge {
-        try await authorized("challenge_factor") { [backend] token in
+        try await manager.authorized("challenge_factor") { [backend = manager.backend] token in
             try await backend.challengeFactor(accessToken: token, factorID: factorID)
         }
     }
@@ -46,10 +65,10 @@ extension SessionManager {
     ///   challenge), ``AuthFailure/Category/rateLimited(retryAfter:)`` after too many attempts.
     @discardableResult
     public func verify(factorID: String, challengeID: String, code: String) async throws -> Session {
-        _ = try await session(minTTL: 30)
+        _ = try await manager.session(minTTL: 30)
         let code = code.filter { !$0.isWhitespace }
         do {
-            return try await sharedVerify(.verifyFactor(factorID: factorID, challengeID: challengeID, code: code))
+            return try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challengeID, code: code))
         } catch {
             throw AuthFailure(error)
         }
@@ -68,7 +87,7 @@ extension SessionManager {
     /// stored user is updated with them.
     /// - Throws: ``AuthFailure``.
     public func listFactors() async throws -> [Factor] {
-        try await refreshUser().factors
+        try await manager.fetchUser().factors
     }
 
     /// Removes a factor. Removing a verified one needs an `aal2` session (verify a code first);
@@ -77,70 +96,22 @@ extension SessionManager {
     /// - Throws: ``AuthFailure``: ``AuthFailure/Category/permission`` with code
     ///   `insufficient_aal` when a code must be verified first.
     public func unenroll(factorID: String) async throws {
-        let wasVerified = record?.session.user.factors.first { $0.id == factorID }?.status != .unverified
-        try await authorized("unenroll_factor") { [backend] token in
+        let wasVerified = await manager.record?.session.user.factors.first { $0.id == factorID }?.status != .unverified
+        try await manager.authorized("unenroll_factor") { [backend = manager.backend] token in
             try await backend.unenrollFactor(accessToken: token, factorID: factorID)
         }
-        logger.info("second factor removed", metadata: metadata("unenroll_factor").merging(
-            ["factor_id": "\(factorID)"], uniquingKeysWith: { $1 }))
+        await manager.log("second factor removed", "unenroll_factor", ["factor_id": "\(factorID)"])
         if wasVerified {
             do {
-                try await sharedRefresh()
+                try await manager.sharedRefresh()
             } catch {
-                logger.info("could not renew the tokens after removing a factor", metadata: metadata("unenroll_factor"))
+                await manager.log("could not renew the tokens after removing a factor", "unenroll_factor")
             }
         }
         do {
-            try await refreshUser()
+            try await manager.fetchUser()
         } catch {
-            logger.info("could not fetch the user after removing a factor", metadata: metadata("unenroll_factor"))
+            await manager.log("could not fetch the user after removing a factor", "unenroll_factor")
         }
-    }
-
-    // MARK: - Internals
-
-    /// Emits ``SessionEvent/secondFactorRequired(_:)`` when `session` still needs a code.
-    func announceSecondFactorIfRequired(_ session: Session) {
-        guard session.requiresSecondFactor else { return }
-        logger.info("a second factor is required", metadata: metadata("second_factor"))
-        broadcaster.emit(.secondFactorRequired(session))
-    }
-
-    /// Runs a request with a valid access token; a definitive answer (session revoked, account
-    /// deleted or disabled) ends the session, like a refresh's.
-    @discardableResult
-    private func authorized<T: Sendable>(_ operation: String, _ request: @Sendable (String) async throws -> T) async throws -> T {
-        let session = try await self.session(minTTL: 30)
-        let generation = self.generation
-        do {
-            return try await request(session.accessToken)
-        } catch {
-            let backendError = BackendError(error)
-            if let reason = backendError.definitiveSignOutReason {
-                logger.notice("server ended the session", metadata: metadata(operation).merging(
-                    ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
-                await endSession(reason, ifGeneration: generation)
-            }
-            throw AuthFailure(backend: backendError)
-        }
-    }
-
-    /// The single-flight rotation for a verification: waits for any refresh or verification in
-    /// flight, then runs this one while refreshes wait for it.
-    private func sharedVerify(_ rotation: Rotation) async throws -> Session {
-        while true {
-            if let refreshTask {
-                _ = try? await refreshTask.value
-            } else if let verifyTask {
-                _ = try? await verifyTask.value
-            } else {
-                break
-            }
-        }
-        guard let record, state.isSignedIn else { throw AuthFailure(.notSignedIn) }
-        let generation = self.generation
-        let task = Task { try await self.runRotation(rotation, from: record, generation: generation) }
-        verifyTask = task
-        return try await task.value
     }
 }

@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+
+/// What goes through the user's mailbox: sign-in codes and links, the sign-up confirmation,
+/// password recovery. Reached from the manager as ``SessionManager/email``.
+///
+/// ```swift
+/// // Mail a code and a link; the user types the code…
+/// try await manager.email.sendSignInEmail(email: address, redirectTo: callbackURL)
+/// try await manager.email.verify(type: .email, email: address, token: code)
+/// // …or opens the link, which comes back to the app:
+/// try await manager.email.exchangeCode(from: openedURL)
+/// ```
+///
+/// A link comes back with `?code=`, traded for a session with the PKCE verifier kept in the
+/// credential store since the email was requested, so the flow survives the app being closed
+/// while the user reads the email. Every method throws ``AuthFailure``.
+public struct AuthEmail: Sendable {
+    let manager: SessionManager
+
+    /// Mails a sign-in link and six-digit code to `email` ("magic link"). The account is
+    /// created first when there is none and `createUser` is true.
+    ///
+    /// The user then either types the code (``verify(type:email:token:)`` with
+    /// ``VerificationType/email``) or opens the link, which comes back to `redirectTo` with
+    /// `?code=`; hand that URL to ``exchangeCode(from:)``. The answer does not say whether the
+    /// address has an account.
+    /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/rateLimited(retryAfter:)``).
+    public func sendSignInEmail(email: String, createUser: Bool = true, redirectTo: URL? = nil) async throws {
+        let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        manager.logger.info("requesting a sign-in email", metadata: ["operation": "sign_in_email", "email": "\(LogRedaction.email(email))"])
+        do {
+            let pkce = try await startPKCEFlow()
+            try await manager.backend.sendSignInEmail(
+                email: email, createUser: createUser, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
+    /// Verifies a one-time code from an email (sign-up confirmation, recovery, sign-in code)
+    /// and signs in with the session it yields.
+    /// - Throws: ``AuthFailure``.
+    @discardableResult
+    public func verify(type: VerificationType, email: String, token: String) async throws -> Session {
+        do {
+            let session = try await manager.backend.verify(type: type, email: email, token: token)
+            return try await manager.commitSignIn(session)
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
+    /// Signs in with the link an email brought back to the app: a PKCE redirect
+    /// (`…?code=…`), traded with the verifier kept since the email was requested. A redirect
+    /// that carries an error (`error_code`, in the query or the fragment) throws it.
+    /// - Throws: ``AuthFailure``; ``AuthFailure/Category/invalidInput`` when the URL carries no
+    ///   code, when no email flow is waiting for one, or when the link was expired or used.
+    @discardableResult
+    public func exchangeCode(from url: URL) async throws -> Session {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var parameters: [String: String] = [:]
+        for item in components?.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
+        if let fragment = components?.fragment, parameters["code"] == nil {
+            var fragmentComponents = URLComponents()
+            fragmentComponents.percentEncodedQuery = fragment
+            for item in fragmentComponents.queryItems ?? [] where parameters[item.name] == nil { parameters[item.name] = item.value ?? "" }
+        }
+        if let errorCode = parameters["error_code"] ?? parameters["error"] {
+            throw AuthFailure(BackendError.server(status: 403, code: errorCode, message: parameters["error_description"], retryAfter: nil))
+        }
+        guard let code = parameters["code"], !code.isEmpty else {
+            throw AuthFailure(BackendError.server(status: 400, code: "validation_failed", message: "the URL carries no code", retryAfter: nil))
+        }
+        do {
+            guard let stored = try await manager.store.load(key: pkceVerifierKey), let verifier = String(data: stored, encoding: .utf8) else {
+                throw BackendError.server(status: 404, code: "flow_state_not_found", message: "no email flow is waiting for a code", retryAfter: nil)
+            }
+            let session = try await manager.backend.exchangeCode(code, codeVerifier: verifier)
+            try? await manager.store.delete(key: pkceVerifierKey)
+            return try await manager.commitSignIn(session)
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
+    /// Sends the sign-up confirmation email again.
+    /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/rateLimited(retryAfter:)``).
+    public func resendConfirmation(email: String) async throws {
+        do {
+            try await manager.backend.resendConfirmation(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
+    /// Sends a password-reset email ("Forgot Password?") whose code signs in with
+    /// ``verify(type:email:token:)`` and ``VerificationType/recovery``; then set the new
+    /// password with ``AuthAccount/update(_:)``.
+    /// - Throws: ``AuthFailure``.
+    public func recoverPassword(email: String) async throws {
+        do {
+            try await manager.backend.recoverPassword(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
+    /// Sends a password-reset email whose link comes back to `redirectTo` with `?code=` (hand
+    /// it to ``exchangeCode(from:)``) and whose code signs in with ``verify(type:email:token:)``
+    /// and ``VerificationType/recovery``. Then set the new password with
+    /// ``AuthAccount/update(_:)``.
+    /// - Throws: ``AuthFailure``.
+    public func recoverPassword(email: String, redirectTo: URL?) async throws {
+        let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            let pkce = try await startPKCEFlow()
+            try await manager.backend.recoverPassword(email: email, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
+    /// Forgets the PKCE verifier of the email flow in progress, so that the mailed link can no
+    /// longer sign in here: for a client that signs in with the mailed code instead (the
+    /// terminal app).
+    package func discardPendingLink() async {
+        try? await manager.store.delete(key: pkceVerifierKey)
+    }
+
+    // MARK: - PKCE
+
+    /// The credential-store key of the PKCE verifier of the email flow in progress.
+    var pkceVerifierKey: String { manager.configuration.storageKey + ".pkce-verifier" }
+
+    /// A new PKCE pair whose verifier replaces any earlier one in the store.
+    private func startPKCEFlow() async throws -> PKCE {
+        let pkce = PKCE()
+        try await manager.store.save(Data(pkce.verifier.utf8), key: pkceVerifierKey)
+        return pkce
+    }
+}
