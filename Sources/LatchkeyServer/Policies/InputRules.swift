@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// Rules for what clients send: email normalisation and validation, ban durations. (Password
 /// rules are ``PasswordPolicy``.)
@@ -14,14 +15,9 @@ enum InputRules {
         return email
     }
 
+    /// The shape every address must have, the same rule the clients check (``EmailRule``).
     static func isValidEmail(_ email: String) -> Bool {
-        guard email.utf8.count <= 254 else { return false }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, let local = parts.first, let domain = parts.last else { return false }
-        guard !local.isEmpty, local.utf8.count <= 64, !domain.isEmpty else { return false }
-        guard domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..") else { return false }
-        let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters).union(CharacterSet(charactersIn: "<>()[],;:\\\""))
-        return email.unicodeScalars.allSatisfy { !forbidden.contains($0) }
+        EmailRule.isWellFormed(email)
     }
 
     /// Parses a Go-style duration ("24h", "1h30m", "90s", "500ms") or "none" (`nil`).

@@ -4,6 +4,7 @@ import Foundation
 import LatchkeyServer
 import LatchkeyTestSupport
 import LatchkeyTesting
+import LatchkeyWire
 import Testing
 
 /// Sends every request to the server the test currently points it at (so a verifier configured
