@@ -169,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyTests",
-            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting", "LatchkeyTestSupport"],
+            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting", "LatchkeyTestSupport", "LatchkeyWire"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
