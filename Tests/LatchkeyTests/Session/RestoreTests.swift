@@ -106,7 +106,12 @@ struct RestoreTests {
         _ = try await harness.seed(age: 7200)
         harness.backend.holdRefreshes()
         let launch = Task { await harness.manager.restore() }
-        #expect(await eventually { harness.backend.pendingRefreshCount == 1 && harness.clock.sleeperCount >= 1 })
+        guard await eventually(timeout: 120, { harness.backend.pendingRefreshCount == 1 && harness.clock.sleeperCount >= 1 }) else {
+            // Never wait on the launch after this: nothing would end it.
+            Issue.record("the launch never reached its timeout with the refresh held")
+            harness.backend.releaseRefreshes()
+            return
+        }
         harness.clock.advance(by: 10)
         let state = await launch.value
         guard case .signedInOffline = state else {
