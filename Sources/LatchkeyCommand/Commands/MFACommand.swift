@@ -41,8 +41,8 @@ struct MFAEnrollCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let (profile, _) = try await ProfileSession.restore(context)
-            let mfa = MFAContext(profile: profile)
+            let mfa = try await MFAContext.restore(context)
+            let profile = mfa.profile
             try await mfa.raiseIfNeeded(given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
             let enrollment = try await mfa.call("Adding the authenticator app…") {
                 try await profile.manager.mfa.enrollTOTP(friendlyName: name, issuer: issuer)
@@ -91,9 +91,9 @@ struct MFAVerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let (profile, _) = try await ProfileSession.restore(context)
-            let mfa = MFAContext(profile: profile)
-            let factors = try await mfa.call("Asking the server…") { try await profile.manager.mfa.listFactors() }
+            let mfa = try await MFAContext.restore(context)
+            let profile = mfa.profile
+            let factors = try await mfa.factors()
             let chosen: Factor
             if let factor {
                 chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
@@ -127,8 +127,8 @@ struct MFAListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let (profile, _) = try await ProfileSession.restore(context)
-            let factors = try await MFAContext(profile: profile).call("Asking the server…") { try await profile.manager.mfa.listFactors() }
+            let mfa = try await MFAContext.restore(context)
+            let factors = try await mfa.factors()
             if json {
                 context.terminal.output(try JSONOutput.render(factors.map(FactorSummary.init)))
                 return
@@ -163,9 +163,9 @@ struct MFARemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let (profile, _) = try await ProfileSession.restore(context)
-            let mfa = MFAContext(profile: profile)
-            let factors = try await mfa.call("Asking the server…") { try await profile.manager.mfa.listFactors() }
+            let mfa = try await MFAContext.restore(context)
+            let profile = mfa.profile
+            let factors = try await mfa.factors()
             let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
             if chosen.status == .verified {
                 try await mfa.raiseIfNeeded(given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
@@ -186,6 +186,16 @@ struct MFAContext {
     let profile: ProfileSession
 
     var context: ClientContext { profile.context }
+
+    /// The signed-in profile's MFA context, restored from its stored session.
+    static func restore(_ context: ClientContext) async throws -> MFAContext {
+        MFAContext(profile: try await ProfileSession.restore(context).0)
+    }
+
+    /// The account's factors, behind a progress line.
+    func factors() async throws -> [Factor] {
+        try await call("Asking the server…") { try await profile.manager.mfa.listFactors() }
+    }
 
     /// Runs `body` behind a progress line; a failure becomes the command's words.
     func call<T>(_ label: String, _ body: () async throws -> T) async throws -> T {
