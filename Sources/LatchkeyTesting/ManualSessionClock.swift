@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Latchkey
+import NIOConcurrencyHelpers
 
 /// A clock that moves only when told to, for tests: ``advance(by:)`` wakes every sleeper whose
 /// deadline has come, in deadline order.

@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 002 #21 and #24: availability re-checked on becoming active (no polling timer), the
 /// notice when biometrics disappear, and the one-time "Enable Face ID?" hint.

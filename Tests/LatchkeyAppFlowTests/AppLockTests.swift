@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 002 #20–#24 and seed 000's privacy overlay: the lock and overlay as the scene phase
 /// moves, unlock and its fallback, availability, the one-time hint.
@@ -31,8 +32,10 @@ struct AppLockTests {
         }
     }
 
-    @Test("Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
-          arguments: ["notification centre", "app switcher", "Siri"])
+    @Test(
+        "Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
+        arguments: ["notification centre", "app switcher", "Siri"]
+    )
     func inactiveDoesNotLock(interruption: String) {
         let lock = makeLock()
         scene(lock, .inactive)

@@ -46,7 +46,6 @@ struct StorageCleanup: Sendable {
     let clock: any ServerClock
     let settings: Settings
 
-
     /// The cutoffs for a run at `now`.
     func cutoffs(at now: Date) -> StaleRowCutoffs {
         StaleRowCutoffs(
@@ -58,7 +57,8 @@ struct StorageCleanup: Sendable {
             auditEntriesCreatedBefore: now.addingTimeInterval(-settings.auditRetention),
             unverifiedFactorsCreatedBefore: now.addingTimeInterval(-settings.mfaFactorExpiry),
             factorsChallengedBefore: now.addingTimeInterval(-settings.mfaChallengeExpiry),
-            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace)))
+            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace))
+        )
     }
 
     /// Deletes batches until no kind has stale rows left; returns how many rows went.

@@ -1,7 +1,8 @@
 import Foundation
-import Logging
-@testable import LatchkeyServer
 import LatchkeyTesting
+import Logging
+
+@testable import LatchkeyServer
 
 /// An ``AuthService`` over a temporary SQLite store, for tests that need the service without HTTP.
 enum ServiceFixture {
@@ -15,11 +16,17 @@ enum ServiceFixture {
         let clock = ManualServerClock()
         let secret = String(repeating: "f", count: 40)
         let service = AuthService(
-            configuration: configuration, store: store, clock: clock, hasher: hasher,
-            signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")), tokens: OpaqueTokens(jwtSecret: secret),
+            configuration: configuration,
+            store: store,
+            clock: clock,
+            hasher: hasher,
+            signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")),
+            tokens: OpaqueTokens(jwtSecret: secret),
             mailer: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")),
-            limiter: RateLimiter(clock: clock, enabled: true), logger: Logger(label: "fixture"),
-            origin: ServerOrigin("http://test"))
+            limiter: RateLimiter(clock: clock, enabled: true),
+            logger: Logger(label: "fixture"),
+            origin: ServerOrigin("http://test")
+        )
         let result = try await body(service)
         try await store.close()
         try await hasher.shutdown()
