@@ -24,17 +24,14 @@ public struct AuthServerSettings: Sendable, Hashable {
     public init(_ settings: GoTrueServerSettings) {
         self.init(
             passwordRules: PasswordRules(minimumLength: max(settings.passwordMinimumLength ?? 6, 1)),
-            signUpDisabled: settings.signUpDisabled,
-            autoconfirm: settings.autoconfirm
-        )
+            signUpDisabled: settings.signUpDisabled, autoconfirm: settings.autoconfirm)
     }
 
     /// Reads the settings of the GoTrue server (the Latchkey server or a Supabase project) at
     /// `configuration`.
     /// - Throws: `AuthFailure` (network, server).
     public static func fetch(
-        from configuration: GoTrueBackend.Configuration,
-        transport: any HTTPTransport = URLSessionTransport()
+        from configuration: GoTrueBackend.Configuration, transport: any HTTPTransport = URLSessionTransport()
     ) async throws -> AuthServerSettings {
         do {
             return AuthServerSettings(try await GoTrueBackend(configuration: configuration, transport: transport).settings())

@@ -54,8 +54,7 @@ public enum BiometricError: Error, Sendable, Hashable {
         switch self {
         case .biometryLockout, .biometryNotEnrolled, .biometryNotAvailable, .userFallback: true
         case .userCancel, .systemCancel, .appCancel, .passcodeNotSet, .authenticationFailed,
-            .invalidContext, .notInteractive, .unknown, .other:
-            false
+             .invalidContext, .notInteractive, .unknown, .other: false
         }
     }
 }

@@ -115,13 +115,9 @@ public final class LaunchRouter {
     ///     inject one (tests), so both measure the same time.
     ///   - logger: Where transitions are logged (debug level).
     public init(
-        manager: SessionManager,
-        onboarding: OnboardingFlag? = nil,
-        appLock: AppLock? = nil,
-        privacyOverlay: PrivacyOverlay? = nil,
-        configuration: Configuration = .init(),
-        strings: AppFlowStrings = .init(),
-        clock: any SessionClock = SystemSessionClock(),
+        manager: SessionManager, onboarding: OnboardingFlag? = nil, appLock: AppLock? = nil,
+        privacyOverlay: PrivacyOverlay? = nil, configuration: Configuration = .init(),
+        strings: AppFlowStrings = .init(), clock: any SessionClock = SystemSessionClock(),
         logger: Logger = Logger(label: "dev.latchkey.router")
     ) {
         self.manager = manager
@@ -134,15 +130,10 @@ public final class LaunchRouter {
         self.logger = logger
         let completed: Bool? = onboarding == nil ? true : onboarding?.isCompletedIfReadable
         inputs = LaunchRouteInputs(
-            hasOnboarding: onboarding != nil,
-            onboardingKnown: completed != nil,
-            onboardingCompleted: completed ?? false,
-            onboardingCompletedAtLaunch: completed ?? false,
-            authScreen: configuration.initialAuthScreen,
-            requiresConfirmedEmail: configuration.requiresConfirmedEmail,
-            requiresSecondFactor: configuration.requiresSecondFactor,
-            isLocked: appLock?.isLocked ?? false
-        )
+            hasOnboarding: onboarding != nil, onboardingKnown: completed != nil, onboardingCompleted: completed ?? false,
+            onboardingCompletedAtLaunch: completed ?? false, authScreen: configuration.initialAuthScreen,
+            requiresConfirmedEmail: configuration.requiresConfirmedEmail, requiresSecondFactor: configuration.requiresSecondFactor,
+            isLocked: appLock?.isLocked ?? false)
         appLock?.lockDidChange = { [weak self] in self?.lockChanged() }
     }
 
@@ -277,17 +268,10 @@ public final class LaunchRouter {
 
     /// A sign-up form wired to this router (a confirmation email leads to `verifyEmail`).
     public func makeSignUpForm(
-        rules: PasswordRules = .init(),
-        requiresPasswordConfirmation: Bool = false,
-        metadata: [String: JSONValue] = [:]
+        rules: PasswordRules = .init(), requiresPasswordConfirmation: Bool = false, metadata: [String: JSONValue] = [:]
     ) -> SignUpFormModel {
-        SignUpFormModel(
-            manager: manager,
-            rules: rules,
-            requiresPasswordConfirmation: requiresPasswordConfirmation,
-            metadata: metadata,
-            strings: strings
-        ) { [weak self] email, password in
+        SignUpFormModel(manager: manager, rules: rules, requiresPasswordConfirmation: requiresPasswordConfirmation,
+                        metadata: metadata, strings: strings) { [weak self] email, password in
             self?.awaitVerification(email: email, password: password)
         }
     }
@@ -350,9 +334,8 @@ public final class LaunchRouter {
 
     private func discardUntrustedSessionIfNeeded() {
         guard configuration.discardsUntrustedSessions, inputs.hasOnboarding, inputs.onboardingKnown,
-            !inputs.onboardingCompletedAtLaunch,
-            !inputs.authenticatedThisLaunch, inputs.authState.isSignedIn, !discardingUntrusted
-        else { return }
+              !inputs.onboardingCompletedAtLaunch,
+              !inputs.authenticatedThisLaunch, inputs.authState.isSignedIn, !discardingUntrusted else { return }
         discardingUntrusted = true
         logger.notice("a session restored before onboarding was completed is discarded", metadata: ["operation": "launch_route"])
         Task {

@@ -42,8 +42,7 @@ public final class LoginFormModel: EmailPasswordForm {
     ///   - onEmailNotConfirmed: Called when the account exists but its email is not confirmed
     ///     yet; ``LaunchRouter/makeLoginForm()`` wires it to the verify-email route.
     public init(
-        manager: SessionManager,
-        strings: AppFlowStrings = .init(),
+        manager: SessionManager, strings: AppFlowStrings = .init(),
         onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)? = nil
     ) {
         self.manager = manager
@@ -67,8 +66,7 @@ public final class LoginFormModel: EmailPasswordForm {
     /// Signs in. Does nothing unless ``canSubmit``.
     public func submit() async {
         guard canSubmit else { return }
-        let email = trimmedEmail
-        let password = password
+        let email = trimmedEmail, password = password
         progress.begin(.signIn)
         do {
             try await manager.account.signIn(email: email, password: password)

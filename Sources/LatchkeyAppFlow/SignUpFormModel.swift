@@ -55,11 +55,8 @@ public final class SignUpFormModel: EmailPasswordForm {
     ///   - onConfirmationRequired: Called when the account needs its email confirmed;
     ///     ``LaunchRouter/makeSignUpForm(rules:requiresPasswordConfirmation:metadata:)`` wires it to the verify-email route.
     public init(
-        manager: SessionManager,
-        rules: PasswordRules = .init(),
-        requiresPasswordConfirmation: Bool = false,
-        metadata: [String: JSONValue] = [:],
-        strings: AppFlowStrings = .init(),
+        manager: SessionManager, rules: PasswordRules = .init(), requiresPasswordConfirmation: Bool = false,
+        metadata: [String: JSONValue] = [:], strings: AppFlowStrings = .init(),
         onConfirmationRequired: (@MainActor (_ email: String, _ password: String) -> Void)? = nil
     ) {
         self.manager = manager
@@ -111,8 +108,7 @@ public final class SignUpFormModel: EmailPasswordForm {
     /// Creates the account. Does nothing unless ``canSubmit``.
     public func submit() async {
         guard canSubmit else { return }
-        let email = trimmedEmail
-        let password = password
+        let email = trimmedEmail, password = password
         progress.begin(.signUp)
         outcome = nil
         do {

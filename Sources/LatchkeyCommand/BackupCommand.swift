@@ -15,15 +15,10 @@ struct BackupCommand: ParsableCommand {
             the server and put the copy at <data-dir>/latchkey.sqlite, removing latchkey.sqlite-wal and \
             latchkey.sqlite-shm. Keep the secret (<data-dir>/jwt-secret or LATCHKEY_JWT_SECRET) as well: \
             it is not in the database. PostgreSQL databases are backed up with pg_dump.
-            """
-    )
+            """)
 
     @OptionGroup var data: DataOptions
-    @Option(
-        name: .setting(.database),
-        help:
-            "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite). From the environment as for serve: LATCHKEY_DATABASE_URL, DATABASE_URL, …."
-    )
+    @Option(name: .setting(.database), help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite). From the environment as for serve: LATCHKEY_DATABASE_URL, DATABASE_URL, ….")
     var database: String?
     @Option(name: .customLong("to"), help: "The backup file to write (replaced if it exists).")
     var destination: String

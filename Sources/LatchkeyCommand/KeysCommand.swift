@@ -16,8 +16,7 @@ struct KeysCommand: AsyncParsableCommand {
 
             `latchkey keys generate --alg ES256` prints a new private JWK for --jwt-keys.
             """,
-        subcommands: [KeysGenerateCommand.self]
-    )
+        subcommands: [KeysGenerateCommand.self])
 
     @OptionGroup var data: DataOptions
     @Option(name: .customLong("external-url"), help: "The server's public URL, used as the key issuer.")
@@ -29,17 +28,14 @@ struct KeysCommand: AsyncParsableCommand {
         if case .missing = source {
             // Not a usage error: the command is right, the secret is missing.
             Terminal.writeError(
-                "Error: no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or point --data-dir at the server's data directory (\(ServerKeys.secretFile(in: data.dataDirectoryURL).path) does not exist); keys signed with any other secret would not open the server\n"
-            )
+                "Error: no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or point --data-dir at the server's data directory (\(ServerKeys.secretFile(in: data.dataDirectoryURL).path) does not exist); keys signed with any other secret would not open the server\n")
             throw ExitCode.failure
         }
         do {
             let keys = try await ServerKeys.make(
-                dataDirectory: data.dataDirectoryURL,
-                configuredSecret: data.environmentSecret,
+                dataDirectory: data.dataDirectoryURL, configuredSecret: data.environmentSecret,
                 externalURL: ServerSetting.externalURL.value(given: externalURL, environment: ProcessInfo.processInfo.environment),
-                createSecret: false
-            )
+                createSecret: false)
             Terminal.writeError("keys signed with the secret from \(source)\n")
             print("anon key:         \(keys.anon)")
             print("service_role key: \(keys.serviceRole)")

@@ -13,8 +13,7 @@ struct KeysGenerateCommand: ParsableCommand {
             "key_ops": ["sign", "verify"] (["verify"] with --verify-only, for a key published before it signs). \\
             Add it to the JSON array in LATCHKEY_JWT_KEYS (or GOTRUE_JWT_KEYS, or --jwt-keys-file); exactly one \\
             key of the array may sign. The key is private: keep it out of logs and version control. Writes no file.
-            """
-    )
+            """)
 
     @Option(name: .customLong("alg"), help: "ES256 (ECDSA P-256, the default), RS256 (RSA 2048) or HS256 (a shared secret, never published).")
     var algorithm: String = JWTKeySet.Algorithm.es256.rawValue

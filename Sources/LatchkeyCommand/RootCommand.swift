@@ -21,8 +21,7 @@ struct RootCommand: AsyncParsableCommand {
             ServeCommand.self, KeysCommand.self, BackupCommand.self,
             SignupCommand.self, LoginCommand.self, StatusCommand.self, TokenCommand.self, WhoamiCommand.self, LogoutCommand.self,
             ResetPasswordCommand.self, MFACommand.self,
-        ]
-    )
+        ])
 
     /// Parses and runs like ArgumentParser's default, except that a usage error exits with 2,
     /// the documented code, rather than 64, and a mistyped command name gets a suggestion.
@@ -78,15 +77,11 @@ enum CommandSuggestion {
     static func lines(for typed: String, known: [String]) -> [String] {
         let commands = known.filter { $0 != "help" }
         if let nearest = nearest(to: typed, among: known) {
-            return [
-                "latchkey: '\(typed)' is not a latchkey command. Did you mean '\(nearest)'?",
-                "  Run 'latchkey --help' to see every command.",
-            ]
+            return ["latchkey: '\(typed)' is not a latchkey command. Did you mean '\(nearest)'?",
+                    "  Run 'latchkey --help' to see every command."]
         }
-        return [
-            "latchkey: '\(typed)' is not a latchkey command.",
-            "  The commands are: \(commands.joined(separator: ", ")). Run 'latchkey --help' for more.",
-        ]
+        return ["latchkey: '\(typed)' is not a latchkey command.",
+                "  The commands are: \(commands.joined(separator: ", ")). Run 'latchkey --help' for more."]
     }
 
     /// The name nearest to `typed` in edit distance (a swap of two neighbours counts once),
@@ -109,8 +104,7 @@ enum CommandSuggestion {
     /// The optimal-string-alignment distance: insertions, deletions, substitutions and swaps
     /// of adjacent characters each cost one.
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
+        let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)

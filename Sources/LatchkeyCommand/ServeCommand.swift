@@ -24,8 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
             repeatable options a comma-separated list), and GoTrue's names where one exists (GOTRUE_SITE_URL, \
             API_EXTERNAL_URL, DATABASE_URL, GOTRUE_JWT_EXP, …; each option's help names them). The command line \
             wins over the environment, Latchkey's names over GoTrue's.
-            """
-    )
+            """)
 
     // Names, help texts and defaults come from the settings table (`ServerSetting.all`); each
     // option holds what the command line gave, nil when absent (see `commandLine`).

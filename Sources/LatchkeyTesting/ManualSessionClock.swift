@@ -1,6 +1,6 @@
 import Foundation
-import Latchkey
 import NIOConcurrencyHelpers
+import Latchkey
 
 /// A clock that moves only when told to, for tests: ``advance(by:)`` wakes every sleeper whose
 /// deadline has come, in deadline order.

@@ -50,14 +50,8 @@ public final class TestAuthServer: Sendable {
     private let task: Task<Void, any Error>
 
     private init(
-        baseURL: URL,
-        port: Int,
-        keys: ServerKeys,
-        configuration: ServerConfiguration,
-        clock: any ServerClock,
-        ownsDataDirectory: Bool,
-        group: ServiceGroup,
-        task: Task<Void, any Error>
+        baseURL: URL, port: Int, keys: ServerKeys, configuration: ServerConfiguration, clock: any ServerClock,
+        ownsDataDirectory: Bool, group: ServiceGroup, task: Task<Void, any Error>
     ) {
         self.baseURL = baseURL
         self.port = port
@@ -94,15 +88,8 @@ public final class TestAuthServer: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestAuthServer {
         try await start(
-            dataDirectory: dataDirectory,
-            port: port,
-            clock: clock,
-            mailer: mailer,
-            store: nil,
-            logger: logger,
-            metrics: metrics,
-            configure: configure
-        )
+            dataDirectory: dataDirectory, port: port, clock: clock, mailer: mailer, store: nil, logger: logger, metrics: metrics,
+            configure: configure)
     }
 
     /// Starts a server over `store` (`nil`: the store the configuration names), for the
@@ -118,9 +105,7 @@ public final class TestAuthServer: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestAuthServer {
         let ownsDirectory = dataDirectory == nil
-        let directory =
-            dataDirectory
-            ?? FileManager.default.temporaryDirectory
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("latchkey-test-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = port
@@ -130,54 +115,28 @@ public final class TestAuthServer: Sendable {
         configure(&configuration)
 
         let (group, task, boundPort) = try await run(
-            configuration: configuration,
-            clock: clock,
-            mailer: mailer,
-            store: store,
-            logger: logger,
-            metrics: metrics
-        )
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics)
         let keys = try await ServerKeys.make(
-            dataDirectory: configuration.dataDirectory,
-            configuredSecret: configuration.jwtSecret,
-            externalURL: configuration.externalURL
-                ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)"
-        )
+            dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
+            externalURL: configuration.externalURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
         let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return TestAuthServer(
-            baseURL: URL(string: "http://\(hostPart):\(boundPort)")!,
-            port: boundPort,
-            keys: keys,
-            configuration: configuration,
-            clock: clock,
-            ownsDataDirectory: ownsDirectory,
-            group: group,
-            task: task
-        )
+            baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,
+            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, group: group, task: task)
     }
 
     /// Builds and runs the server; returns once it listens, or throws why it stopped before.
     private static func run(
-        configuration: ServerConfiguration,
-        clock: any ServerClock,
-        mailer: (any Mailer)?,
-        store: (any AuthStore)?,
-        logger: Logger,
+        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger,
         metrics: ServerMetrics?
     ) async throws -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int) {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await LatchkeyApplication.build(
-            configuration: configuration,
-            clock: clock,
-            mailer: mailer,
-            store: store,
-            logger: logger,
-            metrics: metrics,
+            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics,
             onServerRunning: { port in
                 portContinuation.yield(port)
                 portContinuation.finish()
-            }
-        )
+            })
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             defer { portContinuation.finish() }
@@ -246,12 +205,7 @@ public final class TestAuthServer: Sendable {
     // MARK: - Inspecting the server
 
     /// Sends a request with the `service_role` key (or `bearer`) and returns the status and body.
-    public func admin(
-        _ method: String,
-        _ path: String,
-        json: [String: any Sendable]? = nil,
-        bearer: String? = nil
-    ) async throws -> (status: Int, body: Data) {
+    public func admin(_ method: String, _ path: String, json: [String: any Sendable]? = nil, bearer: String? = nil) async throws -> (status: Int, body: Data) {
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
         var request = URLRequest(url: URL(string: baseURL.absoluteString + "/" + trimmed)!)
         request.httpMethod = method
@@ -345,10 +299,7 @@ extension TestAuthServer {
 /// Hands a redirect back instead of following it.
 private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)

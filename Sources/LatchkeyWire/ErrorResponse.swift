@@ -27,13 +27,8 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
     public var weak_password: WeakPassword?
 
     public init(
-        code: JSONValue? = nil,
-        error_code: String? = nil,
-        msg: String? = nil,
-        message: String? = nil,
-        error: String? = nil,
-        error_description: String? = nil,
-        weak_password: WeakPassword? = nil
+        code: JSONValue? = nil, error_code: String? = nil, msg: String? = nil, message: String? = nil, error: String? = nil,
+        error_description: String? = nil, weak_password: WeakPassword? = nil
     ) {
         self.code = code
         self.error_code = error_code
@@ -47,11 +42,8 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
     /// GoTrue's default shape: `{"code": status, "error_code": code, "msg": message}`.
     public static func standard(status: Int, code: String, message: String, weakPasswordReasons: [String]? = nil) -> ErrorResponse {
         ErrorResponse(
-            code: .number(Double(status)),
-            error_code: code,
-            msg: message,
-            weak_password: weakPasswordReasons.map { WeakPassword(reasons: $0) }
-        )
+            code: .number(Double(status)), error_code: code, msg: message,
+            weak_password: weakPasswordReasons.map { WeakPassword(reasons: $0) })
     }
 
     /// The shape of API version 2024-01-01: `{"code": code, "message": message}`.

@@ -17,14 +17,8 @@ public struct FactorResponse: Codable, Sendable, Hashable {
     public var last_challenged_at: String?
 
     public init(
-        id: String,
-        factor_type: String,
-        status: String,
-        friendly_name: String?,
-        phone: String? = nil,
-        created_at: String?,
-        updated_at: String?,
-        last_challenged_at: String?
+        id: String, factor_type: String, status: String, friendly_name: String?, phone: String? = nil, created_at: String?,
+        updated_at: String?, last_challenged_at: String?
     ) {
         self.id = id
         self.factor_type = factor_type

@@ -21,14 +21,8 @@ public struct SignUpBody: Codable, Sendable, Hashable {
     public var code_challenge_method: String?
 
     public init(
-        email: String? = nil,
-        phone: String? = nil,
-        password: String? = nil,
-        data: [String: JSONValue]? = nil,
-        redirect_to: String? = nil,
-        email_redirect_to: String? = nil,
-        code_challenge: String? = nil,
-        code_challenge_method: String? = nil
+        email: String? = nil, phone: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, redirect_to: String? = nil,
+        email_redirect_to: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil
     ) {
         self.email = email
         self.phone = phone
@@ -65,13 +59,8 @@ public struct OTPBody: Codable, Sendable, Hashable {
     public var code_challenge_method: String?
 
     public init(
-        email: String? = nil,
-        phone: String? = nil,
-        create_user: Bool? = nil,
-        data: [String: JSONValue]? = nil,
-        channel: String? = nil,
-        code_challenge: String? = nil,
-        code_challenge_method: String? = nil
+        email: String? = nil, phone: String? = nil, create_user: Bool? = nil, data: [String: JSONValue]? = nil, channel: String? = nil,
+        code_challenge: String? = nil, code_challenge_method: String? = nil
     ) {
         self.email = email
         self.phone = phone
@@ -105,11 +94,7 @@ public struct GenerateLinkBody: Codable, Sendable, Hashable {
     public var redirect_to: String?
 
     public init(
-        type: String? = nil,
-        email: String? = nil,
-        new_email: String? = nil,
-        password: String? = nil,
-        data: [String: JSONValue]? = nil,
+        type: String? = nil, email: String? = nil, new_email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil,
         redirect_to: String? = nil
     ) {
         self.type = type
@@ -154,12 +139,8 @@ public struct UpdateUserBody: Codable, Sendable, Hashable {
     public var code_challenge_method: String?
 
     public init(
-        email: String? = nil,
-        password: String? = nil,
-        data: [String: JSONValue]? = nil,
-        nonce: String? = nil,
-        code_challenge: String? = nil,
-        code_challenge_method: String? = nil
+        email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, nonce: String? = nil,
+        code_challenge: String? = nil, code_challenge_method: String? = nil
     ) {
         self.email = email
         self.password = password
@@ -181,11 +162,7 @@ public struct VerifyBody: Codable, Sendable, Hashable {
     public var redirect_to: String?
 
     public init(
-        type: String? = nil,
-        token: String? = nil,
-        token_hash: String? = nil,
-        email: String? = nil,
-        phone: String? = nil,
+        type: String? = nil, token: String? = nil, token_hash: String? = nil, email: String? = nil, phone: String? = nil,
         redirect_to: String? = nil
     ) {
         self.type = type
@@ -207,11 +184,7 @@ public struct EmailBody: Codable, Sendable, Hashable {
     public var code_challenge_method: String?
 
     public init(
-        email: String? = nil,
-        phone: String? = nil,
-        type: String? = nil,
-        redirect_to: String? = nil,
-        code_challenge: String? = nil,
+        email: String? = nil, phone: String? = nil, type: String? = nil, redirect_to: String? = nil, code_challenge: String? = nil,
         code_challenge_method: String? = nil
     ) {
         self.email = email
@@ -244,15 +217,7 @@ public struct AdminUserBody: Codable, Sendable, Hashable {
     public var ban_duration: String?
     public var role: String?
 
-    public init(
-        email: String? = nil,
-        password: String? = nil,
-        email_confirm: Bool? = nil,
-        user_metadata: [String: JSONValue]? = nil,
-        app_metadata: [String: JSONValue]? = nil,
-        ban_duration: String? = nil,
-        role: String? = nil
-    ) {
+    public init(email: String? = nil, password: String? = nil, email_confirm: Bool? = nil, user_metadata: [String: JSONValue]? = nil, app_metadata: [String: JSONValue]? = nil, ban_duration: String? = nil, role: String? = nil) {
         self.email = email
         self.password = password
         self.email_confirm = email_confirm

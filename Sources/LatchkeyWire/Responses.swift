@@ -19,15 +19,8 @@ public struct UserResponse: Codable, Sendable, Hashable {
         public var email: String?
 
         public init(
-            identity_id: String?,
-            id: String,
-            user_id: String?,
-            identity_data: [String: JSONValue]?,
-            provider: String?,
-            last_sign_in_at: String?,
-            created_at: String?,
-            updated_at: String?,
-            email: String?
+            identity_id: String?, id: String, user_id: String?, identity_data: [String: JSONValue]?, provider: String?,
+            last_sign_in_at: String?, created_at: String?, updated_at: String?, email: String?
         ) {
             self.identity_id = identity_id
             self.id = id
@@ -191,13 +184,8 @@ public struct SettingsResponse: Codable, Sendable, Hashable {
     public var password_min_length: Int?
 
     public init(
-        external: [String: Bool]? = nil,
-        disable_signup: Bool? = nil,
-        mailer_autoconfirm: Bool? = nil,
-        phone_autoconfirm: Bool? = nil,
-        sms_provider: String? = nil,
-        saml_enabled: Bool? = nil,
-        password_min_length: Int? = nil
+        external: [String: Bool]? = nil, disable_signup: Bool? = nil, mailer_autoconfirm: Bool? = nil, phone_autoconfirm: Bool? = nil,
+        sms_provider: String? = nil, saml_enabled: Bool? = nil, password_min_length: Int? = nil
     ) {
         self.external = external
         self.disable_signup = disable_signup
@@ -233,14 +221,7 @@ public struct AuditEntryResponse: Codable, Sendable, Hashable {
         public var log_type: String
         public var traits: [String: JSONValue]
 
-        public init(
-            action: String,
-            actor_id: String,
-            actor_username: String,
-            actor_via_sso: Bool = false,
-            log_type: String,
-            traits: [String: JSONValue]
-        ) {
+        public init(action: String, actor_id: String, actor_username: String, actor_via_sso: Bool = false, log_type: String, traits: [String: JSONValue]) {
             self.action = action
             self.actor_id = actor_id
             self.actor_username = actor_username

@@ -1,10 +1,9 @@
 import Foundation
 import Latchkey
-import LatchkeyTestSupport
-import LatchkeyTesting
-import Logging
-
 @testable import LatchkeyAppFlow
+import LatchkeyTestSupport
+import Logging
+import LatchkeyTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -49,42 +48,20 @@ final class FlowApp {
         var configuration = SessionManagerConfiguration()
         configureManager(&configuration)
         let manager = SessionManager(
-            backend: server.backend(transport: gate),
-            store: keychain,
-            configuration: configuration,
-            installMarker: useInstallMarker ? marker : nil,
-            clock: clock,
-            logger: .quiet
-        )
-        let dataSpace = UserDataSpace(
-            configuration: .init(
-                root: container.appendingPathComponent("Data"),
-                legacyDirectory: legacyDirectory,
-                signOutPolicy: signOutPolicy
-            ),
-            logger: .quiet
-        )
+            backend: server.backend(transport: gate), store: keychain, configuration: configuration,
+            installMarker: useInstallMarker ? marker : nil, clock: clock, logger: .quiet)
+        let dataSpace = UserDataSpace(configuration: .init(
+            root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy), logger: .quiet)
         await dataSpace.attach(to: manager)
         let lock = AppLock(
-            authenticator: authenticator,
-            preferences: preferences,
-            configuration: lockConfiguration,
-            strings: strings,
-            clock: clock,
-            logger: .quiet
-        )
+            authenticator: authenticator, preferences: preferences, configuration: lockConfiguration, strings: strings,
+            clock: clock, logger: .quiet)
         var routerConfiguration = LaunchRouter.Configuration()
         configureRouter(&routerConfiguration)
         let router = LaunchRouter(
-            manager: manager,
-            onboarding: onboarding ? OnboardingFlag(preferences: preferences) : nil,
-            appLock: lock,
-            privacyOverlay: PrivacyOverlay(),
-            configuration: routerConfiguration,
-            strings: strings,
-            clock: clock,
-            logger: .quiet
-        )
+            manager: manager, onboarding: onboarding ? OnboardingFlag(preferences: preferences) : nil,
+            appLock: lock, privacyOverlay: PrivacyOverlay(), configuration: routerConfiguration, strings: strings,
+            clock: clock, logger: .quiet)
         let launch = FlowLaunch(manager: manager, router: router, dataSpace: dataSpace, lock: lock)
         launches.append(launch)
         return launch
@@ -198,8 +175,7 @@ extension TestServer {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         let mails = try files.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
         guard let mail = mails.last(where: { $0.contains("To: \(email)") && $0.contains("type=signup") }),
-            let range = mail.range(of: "token=")
-        else {
+              let range = mail.range(of: "token=") else {
             throw AuthFailure(.unknown, code: "no_confirmation_mail")
         }
         let token = mail[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
@@ -251,8 +227,7 @@ func withFlowServer(autoconfirm: Bool = true, _ body: @MainActor (TestServer) as
 /// app to use it; the app is finished and the server stopped afterwards.
 @MainActor
 func withFlowAccount(
-    autoconfirm: Bool = true,
-    password: String = "correct horse battery",
+    autoconfirm: Bool = true, password: String = "correct horse battery",
     _ body: @MainActor (_ server: TestServer, _ app: FlowApp, _ email: String, _ userID: String) async throws -> Void
 ) async throws {
     try await withFlowServer(autoconfirm: autoconfirm) { server in

@@ -1,10 +1,9 @@
 import Foundation
 import Latchkey
-import LatchkeyTestSupport
-import LatchkeyTesting
-import Testing
-
 @testable import LatchkeyAppFlow
+import LatchkeyTestSupport
+import Testing
+import LatchkeyTesting
 
 /// Seed 002 #21 and #24: availability re-checked on becoming active (no polling timer), the
 /// notice when biometrics disappear, and the one-time "Enable Face ID?" hint.

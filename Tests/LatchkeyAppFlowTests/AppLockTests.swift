@@ -1,10 +1,9 @@
 import Foundation
 import Latchkey
-import LatchkeyTestSupport
-import LatchkeyTesting
-import Testing
-
 @testable import LatchkeyAppFlow
+import LatchkeyTestSupport
+import Testing
+import LatchkeyTesting
 
 /// Seed 002 #20–#24 and seed 000's privacy overlay: the lock and overlay as the scene phase
 /// moves, unlock and its fallback, availability, the one-time hint.
@@ -32,10 +31,8 @@ struct AppLockTests {
         }
     }
 
-    @Test(
-        "Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
-        arguments: ["notification centre", "app switcher", "Siri"]
-    )
+    @Test("Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
+          arguments: ["notification centre", "app switcher", "Siri"])
     func inactiveDoesNotLock(interruption: String) {
         let lock = makeLock()
         scene(lock, .inactive)

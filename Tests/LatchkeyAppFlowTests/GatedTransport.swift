@@ -1,8 +1,7 @@
 import Foundation
 import Latchkey
-import LatchkeyTestSupport
-
 @testable import LatchkeyAppFlow
+import LatchkeyTestSupport
 
 /// A transport that can hold requests to one path until the test releases them, so a test can
 /// look at a form while its request is in flight.

@@ -1,8 +1,7 @@
 import Foundation
 import Latchkey
-import LatchkeyTestSupport
-
 @testable import LatchkeyAppFlow
+import LatchkeyTestSupport
 
 /// A credential store whose reads hang until released: a keychain call that never returns.
 actor HangingStore: CredentialStore {

@@ -1,10 +1,9 @@
 import Foundation
 import Latchkey
-import LatchkeyTestSupport
-import LatchkeyTesting
-import Testing
-
 @testable import LatchkeyAppFlow
+import LatchkeyTestSupport
+import Testing
+import LatchkeyTesting
 
 /// The router beyond the seeds' matrices: the check timeout, the lock route, verification by
 /// code, resend and cancel, onboarding persistence, the first-sign-in hint.

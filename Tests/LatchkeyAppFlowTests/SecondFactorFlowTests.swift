@@ -1,10 +1,9 @@
 import Foundation
 import Latchkey
+@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
-
-@testable import LatchkeyAppFlow
 
 /// The `verifySecondFactor` route against the real server: an account with an authenticator
 /// app signs in with the password, the router asks for the code, the code form finishes the
@@ -22,9 +21,7 @@ struct SecondFactorFlowTests {
             try await elsewhere.account.signIn(email: email, password: password)
             let enrollment = try await elsewhere.mfa.enrollTOTP(friendlyName: "Phone")
             try await elsewhere.mfa.challengeAndVerify(
-                factorID: enrollment.factorID,
-                code: try TOTPCode.current(secret: enrollment.secret, at: server.serverClock.now())
-            )
+                factorID: enrollment.factorID, code: try TOTPCode.current(secret: enrollment.secret, at: server.serverClock.now()))
 
             let launch = await app.start(onboarding: false)
             let login = launch.router.makeLoginForm()

@@ -31,19 +31,13 @@ struct CommandRunner {
     /// `inputDescriptor`, when given, is the process's standard input instead (the caller keeps
     /// the other end of the pipe; this closes the given descriptor once the child has it).
     static func start(
-        _ arguments: [String],
-        environment: [String: String] = [:],
-        input: String? = nil,
-        inputDescriptor: Int32? = nil,
-        removing: [String] = []
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil, inputDescriptor: Int32? = nil, removing: [String] = []
     ) throws -> Running {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "LATCHKEY_JWT_SECRET")
         // `serve`, `keys` and `backup` read their options from these: a test says what it sets.
-        for key in env.keys
-        where key.hasPrefix("GOTRUE_") || ["DATABASE_URL", "PORT", "API_EXTERNAL_URL"].contains(key)
-            || (key.hasPrefix("LATCHKEY_") && !["LATCHKEY_HOME", "LATCHKEY_PROFILE", "LATCHKEY_SERVER"].contains(key))
-        {
+        for key in env.keys where key.hasPrefix("GOTRUE_") || ["DATABASE_URL", "PORT", "API_EXTERNAL_URL"].contains(key)
+            || (key.hasPrefix("LATCHKEY_") && !["LATCHKEY_HOME", "LATCHKEY_PROFILE", "LATCHKEY_SERVER"].contains(key)) {
             env.removeValue(forKey: key)
         }
         for key in removing { env.removeValue(forKey: key) }
@@ -66,13 +60,8 @@ struct CommandRunner {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot open the output files of a command"])
         }
         let process = try ChildProcess(
-            executable: executable.path,
-            arguments: arguments,
-            environment: env,
-            standardInput: stdin,
-            standardOutput: stdout,
-            standardError: stderr
-        )
+            executable: executable.path, arguments: arguments, environment: env,
+            standardInput: stdin, standardOutput: stdout, standardError: stderr)
         return Running(process: process, stdoutFile: out, stderrFile: err)
     }
 
@@ -95,8 +84,7 @@ struct CommandRunner {
             return Result(
                 status: process.terminationStatus,
                 stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
-                stderr: stderr
-            )
+                stderr: stderr)
         }
 
         /// Ends the process (SIGKILL) and reaps it: for one that did not finish in time, so

@@ -1,7 +1,6 @@
 import Foundation
 import LatchkeyServer
 import Testing
-
 @testable import LatchkeyCommand
 
 /// `latchkey serve` options that shape GoTrue compatibility, parsed into the configuration.

@@ -27,8 +27,7 @@ struct ReedSolomonTests {
     func helloWorld() {
         let quartile: [UInt8] = [32, 91, 11, 120, 209, 114, 220, 77, 67, 64, 236, 17, 236]
         #expect(
-            ReedSolomonEncoder(degree: 13).remainder(of: quartile) == [168, 72, 22, 82, 217, 54, 156, 0, 46, 15, 180, 122, 16]
-        )
+            ReedSolomonEncoder(degree: 13).remainder(of: quartile) == [168, 72, 22, 82, 217, 54, 156, 0, 46, 15, 180, 122, 16])
         let medium: [UInt8] = [32, 91, 11, 120, 209, 114, 220, 77, 67, 64, 236, 17, 236, 17, 236, 17]
         #expect(ReedSolomonEncoder(degree: 10).remainder(of: medium) == [196, 35, 39, 119, 235, 215, 231, 226, 93, 23])
     }

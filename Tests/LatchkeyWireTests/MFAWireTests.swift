@@ -7,14 +7,8 @@ struct MFAWireTests {
     @Test("a factor is written as GoTrue writes it: no empty friendly_name, null phone and last_challenged_at")
     func factorShape() throws {
         let factor = FactorResponse(
-            id: "f",
-            factor_type: "totp",
-            status: "unverified",
-            friendly_name: "",
-            created_at: "2024-05-01T12:00:00.000000Z",
-            updated_at: "2024-05-01T12:00:00.000000Z",
-            last_challenged_at: nil
-        )
+            id: "f", factor_type: "totp", status: "unverified", friendly_name: "", created_at: "2024-05-01T12:00:00.000000Z",
+            updated_at: "2024-05-01T12:00:00.000000Z", last_challenged_at: nil)
         let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(factor)) as? [String: Any])
         #expect(object["friendly_name"] == nil)
         #expect(object["phone"] is NSNull && object["last_challenged_at"] is NSNull)
@@ -25,17 +19,7 @@ struct MFAWireTests {
     func userFactors() throws {
         var user = UserResponse(id: "u")
         #expect(!String(decoding: try JSONEncoder().encode(user), as: UTF8.self).contains("factors"))
-        user.factors = [
-            FactorResponse(
-                id: "f",
-                factor_type: "totp",
-                status: "verified",
-                friendly_name: "phone",
-                created_at: nil,
-                updated_at: nil,
-                last_challenged_at: nil
-            )
-        ]
+        user.factors = [FactorResponse(id: "f", factor_type: "totp", status: "verified", friendly_name: "phone", created_at: nil, updated_at: nil, last_challenged_at: nil)]
         #expect(try JSONDecoder().decode(UserResponse.self, from: JSONEncoder().encode(user)).factors?.first?.status == "verified")
         let odd = try JSONDecoder().decode(UserResponse.self, from: Data(#"{"id":"u","factors":"nonsense"}"#.utf8))
         #expect(odd.factors == nil, "a field of an unexpected type reads as absent")
@@ -43,12 +27,7 @@ struct MFAWireTests {
 
     @Test("the enrolment's secret and the verification code never print")
     func redaction() {
-        let enrolled = EnrollFactorResponse(
-            id: "f",
-            type: "totp",
-            friendly_name: "",
-            totp: .init(qr_code: "", secret: "JBSWY3DPEHPK3PXP", uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP")
-        )
+        let enrolled = EnrollFactorResponse(id: "f", type: "totp", friendly_name: "", totp: .init(qr_code: "", secret: "JBSWY3DPEHPK3PXP", uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"))
         let body = VerifyFactorBody(challenge_id: "c", code: "123456")
         for text in ["\(enrolled)", String(reflecting: enrolled), "\(body)", String(reflecting: body)] {
             #expect(!text.contains("JBSWY3DPEHPK3PXP") && !text.contains("123456"))

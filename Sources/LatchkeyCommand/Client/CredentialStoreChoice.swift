@@ -38,20 +38,14 @@ struct ProfileCredentials: Sendable {
     /// `LATCHKEY_HOME`s never share a session. The file store keeps its key in its own 0600
     /// file, so it works without any keyring (over SSH, on servers).
     static func open(
-        _ kind: CredentialStoreKind,
-        profile: String,
-        profileDirectory: URL,
-        home: StateDirectory,
+        _ kind: CredentialStoreKind, profile: String, profileDirectory: URL, home: StateDirectory,
         keyring: @Sendable (String) -> any CredentialStore
     ) -> ProfileCredentials {
         switch kind {
         case .keyring:
             return ProfileCredentials(
-                kind: .keyring,
-                store: keyring(keyringService),
-                key: "session:\(profile)@\(home.root.path)",
-                location: "desktop keyring (Secret Service)"
-            )
+                kind: .keyring, store: keyring(keyringService), key: "session:\(profile)@\(home.root.path)",
+                location: "desktop keyring (Secret Service)")
         case .file:
             let directory = profileDirectory.appendingPathComponent("credentials", isDirectory: true)
             let store = EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(directory.appendingPathComponent(".key")))

@@ -14,11 +14,8 @@ struct ProfileSession: Sendable {
         guard let settings = try context.settings() else { return nil }
         let credentials = context.storeInUse(settings)
         return ProfileSession(
-            context: context,
-            settings: settings,
-            credentials: credentials,
-            manager: context.manager(backend: try context.backend(settings), credentials: credentials)
-        )
+            context: context, settings: settings, credentials: credentials,
+            manager: context.manager(backend: try context.backend(settings), credentials: credentials))
     }
 
     /// Opens the profile and restores its session: signed in (online or offline), or a

@@ -16,17 +16,11 @@ struct SecondFactorPrompt {
     ///   - reason: What the code is for, in the failure when there is no way to ask.
     func verify(_ factor: Factor, with manager: SessionManager, given: String?, reason: String) async throws -> Session {
         let prompt = CodePrompt(
-            terminal: context.terminal,
-            question: "Code from your authenticator app\(factor.friendlyName.map { " (\($0))" } ?? ""): ",
-            normalize: TOTPCodeText.normalized,
-            shape: "the code is the six digits your authenticator app shows.",
-            noTerminal: ClientFailure.usage(
-                "\(reason), and there is no terminal to ask for it.",
-                hint: "Pass the code your authenticator app shows with --totp-code CODE."
-            ),
-            wrong: .wrongTOTPCode,
-            retryAdvice: "Try the code your app shows now."
-        )
+            terminal: context.terminal, question: "Code from your authenticator app\(factor.friendlyName.map { " (\($0))" } ?? ""): ",
+            normalize: TOTPCodeText.normalized, shape: "the code is the six digits your authenticator app shows.",
+            noTerminal: ClientFailure.usage("\(reason), and there is no terminal to ask for it.",
+                                            hint: "Pass the code your authenticator app shows with --totp-code CODE."),
+            wrong: .wrongTOTPCode, retryAdvice: "Try the code your app shows now.")
         return try await prompt.run(given: given, notACode: { "'\($0)' is not a code from an authenticator app: it has six digits." }) { code in
             try await check(code, factor: factor, manager: manager)
         }
@@ -49,10 +43,8 @@ extension ClientFailure {
     /// A code from an authenticator app the server refused (wrong, already used, or from
     /// another account's entry).
     static let wrongTOTPCode = ClientFailure(
-        .notSignedIn,
-        "That code from your authenticator app is wrong.",
-        hint: "Codes change every 30 seconds and work once; check that the app's entry is for this account and server."
-    )
+        .notSignedIn, "That code from your authenticator app is wrong.",
+        hint: "Codes change every 30 seconds and work once; check that the app's entry is for this account and server.")
 }
 
 /// Codes from authenticator apps, as typed: spaces and dashes between the digits are ignored.

@@ -16,8 +16,7 @@ struct LoginCommand: AsyncParsableCommand {
             of its authenticator app: asked for on a terminal, or given with --totp-code. \
             The server and the credential store are remembered for the profile; the tokens are \
             kept in the desktop keyring or an encrypted file, never in plain text.
-            """
-    )
+            """)
 
     @OptionGroup var account: AccountOptions
 
@@ -29,13 +28,9 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-create"), help: "With --code: do not create an account when the email has none (nothing is mailed then).")
     var noCreate = false
 
-    @Option(
-        name: .customLong("totp-code"),
-        help: ArgumentHelp(
-            "The 6-digit code your authenticator app shows, for an account with two-step verification (for scripts; asked for on a terminal).",
-            valueName: "code"
-        )
-    )
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
+        "The 6-digit code your authenticator app shows, for an account with two-step verification (for scripts; asked for on a terminal).",
+        valueName: "code"))
     var totpCode: String?
 
     @OptionGroup var client: ClientOptions
@@ -46,9 +41,7 @@ struct LoginCommand: AsyncParsableCommand {
     func validate() throws {
         try code.validate()
         if usesCode, account.passwordStdin {
-            throw ValidationError(
-                "--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one."
-            )
+            throw ValidationError("--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one.")
         }
         if noCreate, !usesCode { throw ValidationError("--no-create goes with --code") }
         if totpCode != nil, code.sendCode {
@@ -95,9 +88,7 @@ struct LoginCommand: AsyncParsableCommand {
                 }
             }
             for line in MailDelivery.lines(server: target.server, email: email, what: mailed) { context.terminal.output(line) }
-            context.terminal.output(
-                "Then run: latchkey login --server \(target.server) --email \(email) --otp CODE\(ProfileName.flag(context.profile))"
-            )
+            context.terminal.output("Then run: latchkey login --server \(target.server) --email \(email) --otp CODE\(ProfileName.flag(context.profile))")
             return
         }
         let prepared = try await flow.open(target, email: email)
@@ -149,11 +140,8 @@ extension LoginCommand {
         }
         do {
             return try await SecondFactorPrompt(context: flow.context, server: prepared.settings.server).verify(
-                factor,
-                with: prepared.manager,
-                given: totpCode,
-                reason: "This account uses two-step verification: it needs the 6-digit code from your authenticator app"
-            )
+                factor, with: prepared.manager, given: totpCode,
+                reason: "This account uses two-step verification: it needs the 6-digit code from your authenticator app")
         } catch {
             await prepared.manager.signOut(scope: .local)
             throw error

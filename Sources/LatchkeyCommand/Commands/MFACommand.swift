@@ -11,8 +11,7 @@ struct MFACommand: AsyncParsableCommand {
             Once an authenticator app is verified, 'latchkey login' asks for its 6-digit code after \
             the password (--totp-code CODE in scripts).
             """,
-        subcommands: [MFAEnrollCommand.self, MFAVerifyCommand.self, MFAListCommand.self, MFARemoveCommand.self]
-    )
+        subcommands: [MFAEnrollCommand.self, MFAVerifyCommand.self, MFAListCommand.self, MFARemoveCommand.self])
 }
 
 /// `latchkey mfa enroll`: adds an authenticator app and verifies its first code.
@@ -25,8 +24,7 @@ struct MFAEnrollCommand: AsyncParsableCommand {
             terminal), then asks for the first code the app shows. Without a terminal the new \
             factor is left unverified: finish with 'latchkey mfa verify FACTOR --totp-code CODE' \
             (unverified factors expire). The URI and secret are shown once and never stored.
-            """
-    )
+            """)
 
     @Option(name: .customLong("name"), help: ArgumentHelp("A name for the app, unique on the account (e.g. \"Phone\").", valueName: "name"))
     var name: String?
@@ -34,13 +32,9 @@ struct MFAEnrollCommand: AsyncParsableCommand {
     @Option(name: .customLong("issuer"), help: ArgumentHelp("The service name the app shows (default: the server's host).", valueName: "issuer"))
     var issuer: String?
 
-    @Option(
-        name: .customLong("totp-code"),
-        help: ArgumentHelp(
-            "When the session must be verified first (the account already has an authenticator app): that app's current code.",
-            valueName: "code"
-        )
-    )
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
+        "When the session must be verified first (the account already has an authenticator app): that app's current code.",
+        valueName: "code"))
     var totpCode: String?
 
     @OptionGroup var client: ClientOptions
@@ -49,10 +43,7 @@ struct MFAEnrollCommand: AsyncParsableCommand {
         try await client.run { context in
             let mfa = try await MFAContext.restore(context)
             let profile = mfa.profile
-            try await mfa.raiseIfNeeded(
-                given: totpCode,
-                reason: "Adding an authenticator app to this account needs a code from the one it already has"
-            )
+            try await mfa.raiseIfNeeded(given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
             let enrollment = try await mfa.call("Adding the authenticator app…") {
                 try await profile.manager.mfa.enrollTOTP(friendlyName: name, issuer: issuer)
             }
@@ -65,24 +56,16 @@ struct MFAEnrollCommand: AsyncParsableCommand {
             context.terminal.output("  secret:  \(enrollment.secret)")
             context.terminal.output("  factor:  \(enrollment.factorID)")
             guard context.terminal.inputIsTerminal else {
-                context.terminal.output(
-                    "Then verify it with the code it shows: latchkey mfa verify \(enrollment.factorID) --totp-code CODE\(ProfileName.flag(context.profile))"
-                )
+                context.terminal.output("Then verify it with the code it shows: latchkey mfa verify \(enrollment.factorID) --totp-code CODE\(ProfileName.flag(context.profile))")
                 return
             }
             let factor = Factor(id: enrollment.factorID, friendlyName: enrollment.friendlyName, status: .unverified)
             do {
                 _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
-                    factor,
-                    with: profile.manager,
-                    given: nil,
-                    reason: "Verifying the authenticator app needs its code"
-                )
+                    factor, with: profile.manager, given: nil, reason: "Verifying the authenticator app needs its code")
             } catch {
                 context.terminal.message("latchkey: \(label) is added but not verified, so it does not protect the account yet.")
-                context.terminal.message(
-                    "  Verify it with 'latchkey mfa verify \(enrollment.factorID)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(enrollment.factorID)'."
-                )
+                context.terminal.message("  Verify it with 'latchkey mfa verify \(enrollment.factorID)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(enrollment.factorID)'.")
                 throw error
             }
             context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
@@ -96,8 +79,7 @@ struct MFAVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Verify a code from an authenticator app: finishes adding it, or verifies this session.",
-        discussion: "Without FACTOR, the account's verified authenticator app (or its only one)."
-    )
+        discussion: "Without FACTOR, the account's verified authenticator app (or its only one).")
 
     @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
     var factor: String?
@@ -118,20 +100,12 @@ struct MFAVerifyCommand: AsyncParsableCommand {
             } else if let only = factors.first(where: \.isVerifiedTOTP) ?? (factors.count == 1 ? factors.first : nil) {
                 chosen = only
             } else if factors.isEmpty {
-                throw ClientFailure(
-                    .other,
-                    "This account has no authenticator app.",
-                    hint: "Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'."
-                )
+                throw ClientFailure(.other, "This account has no authenticator app.", hint: "Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
             } else {
                 throw ClientFailure.usage("Say which authenticator app: \(factors.map { $0.friendlyName ?? $0.id }.joined(separator: ", ")).")
             }
             let session = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
-                chosen,
-                with: profile.manager,
-                given: totpCode,
-                reason: "Verifying needs the code from the authenticator app"
-            )
+                chosen, with: profile.manager, given: totpCode, reason: "Verifying needs the code from the authenticator app")
             let label = chosen.friendlyName.map { "'\($0)'" } ?? chosen.id
             if chosen.status == .unverified {
                 context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
@@ -146,8 +120,7 @@ struct MFAVerifyCommand: AsyncParsableCommand {
 struct MFAListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the account's authenticator apps (second factors)."
-    )
+        abstract: "List the account's authenticator apps (second factors).")
 
     @Flag(name: .customLong("json"), help: "Print the factors as JSON.") var json = false
     @OptionGroup var client: ClientOptions
@@ -164,9 +137,7 @@ struct MFAListCommand: AsyncParsableCommand {
                 context.terminal.output("No authenticator apps. Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
                 return
             }
-            let rows = factors.map {
-                [$0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-"]
-            }
+            let rows = factors.map { [$0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-"] }
             for line in TextTable.render(header: ["ID", "NAME", "TYPE", "STATUS", "CREATED"], rows: rows) {
                 context.terminal.output(line)
             }
@@ -179,19 +150,13 @@ struct MFARemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove an authenticator app from the account.",
-        discussion: "Removing a verified app needs this session verified with a code (asked for on a terminal, or --totp-code)."
-    )
+        discussion: "Removing a verified app needs this session verified with a code (asked for on a terminal, or --totp-code).")
 
     @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
     var factor: String
 
-    @Option(
-        name: .customLong("totp-code"),
-        help: ArgumentHelp(
-            "When the session must be verified first: the code of a verified authenticator app (for scripts).",
-            valueName: "code"
-        )
-    )
+    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
+        "When the session must be verified first: the code of a verified authenticator app (for scripts).", valueName: "code"))
     var totpCode: String?
 
     @OptionGroup var client: ClientOptions
@@ -203,10 +168,7 @@ struct MFARemoveCommand: AsyncParsableCommand {
             let factors = try await mfa.factors()
             let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
             if chosen.status == .verified {
-                try await mfa.raiseIfNeeded(
-                    given: totpCode,
-                    reason: "Removing a verified authenticator app needs its code (or another verified app's)"
-                )
+                try await mfa.raiseIfNeeded(given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
             }
             try await mfa.call("Removing the authenticator app…") { try await profile.manager.mfa.unenroll(factorID: chosen.id) }
             let label = chosen.friendlyName.map { "'\($0)' (\(chosen.id))" } ?? chosen.id
@@ -248,14 +210,9 @@ struct MFAContext {
     /// authenticator app (the server refuses the change otherwise).
     func raiseIfNeeded(given: String?, reason: String) async throws {
         guard let session = await profile.manager.currentSession, session.requiresSecondFactor,
-            let factor = session.firstVerifiedTOTPFactor
-        else { return }
+              let factor = session.firstVerifiedTOTPFactor else { return }
         _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
-            factor,
-            with: profile.manager,
-            given: given,
-            reason: reason
-        )
+            factor, with: profile.manager, given: given, reason: reason)
     }
 
     /// The factor `text` names: its id, or else its name (which must be unambiguous).

@@ -10,16 +10,10 @@ struct TokenCommand: AsyncParsableCommand {
             Concurrent runs share one refresh (a lock in the profile directory), so a refresh \
             token is never spent twice. Offline, a still-valid token is printed; an expired one \
             fails with exit code 3 and the session is kept.
-            """
-    )
+            """)
 
-    @Option(
-        name: .customLong("min-ttl"),
-        help: ArgumentHelp(
-            "Refresh when the token has fewer seconds left than this (capped at half its lifetime).",
-            valueName: "seconds"
-        )
-    )
+    @Option(name: .customLong("min-ttl"), help: ArgumentHelp(
+        "Refresh when the token has fewer seconds left than this (capped at half its lifetime).", valueName: "seconds"))
     var minTTL: Double = 60
 
     @OptionGroup var client: ClientOptions

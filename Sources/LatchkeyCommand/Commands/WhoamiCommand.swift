@@ -7,8 +7,7 @@ struct WhoamiCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whoami",
         abstract: "Show the signed-in user, fetched from the server.",
-        discussion: "Asking the server notices a session revoked elsewhere or a deleted account: the local session then ends too (exit code 1)."
-    )
+        discussion: "Asking the server notices a session revoked elsewhere or a deleted account: the local session then ends too (exit code 1).")
 
     @Flag(name: .customLong("json"), help: "Print the user as JSON.") var json = false
     @OptionGroup var client: ClientOptions

@@ -41,11 +41,7 @@ enum PenaltyScore {
     /// Rules 1 and 3 for the row or column of `count` modules at `start`, `stride` apart;
     /// `runs` is scratch space for `count + 1` run lengths.
     static func lineScore(
-        _ modules: UnsafeBufferPointer<Bool>,
-        start: Int,
-        stride: Int,
-        count: Int,
-        runs: UnsafeMutableBufferPointer<Int>
+        _ modules: UnsafeBufferPointer<Bool>, start: Int, stride: Int, count: Int, runs: UnsafeMutableBufferPointer<Int>
     ) -> Int {
         // Run lengths, starting with a light run (0 long when the line starts dark), so that
         // even indices are light runs and odd indices dark runs. Without branches on the
@@ -99,8 +95,7 @@ enum PenaltyScore {
             let next = row + size
             for x in 0..<size - 1 {
                 // 0 or 4 dark modules: one colour (summed, not branched on; see lineScore).
-                let dark =
-                    (modules[row + x] ? 1 : 0) + (modules[row + x + 1] ? 1 : 0) + (modules[next + x] ? 1 : 0)
+                let dark = (modules[row + x] ? 1 : 0) + (modules[row + x + 1] ? 1 : 0) + (modules[next + x] ? 1 : 0)
                     + (modules[next + x + 1] ? 1 : 0)
                 score += dark & 3 == 0 ? 3 : 0
             }

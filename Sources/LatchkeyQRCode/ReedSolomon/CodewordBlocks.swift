@@ -8,9 +8,7 @@ enum CodewordBlocks {
     /// interleaved: the first data codeword of every block, then the second, …, then the error
     /// correction codewords in the same way.
     static func interleavedWithErrorCorrection(
-        _ data: [UInt8],
-        version: Int,
-        correction: QRCode.ErrorCorrection
+        _ data: [UInt8], version: Int, correction: QRCode.ErrorCorrection
     ) -> [UInt8] {
         let level = correction.tableIndex
         let blocks = SymbolCapacity.blockCount[level][version]

@@ -39,6 +39,7 @@ struct SignUp: Sendable {
     let settings: Settings
     let logger: Logger
 
+
     /// Signs `body`'s address up; `queryRedirect` is the request's `redirect_to` parameter.
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {
         guard !settings.disabled else { throw AuthError.signupDisabled }
@@ -56,8 +57,7 @@ struct SignUp: Sendable {
         if let existing = try await store.user(email: email) {
             let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
             try await store.appendAudit(
-                AuditEntry(action: .userRepeatedSignUp, actorID: existing.id, actorUsername: email, ipAddress: ipAddress, createdAt: clock.now())
-            )
+                AuditEntry(action: .userRepeatedSignUp, actorID: existing.id, actorUsername: email, ipAddress: ipAddress, createdAt: clock.now()))
             if existing.emailConfirmedAt != nil {
                 // With autoconfirm a new sign-up would be signed in, so an existing one cannot
                 // pass for new: GoTrue's 422. Otherwise the answer looks like a new sign-up's.
@@ -71,32 +71,18 @@ struct SignUp: Sendable {
 
         let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
         let now = clock.now()
-        var user = UserRecord(
-            email: email,
-            passwordHash: try await passwords.hash(password),
-            userMetadata: body.data ?? [:],
-            createdAt: now,
-            updatedAt: now
-        )
+        var user = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
         let audit = AuditEntry(
-            action: .userSignedUp,
-            actorID: user.id,
-            actorUsername: email,
-            traits: ["provider": .string("email")],
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+            action: .userSignedUp, actorID: user.id, actorUsername: email, traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now)
         // The account is stored with its session or its confirmation link in one transaction:
         // a failure leaves no account behind that could neither sign in nor be confirmed.
         do {
             if settings.autoconfirm {
                 let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
                 try await store.insertUser(
-                    session.user,
-                    audit: audit,
-                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit)
-                )
+                    session.user, audit: audit,
+                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
                 return .session(try await sessions.started(session))
             }
@@ -123,38 +109,19 @@ struct SignUp: Sendable {
         try limits.admitSignIn(from: ipAddress)
         let now = clock.now()
         let user = UserRecord(
-            email: "",
-            passwordHash: nil,
-            isAnonymous: true,
-            appMetadata: [:],
-            userMetadata: body.data ?? [:],
-            createdAt: now,
-            updatedAt: now
-        )
+            email: "", passwordHash: nil, isAnonymous: true, appMetadata: [:], userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         let session = sessions.prepare(for: user, method: "anonymous", ipAddress: ipAddress)
         try await store.insertUser(
             session.user,
-            audit: AuditEntry(
-                action: .userSignedUp,
-                actorID: user.id,
-                actorUsername: "",
-                traits: ["provider": .string("anonymous")],
-                ipAddress: ipAddress,
-                createdAt: now
-            ),
-            start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit)
-        )
+            audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: "", traits: ["provider": .string("anonymous")], ipAddress: ipAddress, createdAt: now),
+            start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
         logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
         return try await sessions.started(session)
     }
 
     /// Mails `user` a confirmation link and code and answers the user as stored afterwards.
     private func confirm(
-        _ user: UserRecord,
-        redirect: String?,
-        pkce: PKCEChallenge?,
-        ipAddress: String,
-        slot: RateLimits.EmailSlot?
+        _ user: UserRecord, redirect: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.EmailSlot?
     ) async throws -> Outcome {
         try await emailLinks.send(.signup, to: user, address: user.email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         return .user(UserResponse(try await store.user(id: user.id) ?? user))

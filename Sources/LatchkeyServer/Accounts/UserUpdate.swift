@@ -18,12 +18,8 @@ struct UserUpdate: Sendable {
     /// Whether a new address applies without confirmation.
     let autoconfirm: Bool
 
-    func update(
-        _ signedIn: BearerAuthentication.Authenticated,
-        with body: UpdateUserBody,
-        redirectTo: String? = nil,
-        ipAddress: String
-    ) async throws -> UserResponse {
+
+    func update(_ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String) async throws -> UserResponse {
         let now = clock.now()
         var user = signedIn.user
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
@@ -65,24 +61,13 @@ struct UserUpdate: Sendable {
         }
         user.updatedAt = now
         let audit = AuditEntry(
-            action: body.password != nil ? .userUpdatedPassword : .userModified,
-            actorID: user.id,
-            actorUsername: user.email,
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+            action: body.password != nil ? .userUpdatedPassword : .userModified, actorID: user.id, actorUsername: user.email,
+            ipAddress: ipAddress, createdAt: now)
         try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
         if let pendingEmail {
             let slot = try limits.admitEmail(to: pendingEmail, for: .emailChange)
             try await emailLinks.send(
-                .emailChange,
-                to: user,
-                address: pendingEmail,
-                redirectTo: redirectTo,
-                pkce: pkce,
-                ipAddress: ipAddress,
-                slot: slot
-            )
+                .emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
         return UserResponse(try await store.user(id: user.id) ?? user, factors: try await store.factors(userID: user.id))
     }

@@ -9,6 +9,7 @@ struct AdminFactors: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
+
     /// Every factor of the user, verified or not (404 `user_not_found` for no such user).
     func list(userID: UUID) async throws -> [FactorResponse] {
         _ = try await existingUser(userID)
@@ -60,15 +61,11 @@ struct AdminFactors: Sendable {
 
     private static func audit(_ action: AuditEntry.Action, user: UserRecord, factor: FactorRecord, ipAddress: String, now: Date) -> AuditEntry {
         AuditEntry(
-            action: action,
-            actorID: nil,
-            actorUsername: "service_role",
+            action: action, actorID: nil, actorUsername: "service_role",
             traits: [
                 "user_id": .string(user.id.lowercasedString), "factor_id": .string(factor.id.lowercasedString),
                 "factor_type": .string(factor.factorType),
             ],
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+            ipAddress: ipAddress, createdAt: now)
     }
 }

@@ -15,9 +15,7 @@ struct AdminRoutes {
             let page = try page(request)
             let (users, total) = try await service.adminUsers.list(page)
             return try JSONBody.response(
-                users,
-                headers: PaginationHeaders.fields(path: request.uri.path, query: request.uri.query, page: page, total: total)
-            )
+                users, headers: PaginationHeaders.fields(path: request.uri.path, query: request.uri.query, page: page, total: total))
         }
         admin.post("users") { request, context in
             let body = try await request.decode(as: AdminUserBody.self, context: context)

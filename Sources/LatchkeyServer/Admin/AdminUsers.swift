@@ -13,11 +13,8 @@ struct AdminUsers: Sendable {
     private let logger: Logger
 
     init(
-        store: any AuthStore,
-        clock: any ServerClock,
-        passwords: PasswordPolicy,
-        adminRoles: [String] = ServerConfiguration.defaultJWTAdminRoles,
-        logger: Logger
+        store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy,
+        adminRoles: [String] = ServerConfiguration.defaultJWTAdminRoles, logger: Logger
     ) {
         self.store = store
         self.clock = clock
@@ -65,9 +62,7 @@ struct AdminUsers: Sendable {
     func delete(_ id: UUID, ipAddress: String) async throws {
         let user = try await existingUser(id)
         let deleted = try await store.deleteUser(
-            id: user.id,
-            audit: audit(.userDeleted, user, ipAddress: ipAddress, traits: ["user_email": .string(user.email)])
-        )
+            id: user.id, audit: audit(.userDeleted, user, ipAddress: ipAddress, traits: ["user_email": .string(user.email)]))
         guard deleted else { throw AuthError.userNotFound }
         logger.info("user deleted", metadata: ["user_id": "\(user.id)"])
     }
@@ -76,11 +71,7 @@ struct AdminUsers: Sendable {
     func logOut(_ id: UUID, ipAddress: String) async throws {
         let user = try await existingUser(id)
         try await store.endSessions(
-            userID: user.id,
-            except: nil,
-            only: nil,
-            audit: audit(.logout, user, ipAddress: ipAddress, traits: ["scope": .string("admin")])
-        )
+            userID: user.id, except: nil, only: nil, audit: audit(.logout, user, ipAddress: ipAddress, traits: ["scope": .string("admin")]))
     }
 
     private func existingUser(_ id: UUID) async throws -> UserRecord {
@@ -91,14 +82,7 @@ struct AdminUsers: Sendable {
     private func audit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String, traits: [String: JSONValue] = [:]) -> AuditEntry {
         var allTraits = traits
         allTraits["user_id"] = .string(user.id.lowercasedString)
-        return AuditEntry(
-            action: action,
-            actorID: nil,
-            actorUsername: "service_role",
-            traits: allTraits,
-            ipAddress: ipAddress,
-            createdAt: clock.now()
-        )
+        return AuditEntry(action: action, actorID: nil, actorUsername: "service_role", traits: allTraits, ipAddress: ipAddress, createdAt: clock.now())
     }
 
     /// Fields that creating and updating share: confirmation, app metadata, role, ban.

@@ -11,11 +11,7 @@ extension JWTKeySet {
     /// RS256 keys are 2048 bits; HS256 keys hold 32 random bytes.
     public static func generateKey(_ algorithm: Algorithm, signs: Bool = true) throws -> String {
         var jwk = JSONWebKey(
-            kid: UUID().uuidString.lowercased(),
-            alg: algorithm.rawValue,
-            use: "sig",
-            keyOps: signs ? ["sign", "verify"] : ["verify"]
-        )
+            kid: UUID().uuidString.lowercased(), alg: algorithm.rawValue, use: "sig", keyOps: signs ? ["sign", "verify"] : ["verify"])
         switch algorithm {
         case .hs256:
             jwk.kty = "oct"

@@ -5,383 +5,180 @@ import Foundation
 /// unprefixed), each with how its value converts.
 extension ServerSetting {
     package static let host = ServerSetting(
-        "host",
-        \.host,
-        .text,
-        variables: [Variable("GOTRUE_API_HOST")],
-        help: "Interface to listen on."
-    )
+        "host", \.host, .text, variables: [Variable("GOTRUE_API_HOST")], help: "Interface to listen on.")
     package static let port = ServerSetting(
-        "port",
-        \.port,
-        .integer,
-        variables: [Variable("GOTRUE_API_PORT"), Variable("PORT")],
-        help: "Port to listen on (0 picks a free port)."
-    )
+        "port", \.port, .integer, variables: [Variable("GOTRUE_API_PORT"), Variable("PORT")], help: "Port to listen on (0 picks a free port).")
     /// The data directory: the configuration is made with it, so it has no ``store``.
     package static let dataDirectory = ServerSetting(
-        "data-dir",
-        help: "Folder for the SQLite database, the generated JWT secret and the mail outbox (created 0700).",
-        defaultText: { _ in defaultDataDirectory },
-        store: nil
-    )
+        "data-dir", help: "Folder for the SQLite database, the generated JWT secret and the mail outbox (created 0700).",
+        defaultText: { _ in defaultDataDirectory }, store: nil)
     package static let autoconfirm = ServerSetting(
-        "autoconfirm",
-        \.autoconfirm,
-        .switch,
-        variables: [Variable("GOTRUE_MAILER_AUTOCONFIRM")],
-        help: "Confirm new sign-ups without an email round trip."
-    )
+        "autoconfirm", \.autoconfirm, .switch, variables: [Variable("GOTRUE_MAILER_AUTOCONFIRM")],
+        help: "Confirm new sign-ups without an email round trip.")
     package static let disableSignup = ServerSetting(
-        "disable-signup",
-        \.disableSignup,
-        .switch,
-        variables: [Variable("GOTRUE_DISABLE_SIGNUP")],
-        help: "Refuse new sign-ups (admins can still create users)."
-    )
+        "disable-signup", \.disableSignup, .switch, variables: [Variable("GOTRUE_DISABLE_SIGNUP")],
+        help: "Refuse new sign-ups (admins can still create users).")
     package static let siteURL = ServerSetting(
-        "site-url",
-        \.siteURL,
-        .optionalText,
-        variables: [Variable("GOTRUE_SITE_URL")],
-        help: "Where links in emails finally send the user (default: the server's own URL)."
-    )
+        "site-url", \.siteURL, .optionalText, variables: [Variable("GOTRUE_SITE_URL")],
+        help: "Where links in emails finally send the user (default: the server's own URL).")
     package static let externalURL = ServerSetting(
-        "external-url",
-        \.externalURL,
-        .optionalText,
-        variables: [Variable("GOTRUE_API_EXTERNAL_URL"), Variable("API_EXTERNAL_URL")],
-        help: "The server's public URL, for links and the token issuer (default: http://HOST:PORT)."
-    )
+        "external-url", \.externalURL, .optionalText, variables: [Variable("GOTRUE_API_EXTERNAL_URL"), Variable("API_EXTERNAL_URL")],
+        help: "The server's public URL, for links and the token issuer (default: http://HOST:PORT).")
     package static let redirectURL = ServerSetting(
-        "redirect-url",
-        \.additionalRedirectURLs,
-        .list,
-        variables: [Variable("GOTRUE_URI_ALLOW_LIST")],
-        help: "A further URL that redirect_to may point at (repeatable)."
-    )
+        "redirect-url", \.additionalRedirectURLs, .list, variables: [Variable("GOTRUE_URI_ALLOW_LIST")],
+        help: "A further URL that redirect_to may point at (repeatable).")
     package static let accessTokenTTL = ServerSetting(
-        "access-token-ttl",
-        \.accessTokenTTL,
-        .seconds,
-        variables: [Variable("GOTRUE_JWT_EXP", .positiveInteger)],
-        help:
-            "Access-token lifetime in seconds (at least 1). Supabase clients treat a token with under 30 s left as expired, so below a minute they refresh on nearly every call; the server warns under 60 s."
-    )
+        "access-token-ttl", \.accessTokenTTL, .seconds, variables: [Variable("GOTRUE_JWT_EXP", .positiveInteger)],
+        help: "Access-token lifetime in seconds (at least 1). Supabase clients treat a token with under 30 s left as expired, so below a minute they refresh on nearly every call; the server warns under 60 s.")
     package static let jwtAdminRole = ServerSetting(
-        "jwt-admin-role",
-        \.jwtAdminRoles,
-        .roles,
-        variables: [Variable("GOTRUE_JWT_ADMIN_ROLES")],
-        help: "A role whose API keys may use /admin (repeatable)."
-    )
+        "jwt-admin-role", \.jwtAdminRoles, .roles, variables: [Variable("GOTRUE_JWT_ADMIN_ROLES")],
+        help: "A role whose API keys may use /admin (repeatable).")
     package static let corsAllowedOrigins = ServerSetting(
-        "cors-allowed-origins",
-        \.corsAllowedOrigins,
-        .commaList,
-        help: "Origins browsers may call from, comma-separated, one * wildcard each (default: every origin, as GoTrue)."
-    )
+        "cors-allowed-origins", \.corsAllowedOrigins, .commaList,
+        help: "Origins browsers may call from, comma-separated, one * wildcard each (default: every origin, as GoTrue).")
     package static let corsAllowedHeaders = ServerSetting(
-        "cors-allowed-headers",
-        \.corsAllowedHeaders,
-        .commaList,
-        variables: [Variable("GOTRUE_CORS_ALLOWED_HEADERS")],
-        help: "Request headers allowed cross-origin besides GoTrue's defaults and apikey, comma-separated."
-    )
+        "cors-allowed-headers", \.corsAllowedHeaders, .commaList, variables: [Variable("GOTRUE_CORS_ALLOWED_HEADERS")],
+        help: "Request headers allowed cross-origin besides GoTrue's defaults and apikey, comma-separated.")
     package static let refreshReuseInterval = ServerSetting(
-        "refresh-reuse-interval",
-        \.refreshReuseInterval,
-        .seconds,
-        variables: [Variable("GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL")],
-        help: "Seconds a just-spent refresh token still yields the active one."
-    )
+        "refresh-reuse-interval", \.refreshReuseInterval, .seconds, variables: [Variable("GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL")],
+        help: "Seconds a just-spent refresh token still yields the active one.")
     package static let sessionTimebox = ServerSetting(
-        "session-timebox",
-        \.sessionTimebox,
-        .optionalSeconds,
-        variables: [Variable("GOTRUE_SESSIONS_TIMEBOX", .duration)],
-        help: "Maximum session age in seconds (default: unlimited)."
-    )
+        "session-timebox", \.sessionTimebox, .optionalSeconds, variables: [Variable("GOTRUE_SESSIONS_TIMEBOX", .duration)],
+        help: "Maximum session age in seconds (default: unlimited).")
     package static let sessionInactivityTimeout = ServerSetting(
-        "session-inactivity-timeout",
-        \.sessionInactivityTimeout,
-        .optionalSeconds,
+        "session-inactivity-timeout", \.sessionInactivityTimeout, .optionalSeconds,
         variables: [Variable("GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", .duration)],
-        help: "Seconds a session may go without a refresh before it expires (default: unlimited)."
-    )
+        help: "Seconds a session may go without a refresh before it expires (default: unlimited).")
     package static let cleanupInterval = ServerSetting(
-        "cleanup-interval",
-        \.cleanupInterval,
-        .seconds,
-        help: "Seconds between runs of the task deleting spent tokens, ended sessions, expired links and old audit entries (0: off)."
-    )
+        "cleanup-interval", \.cleanupInterval, .seconds,
+        help: "Seconds between runs of the task deleting spent tokens, ended sessions, expired links and old audit entries (0: off).")
     package static let refreshTokenRetention = ServerSetting(
-        "refresh-token-retention",
-        \.refreshTokenRetention,
-        .seconds,
-        help: "Seconds a spent refresh token is kept (the active token and its parent always are)."
-    )
+        "refresh-token-retention", \.refreshTokenRetention, .seconds,
+        help: "Seconds a spent refresh token is kept (the active token and its parent always are).")
     package static let auditRetention = ServerSetting(
-        "audit-retention",
-        \.auditRetention,
-        .seconds,
-        help: "Seconds audit entries are kept."
-    )
+        "audit-retention", \.auditRetention, .seconds, help: "Seconds audit entries are kept.")
     package static let idleTimeout = ServerSetting(
-        "idle-timeout",
-        \.idleTimeout,
-        .seconds,
-        help: "Seconds a connection may stay idle, and the longest a request may take to arrive."
-    )
+        "idle-timeout", \.idleTimeout, .seconds, help: "Seconds a connection may stay idle, and the longest a request may take to arrive.")
     package static let maxConnections = ServerSetting(
-        "max-connections",
-        \.maximumConnections,
-        .optionalInteger,
-        help: "Most connections served at once; more wait (default: the open-file limit less 128, at most 10000)."
-    )
+        "max-connections", \.maximumConnections, .optionalInteger,
+        help: "Most connections served at once; more wait (default: the open-file limit less 128, at most 10000).")
     package static let database = ServerSetting(
-        "database",
-        \.databaseURL,
-        .optionalText,
+        "database", \.databaseURL, .optionalText,
         variables: [Variable("LATCHKEY_DATABASE_URL"), Variable("GOTRUE_DB_DATABASE_URL"), Variable("DATABASE_URL")],
-        help:
-            "Database URL: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require] to share one database between several instances.",
-        isSecret: true
-    )
+        help: "Database URL: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require] to share one database between several instances.",
+        isSecret: true)
     package static let databasePoolSize = ServerSetting(
-        "database-pool-size",
-        \.databasePoolSize,
-        .integer,
-        variables: [Variable("GOTRUE_DB_MAX_POOL_SIZE", .positiveInteger)],
-        help: "PostgreSQL: most connections this instance opens."
-    )
+        "database-pool-size", \.databasePoolSize, .integer, variables: [Variable("GOTRUE_DB_MAX_POOL_SIZE", .positiveInteger)],
+        help: "PostgreSQL: most connections this instance opens.")
     package static let databaseTimeout = ServerSetting(
-        "database-timeout",
-        \.databaseTimeout,
-        .number,
-        help: "PostgreSQL: seconds a request waits for a connection before it is answered 503."
-    )
+        "database-timeout", \.databaseTimeout, .number,
+        help: "PostgreSQL: seconds a request waits for a connection before it is answered 503.")
     package static let enableAnonymousUsers = ServerSetting(
-        "enable-anonymous-users",
-        \.enableAnonymousUsers,
-        .switch,
-        variables: [Variable("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED")],
-        help: "Let POST /signup without an email sign in an anonymous user."
-    )
+        "enable-anonymous-users", \.enableAnonymousUsers, .switch, variables: [Variable("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED")],
+        help: "Let POST /signup without an email sign in an anonymous user.")
     package static let securePasswordChange = ServerSetting(
-        "secure-password-change",
-        \.securePasswordChange,
-        .switch,
+        "secure-password-change", \.securePasswordChange, .switch,
         variables: [Variable("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION")],
-        help: "Changing the password from a session older than 24 h needs the nonce mailed by GET /reauthenticate."
-    )
+        help: "Changing the password from a session older than 24 h needs the nonce mailed by GET /reauthenticate.")
     package static let emailCodeTTL = ServerSetting(
-        "email-code-ttl",
-        \.emailCodeTTL,
-        .seconds,
-        variables: [Variable("GOTRUE_MAILER_OTP_EXP", .positiveInteger)],
-        help: "Seconds an emailed six-digit code stays valid."
-    )
+        "email-code-ttl", \.emailCodeTTL, .seconds, variables: [Variable("GOTRUE_MAILER_OTP_EXP", .positiveInteger)],
+        help: "Seconds an emailed six-digit code stays valid.")
     package static let passwordMinLength = ServerSetting(
-        "password-min-length",
-        \.minimumPasswordLength,
-        .integer,
-        variables: [Variable("GOTRUE_PASSWORD_MIN_LENGTH", .positiveInteger)],
-        help: "Minimum password length."
-    )
+        "password-min-length", \.minimumPasswordLength, .integer, variables: [Variable("GOTRUE_PASSWORD_MIN_LENGTH", .positiveInteger)],
+        help: "Minimum password length.")
     package static let bcryptCost = ServerSetting("bcrypt-cost", \.bcryptCost, .integer, help: "bcrypt cost for new password hashes.")
     package static let noRateLimits = ServerSetting(
-        "no-rate-limits",
-        \.rateLimits.enabled,
-        .switchOff,
-        help: "Turn rate limits off (benchmarks only)."
-    )
+        "no-rate-limits", \.rateLimits.enabled, .switchOff, help: "Turn rate limits off (benchmarks only).")
     package static let rateLimitSignIn = ServerSetting(
-        "rate-limit-signin",
-        \.rateLimits.signInsPerIP.count,
-        .rateLimit,
-        help: "Sign-in and sign-up requests per IP per 5 minutes."
-    )
+        "rate-limit-signin", \.rateLimits.signInsPerIP.count, .rateLimit, help: "Sign-in and sign-up requests per IP per 5 minutes.")
     package static let rateLimitFailedPassword = ServerSetting(
-        "rate-limit-failed-password",
-        \.rateLimits.failedPasswordAttemptsPerAccount.count,
-        .rateLimit,
-        help: "Failed password attempts per account per 5 minutes."
-    )
+        "rate-limit-failed-password", \.rateLimits.failedPasswordAttemptsPerAccount.count, .rateLimit,
+        help: "Failed password attempts per account per 5 minutes.")
     package static let rateLimitEmail = ServerSetting(
-        "rate-limit-email",
-        \.rateLimits.emailsPerAddress.count,
-        .rateLimit,
-        help: "Emails per address per hour."
-    )
+        "rate-limit-email", \.rateLimits.emailsPerAddress.count, .rateLimit, help: "Emails per address per hour.")
     package static let rateLimitRefresh = ServerSetting(
-        "rate-limit-refresh",
-        \.rateLimits.refreshesPerSession.count,
-        .rateLimit,
-        help: "Refreshes per session per 5 minutes."
-    )
+        "rate-limit-refresh", \.rateLimits.refreshesPerSession.count, .rateLimit, help: "Refreshes per session per 5 minutes.")
     package static let rateLimitVerify = ServerSetting(
-        "rate-limit-verify",
-        \.rateLimits.verificationsPerIP.count,
-        .rateLimit,
-        variables: [Variable("GOTRUE_RATE_LIMIT_VERIFY", .positiveInteger)],
-        help: "Email-link, code and PKCE verifications per IP per 5 minutes."
-    )
+        "rate-limit-verify", \.rateLimits.verificationsPerIP.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_VERIFY", .positiveInteger)],
+        help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
     package static let rateLimitMFA = ServerSetting(
-        "rate-limit-mfa",
-        \.rateLimits.mfaRequestsPerIP.count,
-        .rateLimit,
+        "rate-limit-mfa", \.rateLimits.mfaRequestsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", .positiveInteger)],
-        help: "MFA challenges and verifications per IP per minute."
-    )
+        help: "MFA challenges and verifications per IP per minute.")
     package static let rateLimitFailedMFACode = ServerSetting(
-        "rate-limit-failed-mfa-code",
-        \.rateLimits.failedMFACodesPerFactor.count,
-        .rateLimit,
-        help: "Wrong MFA (TOTP) codes per factor per 5 minutes."
-    )
+        "rate-limit-failed-mfa-code", \.rateLimits.failedMFACodesPerFactor.count, .rateLimit,
+        help: "Wrong MFA (TOTP) codes per factor per 5 minutes.")
     package static let mfaMaxEnrolledFactors = ServerSetting(
-        "mfa-max-enrolled-factors",
-        \.mfaMaxEnrolledFactors,
-        .integer,
+        "mfa-max-enrolled-factors", \.mfaMaxEnrolledFactors, .integer,
         variables: [Variable("GOTRUE_MFA_MAX_ENROLLED_FACTORS", .positiveInteger)],
-        help: "Most MFA factors, verified or not, one user may have."
-    )
+        help: "Most MFA factors, verified or not, one user may have.")
     package static let mfaMaxVerifiedFactors = ServerSetting(
-        "mfa-max-verified-factors",
-        \.mfaMaxVerifiedFactors,
-        .integer,
+        "mfa-max-verified-factors", \.mfaMaxVerifiedFactors, .integer,
         variables: [Variable("GOTRUE_MFA_MAX_VERIFIED_FACTORS", .positiveInteger)],
-        help: "Most verified MFA factors one user may have."
-    )
+        help: "Most verified MFA factors one user may have.")
     package static let mfaChallengeExpiry = ServerSetting(
-        "mfa-challenge-expiry",
-        \.mfaChallengeExpiry,
-        .seconds,
+        "mfa-challenge-expiry", \.mfaChallengeExpiry, .seconds,
         variables: [Variable("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", .positiveInteger)],
-        help: "Seconds an MFA challenge can be verified."
-    )
+        help: "Seconds an MFA challenge can be verified.")
     package static let mfaFactorExpiry = ServerSetting(
-        "mfa-factor-expiry",
-        \.mfaFactorExpiry,
-        .seconds,
-        variables: [Variable("GOTRUE_MFA_FACTOR_EXPIRY_DURATION", .duration)],
-        help: "Seconds an enrolled MFA factor may stay unverified before it is deleted."
-    )
+        "mfa-factor-expiry", \.mfaFactorExpiry, .seconds, variables: [Variable("GOTRUE_MFA_FACTOR_EXPIRY_DURATION", .duration)],
+        help: "Seconds an enrolled MFA factor may stay unverified before it is deleted.")
     package static let mfaTOTPEnroll = ServerSetting(
-        "mfa-totp-enroll",
-        \.mfaTOTPEnrollEnabled,
-        .onOff,
-        variables: [Variable("GOTRUE_MFA_TOTP_ENROLL_ENABLED")],
-        help: "Let users enroll TOTP factors."
-    )
+        "mfa-totp-enroll", \.mfaTOTPEnrollEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_ENROLL_ENABLED")],
+        help: "Let users enroll TOTP factors.")
     package static let mfaTOTPVerify = ServerSetting(
-        "mfa-totp-verify",
-        \.mfaTOTPVerifyEnabled,
-        .onOff,
-        variables: [Variable("GOTRUE_MFA_TOTP_VERIFY_ENABLED")],
-        help: "Let users challenge and verify TOTP factors."
-    )
+        "mfa-totp-verify", \.mfaTOTPVerifyEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_VERIFY_ENABLED")],
+        help: "Let users challenge and verify TOTP factors.")
     package static let smtpURL = ServerSetting(
-        "smtp-url",
-        \.smtpURL,
-        .optionalText,
+        "smtp-url", \.smtpURL, .optionalText,
         variables: [Variable("GOTRUE_SMTP_HOST", .goTrueSMTPURL, alsoReads: ["GOTRUE_SMTP_PORT", "GOTRUE_SMTP_USER", "GOTRUE_SMTP_PASS"])],
-        help:
-            "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.",
-        isSecret: true
-    )
+        help: "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.",
+        isSecret: true)
     package static let mailFrom = ServerSetting(
-        "mail-from",
-        \.mailFrom,
-        .optionalText,
+        "mail-from", \.mailFrom, .optionalText,
         variables: [Variable("GOTRUE_SMTP_ADMIN_EMAIL", .goTrueSender, alsoReads: ["GOTRUE_SMTP_SENDER_NAME"])],
-        help: "Sender of emails: \"Name <address>\" or address."
-    )
+        help: "Sender of emails: \"Name <address>\" or address.")
     package static let pageTemplates = ServerSetting(
-        "page-templates",
-        \.pageTemplatesDirectory,
-        .directory,
-        help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …)."
-    )
+        "page-templates", \.pageTemplatesDirectory, .directory,
+        help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …).")
     package static let mailTemplates = ServerSetting(
-        "mail-templates",
-        \.mailTemplatesDirectory,
-        .directory,
-        help:
-            "Folder of mail templates replacing the defaults part by part: <kind>.subject, <kind>.txt, <kind>.html for confirmation, invite, recovery, magic_link, email_change, reauthentication (GoTrue's {{ .Variable }} syntax, substitution only)."
-    )
+        "mail-templates", \.mailTemplatesDirectory, .directory,
+        help: "Folder of mail templates replacing the defaults part by part: <kind>.subject, <kind>.txt, <kind>.html for confirmation, invite, recovery, magic_link, email_change, reauthentication (GoTrue's {{ .Variable }} syntax, substitution only).")
     /// The log level: the command's logger uses it, so it has no ``store``.
     package static let logLevel = ServerSetting(
-        "log-level",
-        variables: [Variable("GOTRUE_LOG_LEVEL", .logLevel)],
-        help: "trace, debug, info, notice, warning, error or critical.",
-        defaultText: { _ in "info" },
-        store: nil
-    )
+        "log-level", variables: [Variable("GOTRUE_LOG_LEVEL", .logLevel)], help: "trace, debug, info, notice, warning, error or critical.",
+        defaultText: { _ in "info" }, store: nil)
     /// The log format: the command's log handler uses it, so it has no ``store``.
     package static let logFormat = ServerSetting(
-        "log-format",
-        help: "text (one line per event) or json (one JSON object per line).",
-        defaultText: { _ in "text" },
-        store: nil
-    )
+        "log-format", help: "text (one line per event) or json (one JSON object per line).", defaultText: { _ in "text" }, store: nil)
     package static let trustedProxy = ServerSetting(
-        "trusted-proxy",
-        \.trustedProxies,
-        .list,
-        help: "A proxy (IPv4 or IPv6 CIDR, or one address) whose X-Forwarded-For is believed (repeatable). By default none is."
-    )
+        "trusted-proxy", \.trustedProxies, .list,
+        help: "A proxy (IPv4 or IPv6 CIDR, or one address) whose X-Forwarded-For is believed (repeatable). By default none is.")
     package static let metricsToken = ServerSetting(
-        "metrics-token",
-        \.metricsToken,
-        .optionalText,
-        help:
-            "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.",
-        isSecret: true
-    )
+        "metrics-token", \.metricsToken, .optionalText,
+        help: "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.",
+        isSecret: true)
     package static let metricsEnabled = ServerSetting(
-        "metrics-enabled",
-        \.metricsEnabled,
-        .boolean,
-        variables: [Variable("GOTRUE_METRICS_ENABLED", .boolean)],
-        help: "Record metrics (true or false). false: nothing is counted or timed and GET /metrics answers 404."
-    )
+        "metrics-enabled", \.metricsEnabled, .boolean, variables: [Variable("GOTRUE_METRICS_ENABLED", .boolean)],
+        help: "Record metrics (true or false). false: nothing is counted or timed and GET /metrics answers 404.")
     package static let jwtKeys = ServerSetting(
-        "jwt-keys",
-        \.jwtKeys,
-        .jwtKeys,
-        variables: [Variable("GOTRUE_JWT_KEYS")],
-        help:
-            "Signing keys as GoTrue's GOTRUE_JWT_KEYS: a JSON array of private JWKs (ES256, RS256 or HS256), exactly one with \"sign\" in key_ops (see `latchkey keys generate`). Prefer LATCHKEY_JWT_KEYS or --jwt-keys-file to the command line. Default: the JWT secret signs (HS256).",
-        valueName: "json",
-        isSecret: true
-    )
+        "jwt-keys", \.jwtKeys, .jwtKeys, variables: [Variable("GOTRUE_JWT_KEYS")],
+        help: "Signing keys as GoTrue's GOTRUE_JWT_KEYS: a JSON array of private JWKs (ES256, RS256 or HS256), exactly one with \"sign\" in key_ops (see `latchkey keys generate`). Prefer LATCHKEY_JWT_KEYS or --jwt-keys-file to the command line. Default: the JWT secret signs (HS256).",
+        valueName: "json", isSecret: true)
     package static let jwtKeysFile = ServerSetting(
-        "jwt-keys-file",
-        \.jwtKeys,
-        .file(then: .jwtKeys, what: "JWT keys"),
-        help: "A file holding the --jwt-keys JSON (keeps private keys out of the command line).",
-        sameSettingAs: "jwt-keys"
-    )
+        "jwt-keys-file", \.jwtKeys, .file(then: .jwtKeys, what: "JWT keys"),
+        help: "A file holding the --jwt-keys JSON (keeps private keys out of the command line).", sameSettingAs: "jwt-keys")
     package static let databaseURLFile = ServerSetting(
-        "database-url-file",
-        \.databaseURL,
-        .file(then: .optionalText, what: "a URL"),
+        "database-url-file", \.databaseURL, .file(then: .optionalText, what: "a URL"),
         help: "A file holding the database URL (keeps a password out of the command line, like LATCHKEY_DATABASE_URL).",
-        sameSettingAs: "database"
-    )
+        sameSettingAs: "database")
     /// The HS256 secret: from the environment only, never the command line.
     package static let jwtSecret = ServerSetting(
-        "LATCHKEY_JWT_SECRET",
-        kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_JWT_SECRET"), Variable("GOTRUE_JWT_SECRET")],
+        "LATCHKEY_JWT_SECRET", kind: .environmentOnly, variables: [Variable("LATCHKEY_JWT_SECRET"), Variable("GOTRUE_JWT_SECRET")],
         help: "HS256 secret for access tokens, at least 32 bytes; when unset, generated on first start and kept in <data-dir>/jwt-secret.",
-        isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
+        isSecret: true, store: { value, setting, configuration throws(ConfigurationError) in
             configuration.jwtSecret = try Parser<String?>.optionalText.parse(value, setting)
-        }
-    )
+        })
 
     /// Every setting, in the order `latchkey serve --help` lists them.
     package static let all: [ServerSetting] = [
@@ -415,30 +212,17 @@ extension ServerSetting {
 
     /// A setting stored at `keyPath`, parsed by `parser`; its default is the configuration's.
     init<T>(
-        _ id: String,
-        _ keyPath: WritableKeyPath<ServerConfiguration, T>,
-        _ parser: Parser<T>,
-        variables: [Variable] = [],
-        help: String,
-        valueName: String? = nil,
-        sameSettingAs: String? = nil,
-        isSecret: Bool = false
+        _ id: String, _ keyPath: WritableKeyPath<ServerConfiguration, T>, _ parser: Parser<T>, variables: [Variable] = [],
+        help: String, valueName: String? = nil, sameSettingAs: String? = nil, isSecret: Bool = false
     ) {
         // A key path to a stored property is immutable, so sharing it is safe.
         nonisolated(unsafe) let keyPath = keyPath
         self.init(
-            id,
-            kind: parser.kind,
-            variables: variables,
-            help: help,
-            valueName: valueName,
-            sameSettingAs: sameSettingAs,
-            isSecret: isSecret,
+            id, kind: parser.kind, variables: variables, help: help, valueName: valueName, sameSettingAs: sameSettingAs, isSecret: isSecret,
             defaultText: { parser.describe($0[keyPath: keyPath]) },
             store: { value, setting, configuration throws(ConfigurationError) in
                 configuration[keyPath: keyPath] = try parser.parse(value, setting)
-            }
-        )
+            })
     }
 
     /// A file's text, trimmed; `nil` when unreadable or empty.
@@ -469,15 +253,11 @@ extension ServerSetting.Parser {
     /// The trimmed text of the file the value names, parsed by `parser`; `what` names the
     /// contents in the message when the file is unreadable or empty.
     static func file(then parser: Self, what: String) -> Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in
-                let path = textValue(value, setting)
-                guard let contents = ServerSetting.fileContents(path) else { throw setting.error("\(path): cannot read \(what) from it") }
-                return try parser.parse(.text(contents), setting)
-            },
-            describe: { _ in nil }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
+            let path = textValue(value, setting)
+            guard let contents = ServerSetting.fileContents(path) else { throw setting.error("\(path): cannot read \(what) from it") }
+            return try parser.parse(.text(contents), setting)
+        }, describe: { _ in nil })
     }
 }
 
@@ -496,15 +276,11 @@ extension ServerSetting.Parser where T == Int {
 
     /// A rate limit: at least 1 (`--no-rate-limits` turns limits off).
     static var rateLimit: Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in
-                let count = try integerValue(value, setting)
-                guard count >= 1 else { throw setting.error("must be at least 1; use --no-rate-limits to turn rate limits off") }
-                return count
-            },
-            describe: { String($0) }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
+            let count = try integerValue(value, setting)
+            guard count >= 1 else { throw setting.error("must be at least 1; use --no-rate-limits to turn rate limits off") }
+            return count
+        }, describe: { String($0) })
     }
 }
 
@@ -517,50 +293,36 @@ extension ServerSetting.Parser where T == Int? {
 extension ServerSetting.Parser where T == TimeInterval {
     /// Whole seconds.
     static var seconds: Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
-            describe: { String(Int($0)) }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
+             describe: { String(Int($0)) })
     }
 
     /// Seconds, fractions allowed.
     static var number: Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in
-                let text = textValue(value, setting)
-                guard let number = Double(text), number.isFinite else { throw setting.error("must be a number of seconds, not '\(text)'") }
-                return number
-            },
-            describe: { $0.rounded() == $0 ? String(Int($0)) : String($0) }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
+            let text = textValue(value, setting)
+            guard let number = Double(text), number.isFinite else { throw setting.error("must be a number of seconds, not '\(text)'") }
+            return number
+        }, describe: { $0.rounded() == $0 ? String(Int($0)) : String($0) })
     }
 }
 
 extension ServerSetting.Parser where T == TimeInterval? {
     /// Whole seconds, no default.
     static var optionalSeconds: Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
-            describe: { _ in nil }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
+             describe: { _ in nil })
     }
 }
 
 extension ServerSetting.Parser where T == Bool {
     /// An option taking `true` or `false`.
     static var boolean: Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in
-                let text = textValue(value, setting)
-                guard let on = ServerSetting.parseBool(text) else { throw setting.error("must be true or false, not '\(text)'") }
-                return on
-            },
-            describe: { String($0) }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
+            let text = textValue(value, setting)
+            guard let on = ServerSetting.parseBool(text) else { throw setting.error("must be true or false, not '\(text)'") }
+            return on
+        }, describe: { String($0) })
     }
 
     /// A flag that turns the setting on.
@@ -574,25 +336,17 @@ extension ServerSetting.Parser where T == Bool {
 extension ServerSetting.Parser where T == [String] {
     /// A repeatable option.
     static var list: Self {
-        Self(
-            kind: .list,
-            parse: { value, setting in
-                if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
-            },
-            describe: { $0.isEmpty ? nil : $0.joined(separator: ", ") }
-        )
+        Self(kind: .list, parse: { value, setting in
+            if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
+        }, describe: { $0.isEmpty ? nil : $0.joined(separator: ", ") })
     }
 
     /// Roles, repeatable: an empty list is ``ServerConfiguration/defaultJWTAdminRoles``.
     static var roles: Self {
-        Self(
-            kind: .list,
-            parse: { value, setting in
-                let items = if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
-                return items.isEmpty ? ServerConfiguration.defaultJWTAdminRoles : items
-            },
-            describe: { $0.joined(separator: ", ") }
-        )
+        Self(kind: .list, parse: { value, setting in
+            let items = if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
+            return items.isEmpty ? ServerConfiguration.defaultJWTAdminRoles : items
+        }, describe: { $0.joined(separator: ", ") })
     }
 
     /// One option holding a comma-separated list.
@@ -611,10 +365,6 @@ extension ServerSetting.Parser where T == URL? {
 extension ServerSetting.Parser where T == JWTKeySet? {
     /// GoTrue's JSON array of private JWKs.
     static var jwtKeys: Self {
-        Self(
-            kind: .value,
-            parse: { value, setting throws(ConfigurationError) in try JWTKeySet(json: textValue(value, setting)) },
-            describe: { _ in nil }
-        )
+        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in try JWTKeySet(json: textValue(value, setting)) }, describe: { _ in nil })
     }
 }

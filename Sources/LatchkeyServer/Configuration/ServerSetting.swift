@@ -87,14 +87,8 @@ package struct ServerSetting: Sendable, Identifiable {
     let defaultText: (@Sendable (ServerConfiguration) -> String?)?
 
     package init(
-        _ id: String,
-        kind: Kind = .value,
-        variables: [Variable] = [],
-        help: String,
-        valueName: String? = nil,
-        sameSettingAs: String? = nil,
-        isSecret: Bool = false,
-        defaultText: (@Sendable (ServerConfiguration) -> String?)? = nil,
+        _ id: String, kind: Kind = .value, variables: [Variable] = [], help: String, valueName: String? = nil, sameSettingAs: String? = nil,
+        isSecret: Bool = false, defaultText: (@Sendable (ServerConfiguration) -> String?)? = nil,
         store: (@Sendable (_ value: Value, _ setting: ServerSetting, _ configuration: inout ServerConfiguration) throws(ConfigurationError) -> Void)?
     ) {
         self.id = id
@@ -188,9 +182,7 @@ extension ServerSetting {
     /// A setting given on the command line settles the settings it shares one value with
     /// (``sameSettingAs``), and the first of those found in the environment settles the others.
     package static func resolve(
-        _ settings: [ServerSetting],
-        commandLine: [String: Value],
-        environment: [String: String]
+        _ settings: [ServerSetting], commandLine: [String: Value], environment: [String: String]
     ) throws(ConfigurationError) -> Resolution {
         var resolution = Resolution()
         func group(_ setting: ServerSetting) -> String { setting.sameSettingAs ?? setting.id }

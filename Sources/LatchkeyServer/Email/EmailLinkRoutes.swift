@@ -19,11 +19,7 @@ struct EmailLinkRoutes {
                 return try await HostedPageRoutes.verifyLanding(request, context: context, pages: service.hostedPages)
             }
             let location = try await service.verification.follow(
-                type: query.get("type"),
-                token: query.get("token"),
-                redirectTo: query.get("redirect_to"),
-                ipAddress: context.clientIP
-            )
+                type: query.get("type"), token: query.get("token"), redirectTo: query.get("redirect_to"), ipAddress: context.clientIP)
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
         }
         router.post("/recover") { request, context in

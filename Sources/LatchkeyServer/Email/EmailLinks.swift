@@ -45,14 +45,8 @@ struct EmailLinks: Sendable {
     private let logger: Logger
 
     init(
-        store: any AuthStore,
-        clock: any ServerClock,
-        mailer: any Mailer,
-        limits: RateLimits,
-        tokens: OpaqueTokens,
-        settings: Settings,
-        templates: MailTemplates = .defaults,
-        logger: Logger
+        store: any AuthStore, clock: any ServerClock, mailer: any Mailer, limits: RateLimits, tokens: OpaqueTokens, settings: Settings,
+        templates: MailTemplates = .defaults, logger: Logger
     ) {
         self.store = store
         self.clock = clock
@@ -84,12 +78,7 @@ struct EmailLinks: Sendable {
     ///
     /// - Parameter audit: the entry to record; by default the purpose's own.
     func issue(
-        _ purpose: EmailPurpose,
-        for user: UserRecord,
-        address: String,
-        redirectTo: String?,
-        pkce: PKCEChallenge?,
-        ipAddress: String,
+        _ purpose: EmailPurpose, for user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
         audit: AuditEntry? = nil
     ) async throws -> Issued {
         let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
@@ -101,12 +90,7 @@ struct EmailLinks: Sendable {
     /// A token of `purpose` for `user`, not yet stored: a new account stores it with its row
     /// (``AuthStore/insertUser(_:audit:start:)``), then mails it with ``deliver(_:)``.
     func prepare(
-        _ purpose: EmailPurpose,
-        for user: UserRecord,
-        address: String,
-        redirectTo: String?,
-        pkce: PKCEChallenge?,
-        ipAddress: String,
+        _ purpose: EmailPurpose, for user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
         audit: AuditEntry? = nil
     ) -> Pending {
         let now = clock.now()
@@ -134,21 +118,12 @@ struct EmailLinks: Sendable {
         updated.updatedAt = now
         let flow = pkce.map { pkce in
             FlowState(
-                userID: user.id,
-                authenticationMethod: purpose.authenticationMethod,
-                codeChallenge: pkce.challenge,
-                codeChallengeMethod: pkce.method,
-                createdAt: now
-            )
+                userID: user.id, authenticationMethod: purpose.authenticationMethod, codeChallenge: pkce.challenge,
+                codeChallengeMethod: pkce.method, createdAt: now)
         }
         let token = OneTimeToken(
-            userID: user.id,
-            kind: purpose.kind,
-            tokenHash: OpaqueTokens.hash(linkToken),
-            codeHash: tokens.codeHash(code, address: address),
-            relatesTo: address,
-            createdAt: now
-        )
+            userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(linkToken),
+            codeHash: tokens.codeHash(code, address: address), relatesTo: address, createdAt: now)
         let redirect = settings.redirects.resolve(redirectTo)
         var link: String?
         if purpose != .reauthentication {
@@ -160,14 +135,9 @@ struct EmailLinks: Sendable {
             link = components.url!.absoluteString
         }
         return Pending(
-            purpose: purpose,
-            address: address,
-            token: token,
-            flow: flow,
-            user: updated,
+            purpose: purpose, address: address, token: token, flow: flow, user: updated,
             audit: audit ?? AuditEntry(action: action, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now),
-            issued: Issued(link: link, code: code, linkToken: linkToken, redirectTo: redirect)
-        )
+            issued: Issued(link: link, code: code, linkToken: linkToken, redirectTo: redirect))
     }
 
     /// Issues a token of `purpose` and mails it to `address`. A mail that cannot be handed over
@@ -176,14 +146,8 @@ struct EmailLinks: Sendable {
     /// - Parameter slot: the rate-limit slot the caller took for this email
     ///   (``RateLimits/admitEmail(to:for:)``), given back when no email goes out.
     func send(
-        _ purpose: EmailPurpose,
-        to user: UserRecord,
-        address: String,
-        redirectTo: String?,
-        pkce: PKCEChallenge?,
-        ipAddress: String,
-        audit: AuditEntry? = nil,
-        slot: RateLimits.EmailSlot?
+        _ purpose: EmailPurpose, to user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
+        audit: AuditEntry? = nil, slot: RateLimits.EmailSlot?
     ) async throws {
         do {
             let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
@@ -212,8 +176,7 @@ struct EmailLinks: Sendable {
                 metadata: [
                     "purpose": "\(purpose.rawValue)", "email_hash": "\(EmailHash.of(pending.address))", "error": "\(String(describing: error))",
                     "transient": "\(transient.map(String.init) ?? "unknown")",
-                ]
-            )
+                ])
             throw AuthError.mailNotSent(purpose.mailName)
         }
     }
@@ -223,17 +186,10 @@ struct EmailLinks: Sendable {
         templates.message(
             pending.purpose,
             MailTemplates.Context(
-                to: pending.address,
-                email: pending.user.email,
-                confirmationURL: pending.issued.link,
-                token: pending.issued.code,
-                tokenHash: pending.issued.link == nil ? nil : pending.issued.linkToken,
-                siteURL: settings.redirects.siteURL,
+                to: pending.address, email: pending.user.email, confirmationURL: pending.issued.link, token: pending.issued.code,
+                tokenHash: pending.issued.link == nil ? nil : pending.issued.linkToken, siteURL: settings.redirects.siteURL,
                 redirectTo: pending.issued.link == nil ? nil : pending.issued.redirectTo,
-                newEmail: pending.purpose == .emailChange ? pending.address : nil,
-                data: pending.user.userMetadata
-            )
-        )
+                newEmail: pending.purpose == .emailChange ? pending.address : nil, data: pending.user.userMetadata))
     }
 
     // MARK: Requests
@@ -247,14 +203,7 @@ struct EmailLinks: Sendable {
         let slot = try limits.admitEmail(to: email, for: .recovery)
         if let user = try await store.user(email: email), !user.isBanned(at: clock.now()) {
             try await send(
-                .recovery,
-                to: user,
-                address: email,
-                redirectTo: body.redirect_to ?? queryRedirect,
-                pkce: pkce,
-                ipAddress: ipAddress,
-                slot: slot
-            )
+                .recovery, to: user, address: email, redirectTo: body.redirect_to ?? queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
     }
 

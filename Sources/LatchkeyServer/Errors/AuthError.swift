@@ -101,32 +101,18 @@ extension AuthError {
     package static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
     package static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")
     package static let anonymousPasswordWithoutEmail = AuthError(
-        .unprocessableContent,
-        "validation_failed",
-        "Updating password of an anonymous user without an email or phone is not allowed"
-    )
+        .unprocessableContent, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
     package static let verifyEmailFirst = AuthError(.unprocessableContent, "email_not_confirmed", "Please verify your email first.")
     package static let noUserWithEmail = AuthError(.notFound, "user_not_found", "User with this email not found")
     package static let noFlowStateForLink = AuthError(
-        .badRequest,
-        "flow_state_not_found",
-        "No associated flow state found. No valid flow state found for user."
-    )
+        .badRequest, "flow_state_not_found", "No associated flow state found. No valid flow state found for user.")
     package static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
     package static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
     package static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
     package static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
     package static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
-    package static let serviceUnavailable = AuthError(
-        .serviceUnavailable,
-        "service_unavailable",
-        "The service is temporarily unavailable; try again shortly"
-    )
-    package static let unexpected = AuthError(
-        .internalServerError,
-        "unexpected_failure",
-        "Unexpected failure, please check server logs for more information"
-    )
+    package static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
+    package static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
 
     /// 500 "Error sending … email": a mail that could not be handed to the mail server.
     package static func mailNotSent(_ name: String) -> AuthError {
@@ -159,11 +145,8 @@ extension AuthError {
     /// 429 `over_email_send_rate_limit`.
     package static func emailRateLimited(retryAfter: Int) -> AuthError {
         AuthError(
-            .tooManyRequests,
-            "over_email_send_rate_limit",
-            "For security purposes, you can only request this after \(max(1, retryAfter)) seconds.",
-            retryAfter: max(1, retryAfter)
-        )
+            .tooManyRequests, "over_email_send_rate_limit",
+            "For security purposes, you can only request this after \(max(1, retryAfter)) seconds.", retryAfter: max(1, retryAfter))
     }
 
     /// 422 `weak_password` with GoTrue's `weak_password.reasons`.

@@ -154,8 +154,7 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var bytes = context.channel.allocator.buffer(capacity: 256 + body.readableBytes)
         bytes.writeString(
             "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: \(body.readableBytes)\r\n"
-                + "\(GoTrueErrorMiddleware<AuthRequestContext>.errorCodeHeader.canonicalName): \(error.code)\r\nConnection: close\r\n\r\n"
-        )
+                + "\(GoTrueErrorMiddleware<AuthRequestContext>.errorCodeHeader.canonicalName): \(error.code)\r\nConnection: close\r\n\r\n")
         bytes.writeImmutableBuffer(body)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes))).whenComplete { _ in loopBound.value.close(promise: nil) }

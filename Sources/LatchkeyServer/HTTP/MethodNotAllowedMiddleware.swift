@@ -20,9 +20,7 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         let allowed = routes.filter { Self.matches($0.segments, path) }.map(\.method)
         guard !allowed.isEmpty, !allowed.contains(request.method) else { return try await next(request, context) }
         var response = GoTrueErrorMiddleware<Context>.response(
-            for: AuthError(.methodNotAllowed, "method_not_allowed", "Method not allowed"),
-            request: request
-        )
+            for: AuthError(.methodNotAllowed, "method_not_allowed", "Method not allowed"), request: request)
         response.headers[.allow] = Set(allowed.map(\.rawValue) + ["OPTIONS"]).sorted().joined(separator: ", ")
         return response
     }

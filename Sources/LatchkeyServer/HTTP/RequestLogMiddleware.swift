@@ -25,12 +25,8 @@ struct RequestLogMiddleware: RouterMiddleware {
             throw error
         }
         record(
-            request,
-            context: context,
-            status: Int(response.status.code),
-            errorCode: response.headers[GoTrueErrorMiddleware<Context>.errorCodeHeader],
-            elapsed: ContinuousClock.now - start
-        )
+            request, context: context, status: Int(response.status.code),
+            errorCode: response.headers[GoTrueErrorMiddleware<Context>.errorCodeHeader], elapsed: ContinuousClock.now - start)
         return response
     }
 
@@ -41,18 +37,12 @@ struct RequestLogMiddleware: RouterMiddleware {
             metadata: [
                 "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
                 "status": "\(status)", "duration_ms": "\(String(format: "%.2f", millis))", "client_ip": "\(context.clientIP)",
-            ]
-        )
+            ])
         guard let metrics else { return }
         let route = context.endpointPath.map(Self.template) ?? "NotFound"
         metrics.recordRequest(
-            method: request.method.rawValue,
-            route: route,
-            status: status,
-            duration: elapsed,
-            grantType: route == "/token" ? request.uri.queryParameters.get("grant_type") : nil,
-            errorCode: errorCode
-        )
+            method: request.method.rawValue, route: route, status: status, duration: elapsed,
+            grantType: route == "/token" ? request.uri.queryParameters.get("grant_type") : nil, errorCode: errorCode)
     }
 
     /// Hummingbird's route path (`/admin/users/:id`) in OpenAPI's form (`/admin/users/{id}`).

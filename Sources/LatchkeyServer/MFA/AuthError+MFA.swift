@@ -5,59 +5,34 @@ extension AuthError {
     package static let factorNotFound = AuthError(.notFound, "mfa_factor_not_found", "Factor not found")
     package static let factorIDNotUUID = AuthError(.notFound, "validation_failed", "factor_id must be an UUID")
     package static let challengeNotFound = AuthError(
-        .unprocessableContent,
-        "mfa_factor_not_found",
-        "MFA factor with the provided challenge ID not found"
-    )
+        .unprocessableContent, "mfa_factor_not_found", "MFA factor with the provided challenge ID not found")
     package static let challengeIPMismatch = AuthError(
-        .unprocessableContent,
-        "mfa_ip_address_mismatch",
-        "Challenge and verify IP addresses mismatch."
-    )
+        .unprocessableContent, "mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
     package static let invalidTOTPCode = AuthError(.unprocessableContent, "mfa_verification_failed", "Invalid TOTP code entered")
     package static let emptyFactorCode = AuthError(.badRequest, "validation_failed", "Code needs to be non-empty")
     package static let tooManyFactors = AuthError(
-        .unprocessableContent,
-        "too_many_enrolled_mfa_factors",
-        "Maximum number of verified factors reached, unenroll to continue"
-    )
+        .unprocessableContent, "too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")
     package static let aal2RequiredToEnroll = AuthError(.forbidden, "insufficient_aal", "AAL2 required to enroll a new factor")
     package static let aal2RequiredToUnenroll = AuthError(.unprocessableContent, "insufficient_aal", "AAL2 required to unenroll verified factor")
     package static let aal2RequiredToUpdateUser = AuthError(
-        .unauthorized,
-        "insufficient_aal",
-        "AAL2 session is required to update email or password when MFA is enabled."
-    )
+        .unauthorized, "insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled.")
     package static let anonymousNotAllowed = AuthError(.forbidden, "no_authorization", "Anonymous user not allowed to perform these actions")
     package static let invalidFactorType = AuthError(.badRequest, "validation_failed", "factor_type needs to be totp, phone, or webauthn")
-    package static let phoneFactorEnrollDisabled = AuthError(
-        .unprocessableContent,
-        "mfa_phone_enroll_not_enabled",
-        "MFA enroll is disabled for Phone"
-    )
+    package static let phoneFactorEnrollDisabled = AuthError(.unprocessableContent, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
     package static let webAuthnFactorEnrollDisabled = AuthError(
-        .unprocessableContent,
-        "mfa_webauthn_enroll_not_enabled",
-        "MFA enroll is disabled for WebAuthn"
-    )
+        .unprocessableContent, "mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
     package static let totpEnrollDisabled = AuthError(.unprocessableContent, "mfa_totp_enroll_not_enabled", "MFA enroll is disabled for TOTP")
     package static let totpVerifyDisabled = AuthError(.unprocessableContent, "mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
 
     /// 422 `mfa_factor_name_conflict`.
     package static func factorNameConflict(_ name: String) -> AuthError {
-        AuthError(
-            .unprocessableContent,
-            "mfa_factor_name_conflict",
-            "A factor with the friendly name \"\(name.prefix(100))\" for this user already exists"
-        )
+        AuthError(.unprocessableContent, "mfa_factor_name_conflict", "A factor with the friendly name \"\(name.prefix(100))\" for this user already exists")
     }
 
     /// 422 `mfa_challenge_expired`.
     package static func challengeExpired(_ id: String) -> AuthError {
         AuthError(
-            .unprocessableContent,
-            "mfa_challenge_expired",
-            "MFA challenge \(id) has expired, verify against another challenge or create a new challenge."
-        )
+            .unprocessableContent, "mfa_challenge_expired",
+            "MFA challenge \(id) has expired, verify against another challenge or create a new challenge.")
     }
 }

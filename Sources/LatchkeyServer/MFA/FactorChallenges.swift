@@ -9,6 +9,7 @@ struct FactorChallenges: Sendable {
     let limits: RateLimits
     let rules: FactorRules
 
+
     func challenge(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> ChallengeFactorResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
@@ -23,21 +24,15 @@ struct FactorChallenges: Sendable {
             case .success(var factor):
                 factor.lastChallengedAt = now
                 let audit = AuditEntry(
-                    action: .challengeCreated,
-                    actorID: user.id,
-                    actorUsername: user.email,
+                    action: .challengeCreated, actorID: user.id, actorUsername: user.email,
                     traits: ["factor_id": .string(factor.id.lowercasedString), "factor_status": .string(factor.status.rawValue)],
-                    ipAddress: ipAddress,
-                    createdAt: now
-                )
+                    ipAddress: ipAddress, createdAt: now)
                 return FactorPlan(changes: [.insertChallenge(challenge), .updateFactor(factor), .audit(audit)], result: .success(factor))
             }
         }
         let factor = try outcome.get()
         return ChallengeFactorResponse(
-            id: challenge.id.lowercasedString,
-            type: factor.factorType,
-            expires_at: Int(rules.expiry(ofChallengeCreatedAt: now).timeIntervalSince1970)
-        )
+            id: challenge.id.lowercasedString, type: factor.factorType,
+            expires_at: Int(rules.expiry(ofChallengeCreatedAt: now).timeIntervalSince1970))
     }
 }

@@ -17,8 +17,7 @@ struct FactorEnrollment: Sendable {
     /// The issuer shown in authenticator apps when the request names none: the host of the site URL.
     private let defaultIssuer: @Sendable () -> String
 
-    init(store: any AuthStore, clock: any ServerClock, rules: FactorRules, secrets: FactorSecretBox, defaultIssuer: @escaping @Sendable () -> String)
-    {
+    init(store: any AuthStore, clock: any ServerClock, rules: FactorRules, secrets: FactorSecretBox, defaultIssuer: @escaping @Sendable () -> String) {
         self.store = store
         self.clock = clock
         self.rules = rules
@@ -43,13 +42,8 @@ struct FactorEnrollment: Sendable {
         var factor = FactorRecord(userID: user.id, friendlyName: name, sealedSecret: "", createdAt: now, updatedAt: now)
         factor.sealedSecret = try secrets.seal(secret, factorID: factor.id)
         let audit = AuditEntry(
-            action: .factorInProgress,
-            actorID: user.id,
-            actorUsername: user.email,
-            traits: ["factor_id": .string(factor.id.lowercasedString)],
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+            action: .factorInProgress, actorID: user.id, actorUsername: user.email,
+            traits: ["factor_id": .string(factor.id.lowercasedString)], ipAddress: ipAddress, createdAt: now)
         let rules = rules
         let outcome = try await store.changeFactors(of: user.id, challengeID: nil, sessionID: signedIn.session.id) { [factor] state in
             let expired = state.factors.filter { rules.hasExpired($0, at: now) }
@@ -73,10 +67,7 @@ struct FactorEnrollment: Sendable {
         let encodedSecret = Base32.encode(secret)
         let uri = TOTP.uri(secret: encodedSecret, issuer: issuer, account: user.email)
         return EnrollFactorResponse(
-            id: factor.id.lowercasedString,
-            type: factor.factorType,
-            friendly_name: factor.friendlyName,
-            totp: .init(qr_code: FactorQRCode.svg(for: uri), secret: encodedSecret, uri: uri)
-        )
+            id: factor.id.lowercasedString, type: factor.factorType, friendly_name: factor.friendlyName,
+            totp: .init(qr_code: FactorQRCode.svg(for: uri), secret: encodedSecret, uri: uri))
     }
 }

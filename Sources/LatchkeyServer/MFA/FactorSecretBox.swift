@@ -17,8 +17,7 @@ struct FactorSecretBox: Sendable {
         key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey mfa totp secret v1".utf8),
-            outputByteCount: 32
-        )
+            outputByteCount: 32)
     }
 
     /// The stored form of `secret` for factor `factorID`.

@@ -8,6 +8,7 @@ struct FactorUnenrollment: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
+
     func unenroll(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> UnenrollFactorResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
@@ -23,16 +24,12 @@ struct FactorUnenrollment: Sendable {
                     return FactorPlan(changes: [], result: .failure(.aal2RequiredToUnenroll))
                 }
                 let audit = AuditEntry(
-                    action: .factorUnenrolled,
-                    actorID: user.id,
-                    actorUsername: user.email,
+                    action: .factorUnenrolled, actorID: user.id, actorUsername: user.email,
                     traits: [
                         "factor_id": .string(factor.id.lowercasedString), "factor_status": .string(factor.status.rawValue),
                         "session_id": .string(sessionID.lowercasedString),
                     ],
-                    ipAddress: ipAddress,
-                    createdAt: now
-                )
+                    ipAddress: ipAddress, createdAt: now)
                 return FactorPlan(changes: [.deleteFactor(id: factor.id), .audit(audit)], result: .success(true))
             }
         }

@@ -24,6 +24,7 @@ struct FactorVerification: Sendable {
     let sessions: SessionIssuer
     let logger: Logger
 
+
     /// What a successful verification leaves: the raised session and its new refresh token.
     private struct Verified: Sendable {
         var session: SessionRecord
@@ -31,10 +32,7 @@ struct FactorVerification: Sendable {
     }
 
     func verify(
-        _ factorID: UUID,
-        with body: VerifyFactorBody,
-        by signedIn: BearerAuthentication.Authenticated,
-        ipAddress: String
+        _ factorID: UUID, with body: VerifyFactorBody, by signedIn: BearerAuthentication.Authenticated, ipAddress: String
     ) async throws -> SessionResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
@@ -50,18 +48,8 @@ struct FactorVerification: Sendable {
         let (rules, secrets, sessionID) = (rules, secrets, signedIn.session.id)
         let outcome = try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: sessionID) { state in
             Self.plan(
-                state,
-                factorID: factorID,
-                challengeID: challengeID,
-                code: code,
-                user: user,
-                sessionID: sessionID,
-                ipAddress: ipAddress,
-                now: now,
-                refreshToken: refreshToken,
-                rules: rules,
-                secrets: secrets
-            )
+                state, factorID: factorID, challengeID: challengeID, code: code, user: user, sessionID: sessionID, ipAddress: ipAddress,
+                now: now, refreshToken: refreshToken, rules: rules, secrets: secrets)
         }
         switch outcome {
         case .success(let verified):
@@ -78,17 +66,8 @@ struct FactorVerification: Sendable {
 
     /// The decision for one code, and the changes that carry it out: a pure function of the state.
     private static func plan(
-        _ state: FactorState,
-        factorID: UUID,
-        challengeID: UUID,
-        code: String,
-        user: UserRecord,
-        sessionID: UUID,
-        ipAddress: String,
-        now: Date,
-        refreshToken: String,
-        rules: FactorRules,
-        secrets: FactorSecretBox
+        _ state: FactorState, factorID: UUID, challengeID: UUID, code: String, user: UserRecord, sessionID: UUID, ipAddress: String,
+        now: Date, refreshToken: String, rules: FactorRules, secrets: FactorSecretBox
     ) -> FactorPlan<FactorOutcome<Verified>> {
         func refuse(_ error: AuthError, _ changes: [FactorChange] = []) -> FactorPlan<FactorOutcome<Verified>> {
             FactorPlan(changes: changes, result: .failure(error))
@@ -116,8 +95,7 @@ struct FactorVerification: Sendable {
         factor.updatedAt = now
         session.aal = .aal2
         session.factorID = factor.id
-        session.verifiedMethods =
-            session.verifiedMethods.filter { $0.method != "totp" }
+        session.verifiedMethods = session.verifiedMethods.filter { $0.method != "totp" }
             + [AuthenticationMethodReference(method: "totp", timestamp: Int(now.timeIntervalSince1970))]
         session.updatedAt = now
         let token = RefreshTokenRecord(hash: OpaqueTokens.hash(refreshToken), of: session, parentHash: nil, createdAt: now)
@@ -136,14 +114,7 @@ struct FactorVerification: Sendable {
 
     /// GoTrue's `verification_attempted` entry, in the `factor` log.
     private static func audit(_ user: UserRecord, traits: [String: JSONValue], ipAddress: String, now: Date) -> AuditEntry {
-        var entry = AuditEntry(
-            action: .verificationAttempted,
-            actorID: user.id,
-            actorUsername: user.email,
-            traits: traits,
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+        var entry = AuditEntry(action: .verificationAttempted, actorID: user.id, actorUsername: user.email, traits: traits, ipAddress: ipAddress, createdAt: now)
         entry.logType = "factor"
         return entry
     }

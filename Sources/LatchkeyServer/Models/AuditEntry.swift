@@ -42,13 +42,8 @@ package struct AuditEntry: Sendable, Hashable {
     package var createdAt: Date
 
     package init(
-        id: UUID = UUID(),
-        action: Action,
-        actorID: UUID?,
-        actorUsername: String?,
-        traits: [String: JSONValue] = [:],
-        ipAddress: String,
-        createdAt: Date
+        id: UUID = UUID(), action: Action, actorID: UUID?, actorUsername: String?,
+        traits: [String: JSONValue] = [:], ipAddress: String, createdAt: Date
     ) {
         self.id = id
         self.action = action

@@ -29,16 +29,8 @@ package struct FactorRecord: Sendable, Hashable {
     package var lastUsedStep: Int64?
 
     package init(
-        id: UUID = UUID(),
-        userID: UUID,
-        friendlyName: String,
-        factorType: String = FactorRecord.totpType,
-        status: Status = .unverified,
-        sealedSecret: String,
-        createdAt: Date,
-        updatedAt: Date,
-        lastChallengedAt: Date? = nil,
-        lastUsedStep: Int64? = nil
+        id: UUID = UUID(), userID: UUID, friendlyName: String, factorType: String = FactorRecord.totpType, status: Status = .unverified,
+        sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil
     ) {
         self.id = id
         self.userID = userID

@@ -24,14 +24,8 @@ package struct FlowState: Sendable, Hashable {
     package var createdAt: Date
 
     package init(
-        id: UUID = UUID(),
-        userID: UUID,
-        authenticationMethod: String,
-        codeChallenge: String,
-        codeChallengeMethod: ChallengeMethod,
-        authCodeHash: String? = nil,
-        authCodeIssuedAt: Date? = nil,
-        createdAt: Date
+        id: UUID = UUID(), userID: UUID, authenticationMethod: String, codeChallenge: String, codeChallengeMethod: ChallengeMethod,
+        authCodeHash: String? = nil, authCodeIssuedAt: Date? = nil, createdAt: Date
     ) {
         self.id = id
         self.userID = userID

@@ -22,16 +22,8 @@ package struct SessionRecord: Sendable, Hashable {
     package var verifiedMethods: [AuthenticationMethodReference]
 
     package init(
-        id: UUID = UUID(),
-        userID: UUID,
-        createdAt: Date,
-        updatedAt: Date,
-        refreshedAt: Date,
-        notAfter: Date?,
-        authMethod: String,
-        aal: AssuranceLevel = .aal1,
-        factorID: UUID? = nil,
-        verifiedMethods: [AuthenticationMethodReference] = []
+        id: UUID = UUID(), userID: UUID, createdAt: Date, updatedAt: Date, refreshedAt: Date, notAfter: Date?, authMethod: String,
+        aal: AssuranceLevel = .aal1, factorID: UUID? = nil, verifiedMethods: [AuthenticationMethodReference] = []
     ) {
         self.id = id
         self.userID = userID

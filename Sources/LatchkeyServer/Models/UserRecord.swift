@@ -32,24 +32,12 @@ package struct UserRecord: Sendable, Hashable {
     package var updatedAt: Date
 
     package init(
-        id: UUID = UUID(),
-        aud: String = "authenticated",
-        role: String = "authenticated",
-        email: String,
-        passwordHash: String?,
-        emailConfirmedAt: Date? = nil,
-        confirmationSentAt: Date? = nil,
-        recoverySentAt: Date? = nil,
-        newEmail: String? = nil,
-        emailChangeSentAt: Date? = nil,
-        lastSignInAt: Date? = nil,
-        bannedUntil: Date? = nil,
-        isAnonymous: Bool = false,
-        invitedAt: Date? = nil,
+        id: UUID = UUID(), aud: String = "authenticated", role: String = "authenticated", email: String,
+        passwordHash: String?, emailConfirmedAt: Date? = nil, confirmationSentAt: Date? = nil,
+        recoverySentAt: Date? = nil, newEmail: String? = nil, emailChangeSentAt: Date? = nil,
+        lastSignInAt: Date? = nil, bannedUntil: Date? = nil, isAnonymous: Bool = false, invitedAt: Date? = nil,
         appMetadata: [String: JSONValue] = ["provider": .string("email"), "providers": .array([.string("email")])],
-        userMetadata: [String: JSONValue] = [:],
-        createdAt: Date,
-        updatedAt: Date
+        userMetadata: [String: JSONValue] = [:], createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.aud = aud

@@ -24,10 +24,8 @@ struct OperationsRoutes: Sendable {
             guard let presented = try? request.bearerToken(), Self.equal(presented, metricsToken) else { throw AuthError.noAuthorization }
             if let usage = store?.poolUsage { metrics?.recordPoolUsage(usage.snapshot) }
             return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: .init(string: render()))
-            )
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: .init(string: render())))
         }
     }
 

@@ -46,6 +46,7 @@ struct StorageCleanup: Sendable {
     let clock: any ServerClock
     let settings: Settings
 
+
     /// The cutoffs for a run at `now`.
     func cutoffs(at now: Date) -> StaleRowCutoffs {
         StaleRowCutoffs(
@@ -57,8 +58,7 @@ struct StorageCleanup: Sendable {
             auditEntriesCreatedBefore: now.addingTimeInterval(-settings.auditRetention),
             unverifiedFactorsCreatedBefore: now.addingTimeInterval(-settings.mfaFactorExpiry),
             factorsChallengedBefore: now.addingTimeInterval(-settings.mfaChallengeExpiry),
-            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace))
-        )
+            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace)))
     }
 
     /// Deletes batches until no kind has stale rows left; returns how many rows went.

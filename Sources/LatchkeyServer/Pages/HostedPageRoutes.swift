@@ -51,13 +51,8 @@ struct HostedPageRoutes {
             let form = try await Self.form(request, context: context)
             do {
                 try await pages.changePassword(
-                    ticket: request.cookies[HostedPages.ticketCookie]?.value,
-                    csrf: form["csrf"],
-                    password: form["password"],
-                    confirmation: form["password_confirmation"],
-                    crossSite: Self.isCrossSite(request),
-                    ipAddress: context.clientIP
-                )
+                    ticket: request.cookies[HostedPages.ticketCookie]?.value, csrf: form["csrf"], password: form["password"],
+                    confirmation: form["password_confirmation"], crossSite: Self.isCrossSite(request), ipAddress: context.clientIP)
                 var response = Response(status: .seeOther, headers: [.location: "password-changed", .cacheControl: "no-store"])
                 response.headers[.setCookie] = ticketCookie(value: "", maxAge: 0)
                 return response
@@ -90,13 +85,7 @@ struct HostedPageRoutes {
 
     // MARK: Pages
 
-    private func page(
-        _ name: String,
-        title: String,
-        values: [String: any Sendable] = [:],
-        assets: String = "",
-        status: HTTPResponse.Status = .ok
-    ) -> Response {
+    private func page(_ name: String, title: String, values: [String: any Sendable] = [:], assets: String = "", status: HTTPResponse.Status = .ok) -> Response {
         var all: [String: any Sendable] = ["title": title, "serviceName": "Latchkey", "assets": assets, "actions": assets]
         all.merge(values) { _, new in new }
         var headers = Self.securityHeaders

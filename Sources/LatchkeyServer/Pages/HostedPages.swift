@@ -69,6 +69,7 @@ struct HostedPages: Sendable {
     /// The minimum password length the form names.
     let minimumPasswordLength: Int
 
+
     /// Whether the server itself is on the secure scheme (then cookies are `Secure`).
     var isSecure: Bool { settings.externalURL.lowercased().hasPrefix("https:") }
 
@@ -125,14 +126,7 @@ struct HostedPages: Sendable {
     ///
     /// - Parameter crossSite: the request came from another site (by `Sec-Fetch-Site` or
     ///   `Origin`): refused as ``Refusal/forged``.
-    func changePassword(
-        ticket: String?,
-        csrf field: String?,
-        password: String?,
-        confirmation: String?,
-        crossSite: Bool,
-        ipAddress: String
-    ) async throws {
+    func changePassword(ticket: String?, csrf field: String?, password: String?, confirmation: String?, crossSite: Bool, ipAddress: String) async throws {
         guard !crossSite else { throw Refusal.forged }
         let (session, user, isInvitation) = try await validTicket(ticket)
         guard let ticket, let field, constantTimeEquals(field, csrf(for: ticket)) else { throw Refusal.forged }
@@ -157,8 +151,7 @@ struct HostedPages: Sendable {
         try await store.updateUser(
             updated,
             audit: AuditEntry(action: .userUpdatedPassword, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now),
-            endingSessions: .all
-        )
+            endingSessions: .all)
     }
 
     // MARK: Requesting a new link
@@ -214,21 +207,10 @@ struct HostedPages: Sendable {
         user.lastSignInAt = now
         user.updatedAt = now
         let session = SessionRecord(
-            userID: user.id,
-            createdAt: now,
-            updatedAt: now,
-            refreshedAt: now,
-            notAfter: now.addingTimeInterval(Self.formTTL),
-            authMethod: method
-        )
+            userID: user.id, createdAt: now, updatedAt: now, refreshedAt: now, notAfter: now.addingTimeInterval(Self.formTTL), authMethod: method)
         let audit = AuditEntry(
-            action: .login,
-            actorID: user.id,
-            actorUsername: user.email,
-            traits: ["provider": .string("email"), "method": .string(method)],
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+            action: .login, actorID: user.id, actorUsername: user.email,
+            traits: ["provider": .string("email"), "method": .string(method)], ipAddress: ipAddress, createdAt: now)
         try await store.createSession(session, refreshTokenHash: OpaqueTokens.hash(OpaqueTokens.random()), updatingUser: user, audit: audit)
         return session.id
     }

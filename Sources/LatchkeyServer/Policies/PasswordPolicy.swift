@@ -11,6 +11,7 @@ struct PasswordPolicy: Sendable {
     let minimumLength: Int
     let hasher: PasswordHasher
 
+
     /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
     static let maximumBytes = 72
 

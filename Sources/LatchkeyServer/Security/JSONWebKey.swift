@@ -56,3 +56,4 @@ struct JSONWebKey: Codable, Sendable, Equatable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
+

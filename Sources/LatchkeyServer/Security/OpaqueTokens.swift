@@ -22,18 +22,15 @@ struct OpaqueTokens: Sendable {
         self.rotationKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey refresh-token rotation v1".utf8),
-            outputByteCount: 32
-        )
+            outputByteCount: 32)
         self.codeKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey email code v1".utf8),
-            outputByteCount: 32
-        )
+            outputByteCount: 32)
         self.formKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: Data(jwtSecret.utf8)),
             info: Data("latchkey hosted page form v1".utf8),
-            outputByteCount: 32
-        )
+            outputByteCount: 32)
         self.factorSecrets = FactorSecretBox(jwtSecret: jwtSecret)
     }
 
@@ -74,6 +71,7 @@ struct OpaqueTokens: Sendable {
         SHA256.hash(data: Data(token.utf8)).hexString
     }
 }
+
 
 extension Sequence where Element == UInt8 {
     var hexString: String {

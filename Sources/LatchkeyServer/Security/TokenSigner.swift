@@ -89,11 +89,8 @@ final class TokenSigner: Sendable {
     /// (`iss`, `role`, `iat`, `exp`; no `sub`, no session).
     func apiKey(role: String, now: Date) async throws -> String {
         let claims = APIKeyClaims(
-            iss: IssuerClaim(value: issuer),
-            role: role,
-            iat: IssuedAtClaim(value: now),
-            exp: ExpirationClaim(value: now.addingTimeInterval(10 * 365 * 86_400))
-        )
+            iss: IssuerClaim(value: issuer), role: role, iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(10 * 365 * 86_400)))
         return try await legacy.sign(claims, header: ["typ": "JWT"])
     }
 }

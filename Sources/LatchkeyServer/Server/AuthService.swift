@@ -55,136 +55,62 @@ struct AuthService: Sendable {
     ///   - origin: the server's own URL, where `/verify` links point; the site URL (where users
     ///     land after following a link) unless the configuration names one.
     init(
-        configuration: ServerConfiguration,
-        store: any AuthStore,
-        clock: any ServerClock,
-        hasher: PasswordHasher,
-        signer: TokenSigner,
-        tokens: OpaqueTokens,
-        mailer: any Mailer,
-        limiter: RateLimiter,
-        logger: Logger,
-        origin: ServerOrigin,
-        mailTemplates: MailTemplates = .defaults
+        configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
+        signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, limiter: RateLimiter, logger: Logger,
+        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
         let passwords = PasswordPolicy(minimumLength: configuration.minimumPasswordLength, hasher: hasher)
         let sessions = SessionIssuer(
-            store: store,
-            clock: clock,
-            signer: signer,
-            accessTokenTTL: configuration.accessTokenTTL,
-            sessionTimebox: configuration.sessionTimebox,
-            logger: logger
-        )
+            store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
+            sessionTimebox: configuration.sessionTimebox, logger: logger)
         let linkSettings = EmailLinks.Settings(
-            confirmationTokenTTL: configuration.confirmationTokenTTL,
-            recoveryTokenTTL: configuration.recoveryTokenTTL,
+            confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
             codeTTL: configuration.emailCodeTTL,
             redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
-            siteIsServer: siteURL == nil || siteURL == origin.url
-        )
+            siteIsServer: siteURL == nil || siteURL == origin.url)
         let emailLinks = EmailLinks(
-            store: store,
-            clock: clock,
-            mailer: mailer,
-            limits: limits,
-            tokens: tokens,
-            settings: linkSettings,
-            templates: mailTemplates,
-            logger: logger
-        )
+            store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
+            logger: logger)
         let reauthentication = Reauthentication(
-            store: store,
-            clock: clock,
-            limits: limits,
-            tokens: tokens,
-            emailLinks: emailLinks,
-            required: configuration.securePasswordChange
-        )
+            store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         signUp = SignUp(
-            store: store,
-            clock: clock,
-            passwords: passwords,
-            limits: limits,
-            sessions: sessions,
-            emailLinks: emailLinks,
+            store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(
-                disabled: configuration.disableSignup,
-                autoconfirm: configuration.autoconfirm,
-                anonymousUsers: configuration.enableAnonymousUsers
-            ),
-            logger: logger
-        )
+                disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
+            logger: logger)
         grants = TokenGrants(
             GrantDependencies(
-                configuration: configuration,
-                store: store,
-                clock: clock,
-                passwords: passwords,
-                limits: limits,
-                sessions: sessions,
-                tokens: tokens,
-                logger: logger
-            )
-        )
+                configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
+                tokens: tokens, logger: logger))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
-            store: store,
-            clock: clock,
-            passwords: passwords,
-            limits: limits,
-            emailLinks: emailLinks,
-            reauthentication: reauthentication,
-            autoconfirm: configuration.autoconfirm
-        )
+            store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
+            autoconfirm: configuration.autoconfirm)
         profiles = Profiles(store: store, clock: clock)
         currentUser = CurrentUser(store: store)
         let factorRules = FactorRules(configuration)
         let factorSecrets = tokens.factorSecrets
         let issuerURL = siteURL
         factorEnrollment = FactorEnrollment(
-            store: store,
-            clock: clock,
-            rules: factorRules,
-            secrets: factorSecrets,
-            defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) }
-        )
+            store: store, clock: clock, rules: factorRules, secrets: factorSecrets,
+            defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) })
         factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules)
         factorVerification = FactorVerification(
-            store: store,
-            clock: clock,
-            limits: limits,
-            rules: factorRules,
-            secrets: factorSecrets,
-            sessions: sessions,
-            logger: logger
-        )
+            store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions, logger: logger)
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
         verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)
         hostedPages = HostedPages(
-            store: store,
-            clock: clock,
-            passwords: passwords,
-            verification: verification,
-            emailLinks: emailLinks,
-            tokens: tokens,
-            settings: linkSettings,
-            minimumPasswordLength: configuration.minimumPasswordLength
-        )
+            store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
+            settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength)
         emailSignIn = EmailSignIn(
-            store: store,
-            clock: clock,
-            limits: limits,
-            emailLinks: emailLinks,
-            signUpDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm
-        )
+            store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
+            autoconfirm: configuration.autoconfirm)
         invitations = Invitations(store: store, clock: clock, passwords: passwords, emailLinks: emailLinks)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)

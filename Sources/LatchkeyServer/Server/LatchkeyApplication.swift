@@ -31,14 +31,8 @@ public enum LatchkeyApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try await build(
-            configuration: configuration,
-            clock: clock,
-            mailer: mailer,
-            store: nil,
-            logger: logger,
-            metrics: metrics,
-            onServerRunning: onServerRunning
-        )
+            configuration: configuration, clock: clock, mailer: mailer, store: nil, logger: logger, metrics: metrics,
+            onServerRunning: onServerRunning)
     }
 
     /// The application over `store` (`nil`: the store the configuration names), for the
@@ -56,8 +50,7 @@ public enum LatchkeyApplication {
         if configuration.accessTokenTTL < ServerConfiguration.shortAccessTokenTTLWarning {
             logger.warning(
                 "short access-token lifetime: Supabase clients treat a token with under 30 s left as expired and refresh before nearly every call",
-                metadata: ["access_token_ttl": "\(configuration.accessTokenTTL)"]
-            )
+                metadata: ["access_token_ttl": "\(configuration.accessTokenTTL)"])
         }
         // Templates first: a mistake in one stops the start before anything is opened.
         let mailTemplates = try MailTemplates.load(overrides: configuration.mailTemplatesDirectory)
@@ -66,8 +59,7 @@ public enum LatchkeyApplication {
         let store: any AuthStore = if let store { store } else { try await openStore(configuration, logger: logger) }
         let hasher = PasswordHasher(
             cost: configuration.bcryptCost,
-            threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount
-        )
+            threads: configuration.passwordHashingThreads ?? ProcessInfo.processInfo.activeProcessorCount)
         // With port 0 and no external URL the port is known once the server binds: the origin
         // is updated then (onServerRunning), before anyone can know where to connect.
         let origin = ServerOrigin(configuration.resolvedExternalURL())
@@ -75,44 +67,31 @@ public enum LatchkeyApplication {
         let metrics: ServerMetrics? = configuration.metricsEnabled ? metrics ?? .prometheus() : nil
         let baseMailer = try mailer ?? defaultMailer(configuration, logger: logger)
         let service = AuthService(
-            configuration: configuration,
-            store: store,
-            clock: clock,
-            hasher: hasher,
+            configuration: configuration, store: store, clock: clock, hasher: hasher,
             signer: await TokenSigner(secret: secret, keys: configuration.jwtKeys, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: metrics.map { MeteredMailer(base: baseMailer, metrics: $0) } ?? baseMailer,
-            limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled),
-            logger: logger,
-            origin: origin,
-            mailTemplates: mailTemplates
-        )
+            limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
+            origin: origin, mailTemplates: mailTemplates)
 
         let router = makeRouter(
-            service: service,
-            pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
+            service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
             operations: OperationsRoutes(store: store, metrics: metrics, metricsToken: configuration.metricsToken),
-            proxies: try TrustedProxies(parsing: configuration.trustedProxies)
-        )
+            proxies: try TrustedProxies(parsing: configuration.trustedProxies))
         let connectionLimit = configuration.resolvedMaximumConnections()
         let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1_000_000_000))
 
         return Application(
             responder: CORSResponder(
                 inner: GatewayPrefixResponder(inner: router.buildResponder()),
-                policy: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, extraAllowedHeaders: configuration.corsAllowedHeaders)
-            ),
+                policy: CORSPolicy(allowedOrigins: configuration.corsAllowedOrigins, extraAllowedHeaders: configuration.corsAllowedHeaders)),
             // Idle connections close after the idle timeout, a request must arrive whole within it
             // (HTTPGuardHandler), and beyond the connection limit new connections wait in the
             // listen backlog: held-open connections cannot exhaust the process's descriptors.
-            server: .http1(
-                configuration: .init(additionalChannelHandlers: [HTTPGuardHandler(requestTimeout: idleTimeout)], idleTimeout: idleTimeout)
-            ),
+            server: .http1(configuration: .init(additionalChannelHandlers: [HTTPGuardHandler(requestTimeout: idleTimeout)], idleTimeout: idleTimeout)),
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port),
-                serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)
-            ),
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)),
             // A store that runs in the background (PostgreSQL's connection pool) starts first and
             // stops last: graceful shutdown goes in reverse order, after the server, the cleanup
             // task and the closer.
@@ -124,25 +103,19 @@ public enum LatchkeyApplication {
                 logger.notice("latchkey listening", metadata: ["address": "\(configuration.host):\(port)"])
                 await onServerRunning(port)
             },
-            logger: logger
-        )
+            logger: logger)
     }
 
     /// The cleanup task, unless ``ServerConfiguration/cleanupInterval`` is 0.
     static func cleanupServices(_ configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, logger: Logger) -> [any Service] {
         guard configuration.cleanupInterval > 0 else { return [] }
         let cleanup = StorageCleanup(
-            store: store,
-            clock: clock,
+            store: store, clock: clock,
             settings: StorageCleanup.Settings(
-                refreshTokenRetention: configuration.refreshTokenRetention,
-                auditRetention: configuration.auditRetention,
+                refreshTokenRetention: configuration.refreshTokenRetention, auditRetention: configuration.auditRetention,
                 sessionInactivityTimeout: configuration.sessionInactivityTimeout,
                 oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL),
-                mfaFactorExpiry: configuration.mfaFactorExpiry,
-                mfaChallengeExpiry: configuration.mfaChallengeExpiry
-            )
-        )
+                mfaFactorExpiry: configuration.mfaFactorExpiry, mfaChallengeExpiry: configuration.mfaChallengeExpiry))
         return [StorageCleanupService(cleanup: cleanup, interval: configuration.cleanupInterval, logger: logger)]
     }
 
@@ -161,10 +134,7 @@ public enum LatchkeyApplication {
 
     /// Every route the server answers, behind the error and logging middleware.
     static func makeRouter(
-        service: AuthService,
-        pages: PageTemplates = .defaults,
-        operations: OperationsRoutes? = nil,
-        proxies: TrustedProxies = TrustedProxies([])
+        service: AuthService, pages: PageTemplates = .defaults, operations: OperationsRoutes? = nil, proxies: TrustedProxies = TrustedProxies([])
     ) -> Router<AuthRequestContext> {
         let router = Router(context: AuthRequestContext.self)
         // Outermost first: the client address, then the access log (which sees error answers),
@@ -221,11 +191,7 @@ public enum LatchkeyApplication {
             return store
         case .postgres(let url):
             let store = try await PostgresAuthStore.connect(
-                url: url,
-                poolSize: configuration.databasePoolSize,
-                timeout: configuration.databaseTimeout,
-                logger: logger
-            )
+                url: url, poolSize: configuration.databasePoolSize, timeout: configuration.databaseTimeout, logger: logger)
             logger.notice("using PostgreSQL", metadata: ["database": "\(store.redactedURL)", "pool_size": "\(configuration.databasePoolSize)"])
             return store
         }

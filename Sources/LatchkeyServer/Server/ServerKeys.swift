@@ -14,19 +14,14 @@ public struct ServerKeys: Sendable {
     ///   `configuredSecret` throws a ``ConfigurationError``, since keys signed with a new secret
     ///   would not open the running server.
     public static func make(
-        dataDirectory: URL,
-        configuredSecret: String?,
-        externalURL: String? = nil,
-        now: Date = Date(),
-        createSecret: Bool = true
+        dataDirectory: URL, configuredSecret: String?, externalURL: String? = nil, now: Date = Date(), createSecret: Bool = true
     ) async throws -> ServerKeys {
         if let configuredSecret, configuredSecret.utf8.count < 32 {
             throw ConfigurationError("LATCHKEY_JWT_SECRET must be at least 32 bytes long")
         }
         if configuredSecret == nil, !createSecret, !FileManager.default.fileExists(atPath: secretFile(in: dataDirectory).path) {
             throw ConfigurationError(
-                "no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or name the server's data directory with --data-dir (\(secretFile(in: dataDirectory).path) does not exist)"
-            )
+                "no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or name the server's data directory with --data-dir (\(secretFile(in: dataDirectory).path) does not exist)")
         }
         if createSecret { try ServerSecrets.prepareDataDirectory(dataDirectory) }
         let secret = try ServerSecrets.jwtSecret(configured: configuredSecret, dataDirectory: dataDirectory)
@@ -35,8 +30,7 @@ public struct ServerKeys: Sendable {
         let signer = await TokenSigner(secret: secret, origin: ServerOrigin(configuration.resolvedExternalURL()))
         return ServerKeys(
             anon: try await signer.apiKey(role: "anon", now: now),
-            serviceRole: try await signer.apiKey(role: "service_role", now: now)
-        )
+            serviceRole: try await signer.apiKey(role: "service_role", now: now))
     }
 
     /// Where a server keeps the secret it generated: `<dataDirectory>/jwt-secret`.

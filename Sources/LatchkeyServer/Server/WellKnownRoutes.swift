@@ -18,10 +18,8 @@ struct WellKnownRoutes {
         let body = ByteBuffer(bytes: (try? encoder.encode(KeySet(keys: service.publicKeys))) ?? Data(#"{"keys":[]}"#.utf8))
         router.get("/.well-known/jwks.json") { _, _ in
             Response(
-                status: .ok,
-                headers: [.contentType: "application/json", .cacheControl: "public, max-age=600"],
-                body: .init(byteBuffer: body)
-            )
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=600"],
+                body: .init(byteBuffer: body))
         }
     }
 

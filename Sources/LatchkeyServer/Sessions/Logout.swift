@@ -27,17 +27,13 @@ struct Logout: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
+
     /// Ends `signedIn`'s sessions in `scope`; their refresh tokens then answer `refresh_token_not_found`, as GoTrue.
     func logOut(_ signedIn: BearerAuthentication.Authenticated, scope: Scope, ipAddress: String) async throws {
         let user = signedIn.user
         let audit = AuditEntry(
-            action: .logout,
-            actorID: user.id,
-            actorUsername: user.email,
-            traits: ["scope": .string(scope.rawValue)],
-            ipAddress: ipAddress,
-            createdAt: clock.now()
-        )
+            action: .logout, actorID: user.id, actorUsername: user.email, traits: ["scope": .string(scope.rawValue)],
+            ipAddress: ipAddress, createdAt: clock.now())
         switch scope {
         case .global: try await store.endSessions(userID: user.id, except: nil, only: nil, audit: audit)
         case .local: try await store.endSessions(userID: user.id, except: nil, only: signedIn.session.id, audit: audit)

@@ -100,12 +100,9 @@ enum RefreshRotation {
                     .markSpent(tokenHash: token.tokenHash, at: now),
                     .insertToken(RefreshTokenRecord(hash: successorHash, of: session, parentHash: token.tokenHash, createdAt: now)),
                     .touchSession(id: session.id, at: now),
-                    .audit(
-                        AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: now)
-                    ),
+                    .audit(AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: now)),
                 ],
-                result: .issued(session: session, user: user, refreshToken: successor)
-            )
+                result: .issued(session: session, user: user, refreshToken: successor))
         case .returnActive(let activeToken):
             guard let session = state.session, let user = state.user else {
                 return RefreshTokenPlan(changes: [], result: .refused(.refreshTokenNotFound))
@@ -119,19 +116,12 @@ enum RefreshRotation {
             return RefreshTokenPlan(
                 changes: [
                     .revokeSession(id: sessionID, at: now),
-                    .audit(
-                        AuditEntry(
-                            action: .tokenRevoked,
-                            actorID: user.id,
-                            actorUsername: user.email,
-                            traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(sessionID.lowercasedString)],
-                            ipAddress: request.ipAddress,
-                            createdAt: now
-                        )
-                    ),
+                    .audit(AuditEntry(
+                        action: .tokenRevoked, actorID: user.id, actorUsername: user.email,
+                        traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(sessionID.lowercasedString)],
+                        ipAddress: request.ipAddress, createdAt: now)),
                 ],
-                result: .refused(.refreshTokenAlreadyUsed)
-            )
+                result: .refused(.refreshTokenAlreadyUsed))
         }
     }
 }

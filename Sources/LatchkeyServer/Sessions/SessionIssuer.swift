@@ -11,6 +11,7 @@ struct SessionIssuer: Sendable {
     let sessionTimebox: TimeInterval?
     let logger: Logger
 
+
     /// A session about to start: its row, its first refresh token, the user as it is saved with
     /// it (`last_sign_in_at`) and the audit entry.
     struct Prepared: Sendable {
@@ -25,11 +26,7 @@ struct SessionIssuer: Sendable {
     func start(for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login) async throws -> SessionResponse {
         let prepared = prepare(for: user, method: method, ipAddress: ipAddress, action: action)
         try await store.createSession(
-            prepared.session,
-            refreshTokenHash: OpaqueTokens.hash(prepared.refreshToken),
-            updatingUser: prepared.user,
-            audit: prepared.audit
-        )
+            prepared.session, refreshTokenHash: OpaqueTokens.hash(prepared.refreshToken), updatingUser: prepared.user, audit: prepared.audit)
         return try await started(prepared)
     }
 
@@ -41,21 +38,11 @@ struct SessionIssuer: Sendable {
         user.lastSignInAt = now
         user.updatedAt = now
         let session = SessionRecord(
-            userID: user.id,
-            createdAt: now,
-            updatedAt: now,
-            refreshedAt: now,
-            notAfter: sessionTimebox.map { now.addingTimeInterval($0) },
-            authMethod: method
-        )
+            userID: user.id, createdAt: now, updatedAt: now, refreshedAt: now,
+            notAfter: sessionTimebox.map { now.addingTimeInterval($0) }, authMethod: method)
         let audit = AuditEntry(
-            action: action,
-            actorID: user.id,
-            actorUsername: user.email,
-            traits: ["provider": .string("email"), "method": .string(method)],
-            ipAddress: ipAddress,
-            createdAt: now
-        )
+            action: action, actorID: user.id, actorUsername: user.email,
+            traits: ["provider": .string("email"), "method": .string(method)], ipAddress: ipAddress, createdAt: now)
         return Prepared(session: session, refreshToken: OpaqueTokens.random(), user: user, audit: audit)
     }
 
@@ -63,8 +50,7 @@ struct SessionIssuer: Sendable {
     func started(_ prepared: Prepared) async throws -> SessionResponse {
         logger.info(
             "session started",
-            metadata: ["user_id": "\(prepared.user.id)", "session_id": "\(prepared.session.id)", "method": "\(prepared.session.authMethod)"]
-        )
+            metadata: ["user_id": "\(prepared.user.id)", "session_id": "\(prepared.session.id)", "method": "\(prepared.session.authMethod)"])
         return try await response(user: prepared.user, session: prepared.session, refreshToken: prepared.refreshToken)
     }
 
@@ -75,11 +61,8 @@ struct SessionIssuer: Sendable {
         let expiresAt = now.addingTimeInterval(accessTokenTTL)
         let claims = AccessTokenClaims(user: user, session: session, issuer: signer.issuer, issuedAt: now, expiresAt: expiresAt)
         return SessionResponse(
-            access_token: try await signer.sign(claims),
-            expires_in: Int(accessTokenTTL),
-            expires_at: Int(expiresAt.timeIntervalSince1970),
-            refresh_token: refreshToken,
-            user: UserResponse(user, factors: try await store.factors(userID: user.id))
-        )
+            access_token: try await signer.sign(claims), expires_in: Int(accessTokenTTL),
+            expires_at: Int(expiresAt.timeIntervalSince1970), refresh_token: refreshToken,
+            user: UserResponse(user, factors: try await store.factors(userID: user.id)))
     }
 }

@@ -44,8 +44,7 @@ package protocol AuthStore: Sendable {
     /// The store knows no refresh rules: `plan` makes every decision. It must be a pure function
     /// of the state, because a store may run it again when it retries the transaction.
     func rotateRefreshToken<Result: Sendable>(
-        hash: String,
-        plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result
 
     /// Stores an email-link token, replacing the user's previous one of the same kind, and
@@ -77,10 +76,7 @@ package protocol AuthStore: Sendable {
     /// The store knows no MFA rules: `plan` makes every decision. It must be a pure function of
     /// the state, because a store may run it again when it retries the transaction.
     func changeFactors<Result: Sendable>(
-        of userID: UUID,
-        challengeID: UUID?,
-        sessionID: UUID?,
-        plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
+        of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result
 
     func appendAudit(_ entry: AuditEntry) async throws

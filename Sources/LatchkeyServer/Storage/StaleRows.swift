@@ -33,15 +33,9 @@ package struct StaleRowCutoffs: Sendable, Equatable {
     package var challengesCreatedBefore: Date
 
     package init(
-        refreshTokensSpentBefore: Date,
-        sessionsEndedBefore: Date,
-        sessionsRefreshedBefore: Date?,
-        oneTimeTokensCreatedBefore: Date,
-        flowStatesCreatedBefore: Date,
-        auditEntriesCreatedBefore: Date,
-        unverifiedFactorsCreatedBefore: Date = .distantPast,
-        factorsChallengedBefore: Date = .distantPast,
-        challengesCreatedBefore: Date = .distantPast
+        refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
+        flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date, unverifiedFactorsCreatedBefore: Date = .distantPast,
+        factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast
     ) {
         self.unverifiedFactorsCreatedBefore = unverifiedFactorsCreatedBefore
         self.factorsChallengedBefore = factorsChallengedBefore

@@ -7,14 +7,8 @@ extension AuditEntryResponse {
         self.init(
             id: entry.id.lowercasedString,
             payload: Payload(
-                action: entry.action.rawValue,
-                actor_id: entry.actorID?.lowercasedString ?? "",
-                actor_username: entry.actorUsername ?? "",
-                log_type: entry.logType,
-                traits: entry.traits
-            ),
-            created_at: WireDate.format(entry.createdAt),
-            ip_address: entry.ipAddress
-        )
+                action: entry.action.rawValue, actor_id: entry.actorID?.lowercasedString ?? "",
+                actor_username: entry.actorUsername ?? "", log_type: entry.logType, traits: entry.traits),
+            created_at: WireDate.format(entry.createdAt), ip_address: entry.ipAddress)
     }
 }

@@ -5,15 +5,9 @@ extension FactorResponse {
     /// A stored factor as GoTrue shows it (never its secret).
     init(_ factor: FactorRecord) {
         self.init(
-            id: factor.id.lowercasedString,
-            factor_type: factor.factorType,
-            status: factor.status.rawValue,
-            friendly_name: factor.friendlyName,
-            phone: nil,
-            created_at: WireDate.format(factor.createdAt),
-            updated_at: WireDate.format(factor.updatedAt),
-            last_challenged_at: factor.lastChallengedAt.map(WireDate.format)
-        )
+            id: factor.id.lowercasedString, factor_type: factor.factorType, status: factor.status.rawValue,
+            friendly_name: factor.friendlyName, phone: nil, created_at: WireDate.format(factor.createdAt),
+            updated_at: WireDate.format(factor.updatedAt), last_challenged_at: factor.lastChallengedAt.map(WireDate.format))
     }
 }
 

@@ -6,12 +6,8 @@ extension SettingsResponse {
     init(_ configuration: ServerConfiguration) {
         self.init(
             external: ["email": true, "phone": false, "anonymous_users": false],
-            disable_signup: configuration.disableSignup,
-            mailer_autoconfirm: configuration.autoconfirm,
-            phone_autoconfirm: false,
-            sms_provider: "",
-            saml_enabled: false,
-            password_min_length: configuration.minimumPasswordLength
-        )
+            disable_signup: configuration.disableSignup, mailer_autoconfirm: configuration.autoconfirm,
+            phone_autoconfirm: false, sms_provider: "", saml_enabled: false,
+            password_min_length: configuration.minimumPasswordLength)
     }
 }

@@ -24,25 +24,16 @@ extension UserResponse {
         updated_at = WireDate.format(user.updatedAt)
         is_anonymous = user.isAnonymous
         invited_at = user.invitedAt.map(WireDate.format)
-        identities =
-            user.email.isEmpty
-            ? []
-            : [
-                Identity(
-                    identity_id: id,
-                    id: id,
-                    user_id: id,
-                    identity_data: [
-                        "sub": .string(id), "email": .string(user.email),
-                        "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(false),
-                    ],
-                    provider: "email",
-                    last_sign_in_at: last_sign_in_at,
-                    created_at: created_at,
-                    updated_at: updated_at,
-                    email: user.email
-                )
-            ]
+        identities = user.email.isEmpty ? [] : [
+            Identity(
+                identity_id: id, id: id, user_id: id,
+                identity_data: [
+                    "sub": .string(id), "email": .string(user.email),
+                    "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(false),
+                ],
+                provider: "email", last_sign_in_at: last_sign_in_at, created_at: created_at,
+                updated_at: updated_at, email: user.email)
+        ]
     }
 }
 
@@ -53,7 +44,6 @@ extension ProfileResponse {
             id: user.id.lowercasedString,
             display_name: user.userMetadata["display_name"]?.stringValue
                 ?? user.userMetadata["full_name"]?.stringValue ?? user.userMetadata["name"]?.stringValue,
-            avatar_url: user.userMetadata["avatar_url"]?.stringValue
-        )
+            avatar_url: user.userMetadata["avatar_url"]?.stringValue)
     }
 }

@@ -20,11 +20,8 @@ final class ClientTestServer: Sendable {
     /// `dataDirectory` is given, auto-confirmed sign-ups and no rate limits unless told. The
     /// server keeps real time, as the commands it serves do.
     static func start(
-        port: Int = 0,
-        dataDirectory: URL? = nil,
-        accessTokenTTL: TimeInterval = 3600,
-        autoconfirm: Bool = true,
-        rateLimits: RateLimitConfiguration = .disabled,
+        port: Int = 0, dataDirectory: URL? = nil, accessTokenTTL: TimeInterval = 3600,
+        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> ClientTestServer {
         var configuration = ServerConfiguration(dataDirectory: dataDirectory ?? TemporaryDirectory.make("latchkey-cli-server"))
@@ -40,11 +37,8 @@ final class ClientTestServer: Sendable {
     /// Starts a server with `configuration`.
     static func start(_ configuration: ServerConfiguration) async throws -> ClientTestServer {
         let server = try await TestAuthServer.start(
-            dataDirectory: configuration.dataDirectory,
-            port: configuration.port,
-            clock: SystemServerClock(),
-            configure: { $0 = configuration }
-        )
+            dataDirectory: configuration.dataDirectory, port: configuration.port, clock: SystemServerClock(),
+            configure: { $0 = configuration })
         return ClientTestServer(server: server)
     }
 
@@ -99,10 +93,7 @@ final class ClientTestServer: Sendable {
     func userID(email: String) async throws -> String {
         let (_, data) = try await request("GET", "admin/users?per_page=1000")
         struct Page: Decodable {
-            struct User: Decodable {
-                var id: String
-                var email: String?
-            }
+            struct User: Decodable { var id: String; var email: String? }
             var users: [User]
         }
         let page = try JSONDecoder().decode(Page.self, from: data)

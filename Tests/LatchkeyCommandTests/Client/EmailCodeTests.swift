@@ -21,9 +21,7 @@ struct EmailCodeTests {
         #expect(sent.stdout.contains("--otp CODE"))
         let code = try await server.newEmailCode(to: email, after: 0)
 
-        let wrong = try await shell.run([
-            "login", "--server", server.url, "--email", email, "--otp", code == "000000" ? "111111" : "000000", "--store", "file",
-        ])
+        let wrong = try await shell.run(["login", "--server", server.url, "--email", email, "--otp", code == "000000" ? "111111" : "000000", "--store", "file"])
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("That code is wrong or has expired."))
         #expect(try await shell.run(["status"]).status == 1)
@@ -83,19 +81,14 @@ struct EmailCodeTests {
         await server.discard()
     }
 
-    @Test(
-        "login --code at a terminal: asks for the email and the code, a wrong code is asked again, then signed in",
-        .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here")
-    )
+    @Test("login --code at a terminal: asks for the email and the code, a wrong code is asked again, then signed in",
+          .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
     func codeAtTerminal() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()
         defer { shell.remove() }
         let email = "tty-code@example.com"
-        let terminal = try PseudoTerminal(
-            ["login", "--code", "--server", server.url, "--store", "file"],
-            environment: ["LATCHKEY_HOME": shell.home.path]
-        )
+        let terminal = try PseudoTerminal(["login", "--code", "--server", server.url, "--store", "file"], environment: ["LATCHKEY_HOME": shell.home.path])
         #expect(await terminal.waitFor("Email: "))
         terminal.type("not-an-address\n")
         #expect(await terminal.waitFor("is not an email address. Try again."), "checked before anything is sent: \(terminal.text)")
@@ -128,17 +121,13 @@ struct EmailCodeTests {
         #expect(sent.stdout.contains("password-reset code"))
         let code = try await server.newEmailCode(to: email, after: 0)
 
-        let weak = try await shell.run(
-            ["reset-password", "--server", server.url, "--email", email, "--otp", code, "--password-stdin", "--store", "file"],
-            input: "short one\n"
-        )
+        let weak = try await shell.run(["reset-password", "--server", server.url, "--email", email, "--otp", code, "--password-stdin", "--store", "file"], input: "short one\n")
         #expect(weak.status == 2)
         #expect(weak.stderr.contains("at least 12 characters"), "the rule from GET /settings: \(weak.stderr)")
 
         let reset = try await shell.run(
             ["reset-password", "--server", server.url, "--email", email, "--otp", code, "--password-stdin", "--store", "file"],
-            input: "a much longer new password\n"
-        )
+            input: "a much longer new password\n")
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(reset.stdout.contains("Password changed. Signed in to \(server.url) as \(email)."))
         #expect(try await shell.run(["status"]).status == 0, "signed in with the new password's session")
@@ -171,10 +160,8 @@ struct EmailCodeTests {
         await server.discard()
     }
 
-    @Test(
-        "reset-password at a terminal: email (remembered), code, new password twice with the rule named, then signed in",
-        .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here")
-    )
+    @Test("reset-password at a terminal: email (remembered), code, new password twice with the rule named, then signed in",
+          .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
     func resetPasswordAtTerminal() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()

@@ -22,8 +22,7 @@ final class PrivateKeyring: Sendable {
     }()
 
     /// Why the keyring tests are skipped, when they are.
-    static let skipReason: Comment =
-        "no Linux desktop keyring to run: install libsecret-1-0, gnome-keyring and dbus (.ci/run does, then scripts/test.sh runs these)"
+    static let skipReason: Comment = "no Linux desktop keyring to run: install libsecret-1-0, gnome-keyring and dbus (.ci/run does, then scripts/test.sh runs these)"
 
     let directory: URL
     let address: String
@@ -50,21 +49,15 @@ final class PrivateKeyring: Sendable {
         // Short path: a unix socket path must fit in 108 bytes.
         let directory = URL(fileURLWithPath: "/tmp/lk-keyring-\(UUID().uuidString.prefix(8))", isDirectory: true)
         for sub in ["data", "run", "config", "cache"] {
-            try FileManager.default.createDirectory(
-                at: directory.appendingPathComponent(sub),
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         let socket = directory.appendingPathComponent("bus").path
         let address = "unix:path=\(socket)"
         let environment = isolatedEnvironment(directory, address: address)
 
         let bus = try ChildProcess(
-            executable: dbusDaemon.path,
-            arguments: ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
-            environment: environment
-        )
+            executable: dbusDaemon.path, arguments: ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
+            environment: environment)
         var keyring = PrivateKeyring(directory: directory, address: address, processes: [bus])
         // Generous: each daemon can take many seconds to start on a loaded machine; a daemon that
         // exits ends the wait at once.
@@ -82,11 +75,8 @@ final class PrivateKeyring: Sendable {
         let daemon: ChildProcess
         do {
             daemon = try ChildProcess(
-                executable: keyringDaemon.path,
-                arguments: ["--foreground", "--unlock", "--components=secrets"],
-                environment: environment,
-                standardInput: inputRead
-            )
+                executable: keyringDaemon.path, arguments: ["--foreground", "--unlock", "--components=secrets"],
+                environment: environment, standardInput: inputRead)
         } catch {
             close(inputRead)
             close(inputWrite)
@@ -122,8 +112,7 @@ final class PrivateKeyring: Sendable {
                 "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
                 "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets",
             ],
-            environment: environment
-        )
+            environment: environment)
         return String(decoding: data, as: UTF8.self).contains("boolean true")
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
-
 @testable import LatchkeyServer
 
 /// An email that cannot be delivered does not use up the address's email slot (one a minute,
@@ -55,10 +54,7 @@ struct FailedMailRateLimitTests {
     /// email"), then again at once with it working (200: the slot was given back), then once
     /// more (429: the limiter is on and counted the delivered mail).
     static func expectSlotReturned(
-        _ server: TestServer,
-        _ mailer: SwitchableMailer,
-        mailName: String,
-        sourceLocation: SourceLocation = #_sourceLocation,
+        _ server: TestServer, _ mailer: SwitchableMailer, mailName: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ request: () async throws -> TestResponse
     ) async throws {
         mailer.failing = true
@@ -87,9 +83,7 @@ struct FailedMailRateLimitTests {
             #expect(files.count == 1, "one mail delivered: \(files)")
         }
         try await Self.with { server, mailer in
-            #expect(
-                try await server.request(.POST, "/signup", json: ["email": "again@example.com", "password": "correct horse battery"]).status == 200
-            )
+            #expect(try await server.request(.POST, "/signup", json: ["email": "again@example.com", "password": "correct horse battery"]).status == 200)
             server.clock.advance(by: 61)
             try await Self.expectSlotReturned(server, mailer, mailName: "confirmation") {
                 try await server.request(.POST, "/signup", json: ["email": "again@example.com", "password": "correct horse battery"])
@@ -100,9 +94,7 @@ struct FailedMailRateLimitTests {
     @Test("resend of the confirmation and of an email change")
     func resend() async throws {
         try await Self.with { server, mailer in
-            #expect(
-                try await server.request(.POST, "/signup", json: ["email": "resend@example.com", "password": "correct horse battery"]).status == 200
-            )
+            #expect(try await server.request(.POST, "/signup", json: ["email": "resend@example.com", "password": "correct horse battery"]).status == 200)
             server.clock.advance(by: 61)
             try await Self.expectSlotReturned(server, mailer, mailName: "confirmation") {
                 try await server.request(.POST, "/resend", json: ["type": "signup", "email": "resend@example.com"])
@@ -154,11 +146,8 @@ struct FailedMailRateLimitTests {
     /// A confirmed account with a session, made through the admin API (no email).
     static func confirmedSession(_ server: TestServer, _ email: String) async throws -> TestSession {
         let created = try await server.request(
-            .POST,
-            "/admin/users",
-            json: ["email": email, "password": "correct horse battery", "email_confirm": true],
-            bearer: server.server.serviceRoleKey
-        )
+            .POST, "/admin/users", json: ["email": email, "password": "correct horse battery", "email_confirm": true],
+            bearer: server.server.serviceRoleKey)
         guard created.status == 200 else { throw TestFailure("admin create: \(created.status) \(created.text)") }
         guard let session = TestSession(try await server.signIn(email)) else { throw TestFailure("sign-in failed") }
         return session

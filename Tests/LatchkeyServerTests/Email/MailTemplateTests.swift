@@ -2,7 +2,6 @@ import Foundation
 import LatchkeyTesting
 import LatchkeyWire
 import Testing
-
 @testable import LatchkeyServer
 
 /// Mail templates: GoTrue's `{{ .Variable }}` syntax, substitution only, checked when the
@@ -17,30 +16,21 @@ struct MailTemplateTests {
 
     static let values = MailTemplate.Values(
         named: ["Token": "123456", "ConfirmationURL": "https://auth.example/verify?token=abc&type=signup", "Email": "o'brien@example.com"],
-        data: ["name": .string("<Ada & Co>"), "age": .number(36), "vip": .bool(true)]
-    )
+        data: ["name": .string("<Ada & Co>"), "age": .number(36), "vip": .bool(true)])
 
     @Test("GoTrue's spellings substitute; Go's trim markers trim; metadata keys resolve")
     func substitution() throws {
-        let template = try Self.parse(
-            "Hi {{ .Data.name }} ({{.Data.age}}, {{ .Data.vip }}{{ .Data.missing }}):\n  {{- .Token -}}  \n{{.ConfirmationURL}}"
-        )
-        #expect(
-            template.render(Self.values, escapingHTML: false) == "Hi <Ada & Co> (36, true):123456https://auth.example/verify?token=abc&type=signup"
-        )
+        let template = try Self.parse("Hi {{ .Data.name }} ({{.Data.age}}, {{ .Data.vip }}{{ .Data.missing }}):\n  {{- .Token -}}  \n{{.ConfirmationURL}}")
+        #expect(template.render(Self.values, escapingHTML: false) == "Hi <Ada & Co> (36, true):123456https://auth.example/verify?token=abc&type=signup")
     }
 
     @Test("HTML values are escaped; text values are not")
     func escaping() throws {
         let template = try Self.parse("<a href=\"{{ .ConfirmationURL }}\">{{ .Data.name }}</a> {{ .Email }}")
-        #expect(
-            template.render(Self.values, escapingHTML: true)
-                == "<a href=\"https://auth.example/verify?token=abc&amp;type=signup\">&lt;Ada &amp; Co&gt;</a> o&#39;brien@example.com"
-        )
-        #expect(
-            template.render(Self.values, escapingHTML: false)
-                == "<a href=\"https://auth.example/verify?token=abc&type=signup\"><Ada & Co></a> o'brien@example.com"
-        )
+        #expect(template.render(Self.values, escapingHTML: true)
+            == "<a href=\"https://auth.example/verify?token=abc&amp;type=signup\">&lt;Ada &amp; Co&gt;</a> o&#39;brien@example.com")
+        #expect(template.render(Self.values, escapingHTML: false)
+            == "<a href=\"https://auth.example/verify?token=abc&type=signup\"><Ada & Co></a> o'brien@example.com")
     }
 
     @Test("unknown variables, unsupported constructs and unclosed tags are refused with the line")
@@ -76,17 +66,9 @@ struct MailTemplateTests {
             let message = MailTemplates.defaults.message(
                 purpose,
                 MailTemplates.Context(
-                    to: "to@example.com",
-                    email: "ada@example.com",
+                    to: "to@example.com", email: "ada@example.com",
                     confirmationURL: purpose == .reauthentication ? nil : "http://127.0.0.1:9999/verify?token=t0k&type=signup&redirect_to=http://a/",
-                    token: "654321",
-                    tokenHash: "t0k",
-                    siteURL: "http://a",
-                    redirectTo: "http://a/",
-                    newEmail: "to@example.com",
-                    data: [:]
-                )
-            )
+                    token: "654321", tokenHash: "t0k", siteURL: "http://a", redirectTo: "http://a/", newEmail: "to@example.com", data: [:]))
             let html = try #require(message.html)
             #expect(message.body.contains("this code: 654321") || message.body.contains("you: 654321"), "\(purpose): \(message.body)")
             #expect(html.contains(">654321</p>"), "\(purpose)")
@@ -108,16 +90,8 @@ struct MailTemplateTests {
         ]) { folder in
             let templates = try MailTemplates.load(overrides: folder)
             let context = MailTemplates.Context(
-                to: "a@example.com",
-                email: "a@example.com",
-                confirmationURL: "http://x/verify?token=1",
-                token: "111222",
-                tokenHash: "1",
-                siteURL: "http://x",
-                redirectTo: "http://x",
-                newEmail: nil,
-                data: [:]
-            )
+                to: "a@example.com", email: "a@example.com", confirmationURL: "http://x/verify?token=1", token: "111222", tokenHash: "1",
+                siteURL: "http://x", redirectTo: "http://x", newEmail: nil, data: [:])
             let recovery = templates.message(.recovery, context)
             #expect(recovery.subject == "Reset for a@example.com")
             #expect(recovery.body == "Code 111222")

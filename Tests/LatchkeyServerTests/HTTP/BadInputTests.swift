@@ -1,7 +1,6 @@
 import Foundation
 import NIOHTTP1
 import Testing
-
 @testable import LatchkeyServer
 
 /// Bad input gets a 4xx JSON error: never a 5xx, a crash or a partial write.
@@ -14,10 +13,7 @@ struct BadInputTests {
             let endpoints = [
                 "/signup", "/token?grant_type=password", "/token?grant_type=refresh_token", "/verify", "/recover", "/resend",
             ]
-            let bodies = [
-                "{not json", "[1,2,3]", "\"string\"", "42", "null", #"{"email": 5, "password": []}"#, #"{"refresh_token": {"a": 1}}"#,
-                #"{"type": 7}"#,
-            ]
+            let bodies = ["{not json", "[1,2,3]", "\"string\"", "42", "null", #"{"email": 5, "password": []}"#, #"{"refresh_token": {"a": 1}}"#, #"{"type": 7}"#]
             for path in endpoints {
                 for body in bodies {
                     let response = try await server.request(.POST, path, rawBody: body)
@@ -58,11 +54,8 @@ struct BadInputTests {
     func apiVersionErrorShape() async throws {
         try await TestServer.with { server in
             let response = try await server.request(
-                .POST,
-                "/token?grant_type=password",
-                json: ["email": "nobody@example.com", "password": "whatever pw"],
-                headers: [("X-Supabase-Api-Version", "2024-01-01")]
-            )
+                .POST, "/token?grant_type=password", json: ["email": "nobody@example.com", "password": "whatever pw"],
+                headers: [("X-Supabase-Api-Version", "2024-01-01")])
             #expect(response.status == 400)
             #expect(response["code"] as? String == "invalid_credentials")
             #expect(response["message"] as? String != nil)

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 @testable import LatchkeyServer
 
 /// Browsers on another origin (supabase-js): preflights and responses carry CORS headers as
@@ -11,10 +10,7 @@ struct CORSTests {
     static let supabaseJSHeaders = "apikey,authorization,content-type,x-client-info,x-supabase-api-version"
 
     func preflight(
-        _ server: TestServer,
-        _ path: String,
-        origin: String = "https://app.example.com",
-        method: String = "POST",
+        _ server: TestServer, _ path: String, origin: String = "https://app.example.com", method: String = "POST",
         headers: String? = supabaseJSHeaders
     ) async throws -> TestResponse {
         var fields = [("Origin", origin), ("Access-Control-Request-Method", method)]
@@ -33,9 +29,7 @@ struct CORSTests {
                 #expect(response.headers.first(name: "Access-Control-Allow-Methods") == "POST")
                 #expect(response.headers.first(name: "Access-Control-Allow-Headers") == Self.supabaseJSHeaders)
                 #expect(response.headers.first(name: "Access-Control-Allow-Credentials") == "true")
-                #expect(
-                    response.headers["Vary"].joined(separator: ", ").contains("Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
-                )
+                #expect(response.headers["Vary"].joined(separator: ", ").contains("Origin, Access-Control-Request-Method, Access-Control-Request-Headers"))
             }
             for method in ["GET", "PUT", "PATCH", "DELETE"] {
                 #expect(try await preflight(server, "/user", method: method).headers.first(name: "Access-Control-Allow-Methods") == method)

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import LatchkeyTestSupport
 import Testing
-
 @testable import LatchkeyServer
 
 /// The cleanup task against the real server: tables stay bounded, and nobody is signed out or

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 @testable import LatchkeyServer
 
 /// bcrypt stops at a NUL byte and ignores everything past 72 bytes: such passwords are refused
@@ -26,21 +25,13 @@ struct PasswordBytesTests {
             expectNUL(try await server.request(.PUT, "/user", json: ["password": Self.withNUL], bearer: session.accessToken), "PUT /user")
             expectNUL(
                 try await server.request(.POST, "/admin/users", json: ["email": "a@example.com", "password": Self.withNUL], bearer: key),
-                "admin create"
-            )
+                "admin create")
             expectNUL(
-                try await server.request(.PUT, "/admin/users/\(session.userID)", json: ["password": Self.withNUL], bearer: key),
-                "admin update"
-            )
+                try await server.request(.PUT, "/admin/users/\(session.userID)", json: ["password": Self.withNUL], bearer: key), "admin update")
             expectNUL(
                 try await server.request(
-                    .POST,
-                    "/admin/generate_link",
-                    json: ["type": "signup", "email": "g@example.com", "password": Self.withNUL],
-                    bearer: key
-                ),
-                "generate_link"
-            )
+                    .POST, "/admin/generate_link", json: ["type": "signup", "email": "g@example.com", "password": Self.withNUL], bearer: key),
+                "generate_link")
             #expect(try await server.signIn("victim@example.com").status == 200, "the real password still works")
             let users = try await server.request(.GET, "/admin/users", bearer: key)
             #expect((users["users"] as? [Any])?.count == 1, "no account was created with a NUL password")

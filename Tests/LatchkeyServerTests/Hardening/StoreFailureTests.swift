@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Testing
-
 @testable import LatchkeyServer
 
 /// What clients get when the database cannot be used, and what a failed sign-up leaves behind.
@@ -58,17 +57,13 @@ struct StoreFailureTests {
 
     @Test(
         "a sign-up whose session or confirmation link cannot be stored leaves no account behind",
-        arguments: [(true, "sessions"), (false, "one_time_tokens")]
-    )
+        arguments: [(true, "sessions"), (false, "one_time_tokens")])
     func atomicSignUp(autoconfirm: Bool, table: String) async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await TestServer.with(directory: directory, configure: { $0.autoconfirm = autoconfirm }) { server in
             // The second write of the sign-up fails, after the user row was written in the same transaction.
-            try Self.execute(
-                "CREATE TRIGGER fail_\(table) BEFORE INSERT ON \(table) BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
-                on: directory
-            )
+            try Self.execute("CREATE TRIGGER fail_\(table) BEFORE INSERT ON \(table) BEGIN SELECT RAISE(ABORT, 'injected failure'); END", on: directory)
             let failed = try await server.request(.POST, "/signup", json: ["email": "atomic@example.com", "password": "correct horse battery"])
             #expect(failed.status >= 500)
             #expect(failed.errorCode != nil, "a JSON error")
@@ -79,10 +74,7 @@ struct StoreFailureTests {
             if again.status != 200 {
                 // The failed attempt counted against the address's one-email-a-minute limit.
                 server.clock.advance(by: 61)
-                #expect(
-                    try await server.request(.POST, "/signup", json: ["email": "atomic@example.com", "password": "correct horse battery"]).status
-                        == 200
-                )
+                #expect(try await server.request(.POST, "/signup", json: ["email": "atomic@example.com", "password": "correct horse battery"]).status == 200)
             }
             #expect(try Self.count("users", in: directory) == 1)
             #expect(try Self.count(table, in: directory) == 1)

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 @testable import LatchkeyServer
 
 /// TOTP (RFC 6238) against the RFC's published test vectors, base32, and sealed secrets.
@@ -14,8 +13,7 @@ struct TOTPTests {
         arguments: [
             (59, "94287082"), (1_111_111_109, "07081804"), (1_111_111_111, "14050471"), (1_234_567_890, "89005924"),
             (2_000_000_000, "69279037"), (20_000_000_000, "65353130"),
-        ] as [(Int, String)]
-    )
+        ] as [(Int, String)])
     func rfcVectors(time: Int, expected: String) {
         let step = TOTP.step(at: Date(timeIntervalSince1970: TimeInterval(time)))
         #expect(TOTP.code(secret: Self.rfcSecret, step: step, digits: 8) == expected)
@@ -60,10 +58,7 @@ struct TOTPTests {
     @Test("the otpauth URI has GoTrue's shape")
     func uri() {
         let uri = TOTP.uri(secret: "JBSWY3DPEHPK3PXP", issuer: "example.com:3000", account: "ada+mfa@example.com")
-        #expect(
-            uri
-                == "otpauth://totp/example.com:3000:ada+mfa@example.com?algorithm=SHA1&digits=6&issuer=example.com%3A3000&period=30&secret=JBSWY3DPEHPK3PXP"
-        )
+        #expect(uri == "otpauth://totp/example.com:3000:ada+mfa@example.com?algorithm=SHA1&digits=6&issuer=example.com%3A3000&period=30&secret=JBSWY3DPEHPK3PXP")
         #expect(TOTP.uri(secret: "A", issuer: "My App", account: "a@b.c").hasPrefix("otpauth://totp/My%20App:a@b.c?"))
     }
 

@@ -1,9 +1,8 @@
 import Foundation
-import LatchkeyTesting
 import Logging
 import Testing
-
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// Nothing secret reaches the logs: run a whole session's life at trace level and search
 /// every line for the password, the tokens and the email address.
@@ -35,11 +34,7 @@ struct SecretsInLogsTests {
             let wrongCode = code == "000000" ? "000001" : "000000"
             for attempt in [wrongCode, code] {
                 _ = try await server.request(
-                    .POST,
-                    "/factors/\(factorID)/verify",
-                    json: ["challenge_id": challengeID, "code": attempt],
-                    bearer: rotated.accessToken
-                )
+                    .POST, "/factors/\(factorID)/verify", json: ["challenge_id": challengeID, "code": attempt], bearer: rotated.accessToken)
             }
             _ = try await server.request(.POST, "/recover", json: ["email": "logged@example.com"])
             _ = try await server.request(.POST, "/logout", bearer: rotated.accessToken)

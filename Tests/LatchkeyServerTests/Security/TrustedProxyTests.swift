@@ -2,7 +2,6 @@ import Foundation
 import LatchkeyTesting
 import Logging
 import Testing
-
 @testable import LatchkeyServer
 
 /// `--trusted-proxy`: `X-Forwarded-For` is believed only from a trusted peer, hop by hop from
@@ -52,20 +51,14 @@ struct TrustedProxyTests {
             try await server.signUp("spoof@example.com")
             for index in 0..<2 {
                 let response = try await server.request(
-                    .POST,
-                    "/token?grant_type=password",
-                    json: ["email": "spoof@example.com", "password": "correct horse battery"],
-                    headers: [("X-Forwarded-For", "198.51.100.\(index)")]
-                )
+                    .POST, "/token?grant_type=password", json: ["email": "spoof@example.com", "password": "correct horse battery"],
+                    headers: [("X-Forwarded-For", "198.51.100.\(index)")])
                 #expect(response.status == 200)
             }
             #expect(try await auditIP(server) == "127.0.0.1")
             let limited = try await server.request(
-                .POST,
-                "/token?grant_type=password",
-                json: ["email": "spoof@example.com", "password": "correct horse battery"],
-                headers: [("X-Forwarded-For", "198.51.100.99")]
-            )
+                .POST, "/token?grant_type=password", json: ["email": "spoof@example.com", "password": "correct horse battery"],
+                headers: [("X-Forwarded-For", "198.51.100.99")])
             #expect(limited.status == 429, "a new forged address does not escape the limit")
         }
     }
@@ -73,26 +66,15 @@ struct TrustedProxyTests {
     @Test("via a trusted proxy the right-most untrusted address is the client: audit log, access log, rate limits per client")
     func trustedProxy() async throws {
         let logs = LogCapture()
-        try await TestServer.with(
-            logger: logs.logger,
-            configure: {
-                $0.trustedProxies = ["127.0.0.1/32", "10.0.0.0/8"]
-                $0.rateLimits.signInsPerIP = .init(count: 3, per: 300)
-            }
-        ) { server in
-            _ = try await server.request(
-                .POST,
-                "/signup",
-                json: ["email": "proxied@example.com", "password": "correct horse battery"],
-                headers: [("X-Forwarded-For", "192.0.2.50")]
-            )
+        try await TestServer.with(logger: logs.logger, configure: {
+            $0.trustedProxies = ["127.0.0.1/32", "10.0.0.0/8"]
+            $0.rateLimits.signInsPerIP = .init(count: 3, per: 300)
+        }) { server in
+            _ = try await server.request(.POST, "/signup", json: ["email": "proxied@example.com", "password": "correct horse battery"], headers: [("X-Forwarded-For", "192.0.2.50")])
             func signIn(from chain: String) async throws -> TestResponse {
                 try await server.request(
-                    .POST,
-                    "/token?grant_type=password",
-                    json: ["email": "proxied@example.com", "password": "correct horse battery"],
-                    headers: [("X-Forwarded-For", chain)]
-                )
+                    .POST, "/token?grant_type=password", json: ["email": "proxied@example.com", "password": "correct horse battery"],
+                    headers: [("X-Forwarded-For", chain)])
             }
             // A forged left-most entry is ignored: 198.51.100.7 is what the trusted 10.0.0.9 saw.
             #expect(try await signIn(from: "6.6.6.6, 198.51.100.7, 10.0.0.9").status == 200)
@@ -116,11 +98,7 @@ struct TrustedProxyTests {
             _ = try await server.refresh(session.refreshToken)
             let requests = logs.lines.filter { $0.contains("request") && $0.contains("method=") }
             #expect(requests.contains { $0.hasPrefix("info request") && $0.contains("method=GET") && $0.contains("path=/verify ") })
-            #expect(
-                requests.contains {
-                    $0.contains("path=/health") && $0.contains("status=200") && $0.contains("duration_ms=") && $0.contains("client_ip=127.0.0.1")
-                }
-            )
+            #expect(requests.contains { $0.contains("path=/health") && $0.contains("status=200") && $0.contains("duration_ms=") && $0.contains("client_ip=127.0.0.1") })
             #expect(requests.contains { $0.contains("path=/verify") && !$0.contains("status=200") }, "error answers are logged with their status")
             let all = logs.lines.joined(separator: "\n")
             for secret in ["supersecrettokenvalue", "secretapikeyvalue", session.refreshToken, session.accessToken, "redirect_to"] {

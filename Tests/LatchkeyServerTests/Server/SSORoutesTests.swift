@@ -1,7 +1,6 @@
 import Foundation
 import NIOHTTP1
 import Testing
-
 @testable import LatchkeyServer
 
 /// `/sso`: SAML is not served; the routes answer GoTrue's error for a disabled SAML.
@@ -14,10 +13,7 @@ struct SSORoutesTests {
             for prefix in ["", "/auth/v1"] {
                 for (method, path) in calls {
                     let response = try await server.request(
-                        method.nio,
-                        prefix + path,
-                        json: method == .get ? nil : ["domain": "example.com", "redirect_to": "https://evil.example"]
-                    )
+                        method.nio, prefix + path, json: method == .get ? nil : ["domain": "example.com", "redirect_to": "https://evil.example"])
                     response.expectError(404, "saml_provider_disabled")
                     #expect(response["msg"] as? String == "SAML 2.0 is disabled", "\(prefix)\(path)")
                 }

@@ -1,8 +1,7 @@
 import Foundation
-import LatchkeyTesting
 import Testing
-
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// `--access-token-ttl`: any lifetime of at least one second, as GoTrue takes any positive one.
 @Suite("Access-token lifetime")

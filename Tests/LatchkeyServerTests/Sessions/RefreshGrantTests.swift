@@ -1,10 +1,9 @@
 import Foundation
+@testable import LatchkeyServer
 import LatchkeyTesting
 import LatchkeyWire
 import Logging
 import Testing
-
-@testable import LatchkeyServer
 
 /// The refresh grant without HTTP: rate limiting happens once per refresh, outside the store's
 /// transaction.
@@ -22,22 +21,12 @@ struct RefreshGrantTests {
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             store = RetryingStore(base)
             sessions = SessionIssuer(
-                store: store,
-                clock: clock,
-                signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")),
-                accessTokenTTL: 3600,
-                sessionTimebox: nil,
-                logger: logger
-            )
+                store: store, clock: clock, signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")),
+                accessTokenTTL: 3600, sessionTimebox: nil, logger: logger)
             grant = RefreshGrant(
-                store: store,
-                clock: clock,
-                tokens: OpaqueTokens(jwtSecret: secret),
-                limits: RateLimits(limiter: RateLimiter(clock: clock, enabled: true), limits: limits),
-                sessions: sessions,
-                reuseInterval: 10,
-                logger: logger
-            )
+                store: store, clock: clock, tokens: OpaqueTokens(jwtSecret: secret),
+                limits: RateLimits(limiter: RateLimiter(clock: clock, enabled: true), limits: limits), sessions: sessions,
+                reuseInterval: 10, logger: logger)
         }
 
         func refresh(_ token: String) async throws -> String {

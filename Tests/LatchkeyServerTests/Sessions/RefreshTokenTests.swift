@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 @testable import LatchkeyServer
 
 /// `POST /token?grant_type=refresh_token`: rotation, parent reuse, the reuse interval,
@@ -118,11 +117,7 @@ struct RefreshTokenTests {
         try await TestServer.with { server in
             let session = try await server.signUp("banned-refresh@example.com")
             let ban = try await server.request(
-                .PUT,
-                "/admin/users/\(session.userID)",
-                json: ["ban_duration": "1h"],
-                bearer: server.server.serviceRoleKey
-            )
+                .PUT, "/admin/users/\(session.userID)", json: ["ban_duration": "1h"], bearer: server.server.serviceRoleKey)
             #expect(ban.status == 200)
             let refresh = try await server.refresh(session.refreshToken)
             refresh.expectError(400, "user_banned")
@@ -177,11 +172,7 @@ struct RefreshTokenTests {
         try await TestServer.with { server in
             let session = try await server.signUp("banned-refresh@example.com")
             let ban = try await server.request(
-                .PUT,
-                "/admin/users/\(session.userID)",
-                json: ["ban_duration": "24h"],
-                bearer: server.server.serviceRoleKey
-            )
+                .PUT, "/admin/users/\(session.userID)", json: ["ban_duration": "24h"], bearer: server.server.serviceRoleKey)
             #expect(ban.status == 200)
             let refresh = try await server.refresh(session.refreshToken)
             refresh.expectError(400, "user_banned")

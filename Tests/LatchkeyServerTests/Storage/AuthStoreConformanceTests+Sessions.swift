@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 @testable import LatchkeyServer
 
 /// Sessions and refresh-token rotation: the part of the conformance suite that decides whether
@@ -10,18 +9,12 @@ extension AuthStoreConformanceTests {
     /// does once it is admitted.
     func rotate(_ token: String, at now: Date = AuthStoreConformanceTests.t0, in store: any AuthStore) async throws -> RefreshRotation.Outcome {
         let request = RefreshRotation.Request(
-            presentedToken: token,
-            now: now,
-            reuseInterval: 10,
-            ipAddress: "127.0.0.1",
-            successor: { [tokens] in tokens.successor(of: $0) }
-        )
+            presentedToken: token, now: now, reuseInterval: 10, ipAddress: "127.0.0.1", successor: { [tokens] in tokens.successor(of: $0) })
         return try await store.rotateRefreshToken(hash: OpaqueTokens.hash(token)) { RefreshRotation.plan($0, request) }
     }
 
     /// A signed-up user with one session; returns the session and its first refresh token.
-    func signedIn(_ store: any AuthStore, email: String = "s@example.com", notAfter: Date? = nil) async throws -> (UserRecord, SessionRecord, String)
-    {
+    func signedIn(_ store: any AuthStore, email: String = "s@example.com", notAfter: Date? = nil) async throws -> (UserRecord, SessionRecord, String) {
         let user = try await store.user(email: email) ?? Self.user(email)
         if try await store.user(id: user.id) == nil { try await store.insertUser(user, audit: nil) }
         let session = SessionRecord(userID: user.id, createdAt: t0, updatedAt: t0, refreshedAt: t0, notAfter: notAfter, authMethod: "password")
@@ -39,13 +32,7 @@ extension AuthStoreConformanceTests {
             try await store.insertUser(user, audit: nil)
             user.lastSignInAt = t0.addingTimeInterval(30)
             let session = SessionRecord(
-                userID: user.id,
-                createdAt: t0,
-                updatedAt: t0,
-                refreshedAt: t0,
-                notAfter: t0.addingTimeInterval(86_400),
-                authMethod: "password"
-            )
+                userID: user.id, createdAt: t0, updatedAt: t0, refreshedAt: t0, notAfter: t0.addingTimeInterval(86_400), authMethod: "password")
             try await store.createSession(session, refreshTokenHash: OpaqueTokens.hash("t"), updatingUser: user, audit: Self.audit(.login, user))
             let found = try #require(try await store.sessionWithUser(id: session.id))
             #expect(found.session == session)

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 @testable import LatchkeyServer
 
 /// The one conformance suite every ``AuthStore`` must pass, run unchanged against each store
@@ -17,14 +16,10 @@ struct AuthStoreConformanceTests {
 
     static func user(_ email: String, createdAt: Date = t0) -> UserRecord {
         UserRecord(
-            email: email,
-            passwordHash: "$2b$04$abcdefghijklmnopqrstuv",
-            emailConfirmedAt: createdAt,
+            email: email, passwordHash: "$2b$04$abcdefghijklmnopqrstuv", emailConfirmedAt: createdAt,
             appMetadata: ["provider": .string("email"), "providers": .array([.string("email")])],
             userMetadata: ["display_name": .string("Ada"), "age": .number(36), "tags": .array([.bool(true), .null])],
-            createdAt: createdAt,
-            updatedAt: createdAt
-        )
+            createdAt: createdAt, updatedAt: createdAt)
     }
 
     static func audit(_ action: AuditEntry.Action, _ user: UserRecord, at date: Date = t0) -> AuditEntry {
@@ -97,14 +92,7 @@ struct AuthStoreConformanceTests {
             let user = Self.user("gone@example.com")
             try await store.insertUser(user, audit: nil)
             let refresh = OpaqueTokens.random()
-            let session = SessionRecord(
-                userID: user.id,
-                createdAt: Self.t0,
-                updatedAt: Self.t0,
-                refreshedAt: Self.t0,
-                notAfter: nil,
-                authMethod: "password"
-            )
+            let session = SessionRecord(userID: user.id, createdAt: Self.t0, updatedAt: Self.t0, refreshedAt: Self.t0, notAfter: nil, authMethod: "password")
             try await store.createSession(session, refreshTokenHash: OpaqueTokens.hash(refresh), updatingUser: nil, audit: nil)
             let link = OneTimeToken(userID: user.id, kind: .recovery, tokenHash: OpaqueTokens.hash("link"), relatesTo: user.email, createdAt: Self.t0)
             try await store.saveOneTimeToken(link, updatingUser: nil, audit: nil)
@@ -142,22 +130,11 @@ struct AuthStoreConformanceTests {
         try await kind.withStore { store in
             var user = Self.user("link@example.com")
             try await store.insertUser(user, audit: nil)
-            let old = OneTimeToken(
-                userID: user.id,
-                kind: .confirmation,
-                tokenHash: OpaqueTokens.hash("old"),
-                relatesTo: user.email,
-                createdAt: Self.t0
-            )
+            let old = OneTimeToken(userID: user.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("old"), relatesTo: user.email, createdAt: Self.t0)
             try await store.saveOneTimeToken(old, updatingUser: nil, audit: nil)
             user.confirmationSentAt = Self.t0.addingTimeInterval(5)
             let new = OneTimeToken(
-                userID: user.id,
-                kind: .confirmation,
-                tokenHash: OpaqueTokens.hash("new"),
-                relatesTo: user.email,
-                createdAt: Self.t0.addingTimeInterval(5)
-            )
+                userID: user.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("new"), relatesTo: user.email, createdAt: Self.t0.addingTimeInterval(5))
             try await store.saveOneTimeToken(new, updatingUser: user, audit: Self.audit(.userConfirmationRequested, user))
             #expect(try await store.user(id: user.id)?.confirmationSentAt == user.confirmationSentAt, "the user was saved with the token")
 

@@ -1,9 +1,8 @@
 import Foundation
-import LatchkeyTesting
 import Logging
 import Testing
-
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// Several `latchkey serve` instances on one PostgreSQL database, as behind a load balancer:
 /// two real servers on different ports, each with its own pool, sharing the database and the
@@ -26,8 +25,7 @@ struct MultiInstanceTests {
 
     /// Runs `body` with two instances on a fresh database, on one (test) clock.
     static func withTwoInstances<T: Sendable>(
-        clock: ManualServerClock = ManualServerClock(),
-        _ body: @escaping @Sendable (TestServer, TestServer) async throws -> T
+        clock: ManualServerClock = ManualServerClock(), _ body: @escaping @Sendable (TestServer, TestServer) async throws -> T
     ) async throws -> T {
         try await PostgresTestDatabase.with { url in
             try await TestServer.with(clock: clock, configure: instance(url)) { a in

@@ -1,5 +1,4 @@
 import Foundation
-
 import class LatchkeyTestSupport.ChildProcess
 
 /// An email as Python's `email` package reads it (`mail_client.py`): an independent MIME
@@ -43,31 +42,19 @@ struct MailClientView: Sendable {
         defer { try? FileManager.default.removeItem(at: file) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("mail_client.py").path
         let (status, output) = try await ChildProcess.run(
-            executable: python,
-            arguments: [script, file.path],
-            environment: ["PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"]
-        )
+            executable: python, arguments: [script, file.path], environment: ["PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"])
         guard status == 0, let json = try JSONSerialization.jsonObject(with: output) as? [String: Any] else {
             throw TestFailure("mail_client.py failed (\(status)): \(String(decoding: output, as: UTF8.self))")
         }
         return MailClientView(
-            subject: json["subject"] as? String ?? "",
-            to: json["to"] as? String ?? "",
-            from: json["from"] as? String ?? "",
+            subject: json["subject"] as? String ?? "", to: json["to"] as? String ?? "", from: json["from"] as? String ?? "",
             contentType: json["content_type"] as? String ?? "",
             parts: (json["parts"] as? [[String: Any]] ?? []).map {
                 Part(
-                    contentType: $0["content_type"] as? String ?? "",
-                    transferEncoding: $0["transfer_encoding"] as? String ?? "",
-                    charset: $0["charset"] as? String,
-                    text: $0["text"] as? String ?? ""
-                )
+                    contentType: $0["content_type"] as? String ?? "", transferEncoding: $0["transfer_encoding"] as? String ?? "",
+                    charset: $0["charset"] as? String, text: $0["text"] as? String ?? "")
             },
-            text: json["text"] as? String,
-            html: json["html"] as? String,
-            longestLine: json["longest_line"] as? Int ?? 0,
-            bareLineFeeds: json["bare_line_feeds"] as? Int ?? 0,
-            defects: json["defects"] as? [String] ?? []
-        )
+            text: json["text"] as? String, html: json["html"] as? String, longestLine: json["longest_line"] as? Int ?? 0,
+            bareLineFeeds: json["bare_line_feeds"] as? Int ?? 0, defects: json["defects"] as? [String] ?? [])
     }
 }

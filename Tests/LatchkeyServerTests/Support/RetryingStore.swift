@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyTestSupport
-
 @testable import LatchkeyServer
 
 /// A store that behaves as if every refresh rotation's transaction were rolled back once and
@@ -18,8 +17,7 @@ final class RetryingStore: AuthStore {
     var planRuns: Int { runs.withLock { $0 } }
 
     func rotateRefreshToken<Result: Sendable>(
-        hash: String,
-        plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         try await base.rotateRefreshToken(hash: hash) { state in
             _ = plan(state)  // the attempt that was rolled back
@@ -30,10 +28,7 @@ final class RetryingStore: AuthStore {
 
     func factors(userID: UUID) async throws -> [FactorRecord] { try await base.factors(userID: userID) }
     func changeFactors<Result: Sendable>(
-        of userID: UUID,
-        challengeID: UUID?,
-        sessionID: UUID?,
-        plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
+        of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         try await base.changeFactors(of: userID, challengeID: challengeID, sessionID: sessionID, plan: plan)
     }
@@ -51,9 +46,7 @@ final class RetryingStore: AuthStore {
         try await base.updateUser(user, audit: audit, endingSessions: endingSessions)
     }
     func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool { try await base.deleteUser(id: id, audit: audit) }
-    func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
-        try await base.listUsers(offset: offset, limit: limit)
-    }
+    func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) { try await base.listUsers(offset: offset, limit: limit) }
     func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await base.createSession(session, refreshTokenHash: refreshTokenHash, updatingUser: updatingUser, audit: audit)
     }

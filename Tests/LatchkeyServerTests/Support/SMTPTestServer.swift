@@ -2,11 +2,9 @@ import Foundation
 import Logging
 import NIOSSL
 import Testing
-
+@testable import LatchkeyServer
 import class LatchkeyTestSupport.ChildProcess
 import func LatchkeyTestSupport.eventually
-
-@testable import LatchkeyServer
 
 #if canImport(Glibc)
 import Glibc
@@ -19,11 +17,7 @@ import Darwin
 final class SMTPTestServer: Sendable {
     /// The server's behaviour (see the modes in `smtp_test_server.py`).
     enum Mode: String, Sendable {
-        case startTLS = "starttls"
-        case implicitTLS = "implicit"
-        case refuseAuth = "refuse-auth"
-        case dropData = "drop-data"
-        case plain, open
+        case startTLS = "starttls", implicitTLS = "implicit", refuseAuth = "refuse-auth", dropData = "drop-data", plain, open
     }
 
     /// A message as the server received it.
@@ -66,8 +60,7 @@ final class SMTPTestServer: Sendable {
     }()
 
     static var isAvailable: Bool { python != nil }
-    static let unavailableReason: Comment =
-        "python3-aiosmtpd is not installed (apt-get install python3-aiosmtpd): the SMTP tests against a real server are SKIPPED"
+    static let unavailableReason: Comment = "python3-aiosmtpd is not installed (apt-get install python3-aiosmtpd): the SMTP tests against a real server are SKIPPED"
 
     private static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("smtp_test_server.py").path
@@ -87,8 +80,7 @@ final class SMTPTestServer: Sendable {
         let process = try ChildProcess(
             executable: python,
             arguments: [script, "--dir", directory.path, "--mode", mode.rawValue, "--user", user, "--password", password],
-            environment: ["PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"]
-        )
+            environment: ["PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"])
         let ready = directory.appendingPathComponent("ready.json")
         let started = await eventually { FileManager.default.fileExists(atPath: ready.path) || !process.isRunning }
         guard started, process.isRunning,
@@ -118,13 +110,9 @@ final class SMTPTestServer: Sendable {
                 let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             else { return nil }
             return Received(
-                mailFrom: json["mail_from"] as? String ?? "",
-                recipients: json["rcpt_tos"] as? [String] ?? [],
-                tls: json["tls"] as? Bool ?? false,
-                authenticated: json["authenticated"] as? Bool ?? false,
-                helo: json["helo"] as? String ?? "",
-                data: json["data"] as? String ?? ""
-            )
+                mailFrom: json["mail_from"] as? String ?? "", recipients: json["rcpt_tos"] as? [String] ?? [],
+                tls: json["tls"] as? Bool ?? false, authenticated: json["authenticated"] as? Bool ?? false,
+                helo: json["helo"] as? String ?? "", data: json["data"] as? String ?? "")
         }
     }
 
@@ -152,11 +140,8 @@ final class SMTPTestServer: Sendable {
 
     func mailer(_ settings: SMTPSettings, sender: String = "Latchkey Tests <no-reply@latchkey.example>") throws -> SMTPMailer {
         SMTPMailer(
-            settings: settings,
-            sender: try MailAddress(parsing: sender),
-            tlsConfiguration: try trustingTLS(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+            settings: settings, sender: try MailAddress(parsing: sender), tlsConfiguration: try trustingTLS(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 }
 
@@ -179,9 +164,7 @@ struct SilentListener: Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
-            }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0 }
         }
         guard bound else {
             closeSocket(fd)

@@ -1,8 +1,7 @@
 import Foundation
-import LatchkeyTesting
 import Logging
-
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// An ``AuthService`` over a temporary SQLite store, for tests that need the service without HTTP.
 enum ServiceFixture {
@@ -16,17 +15,11 @@ enum ServiceFixture {
         let clock = ManualServerClock()
         let secret = String(repeating: "f", count: 40)
         let service = AuthService(
-            configuration: configuration,
-            store: store,
-            clock: clock,
-            hasher: hasher,
-            signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")),
-            tokens: OpaqueTokens(jwtSecret: secret),
+            configuration: configuration, store: store, clock: clock, hasher: hasher,
+            signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")), tokens: OpaqueTokens(jwtSecret: secret),
             mailer: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")),
-            limiter: RateLimiter(clock: clock, enabled: true),
-            logger: Logger(label: "fixture"),
-            origin: ServerOrigin("http://test")
-        )
+            limiter: RateLimiter(clock: clock, enabled: true), logger: Logger(label: "fixture"),
+            origin: ServerOrigin("http://test"))
         let result = try await body(service)
         try await store.close()
         try await hasher.shutdown()

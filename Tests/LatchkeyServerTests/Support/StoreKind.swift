@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Testing
-
 @testable import LatchkeyServer
 
 /// The ``AuthStore`` implementations the conformance suite runs against.
@@ -36,11 +35,7 @@ enum StoreKind: String, Sendable, CaseIterable, CustomTestStringConvertible {
                 // A generous connection wait: on a loaded 2-core CI machine 40 concurrent
                 // rotations queue for 4 connections longer than the 5 s production default.
                 let store = try await PostgresAuthStore.connect(
-                    url: url,
-                    poolSize: 4,
-                    timeout: 60,
-                    logger: Logger(label: "test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-                )
+                    url: url, poolSize: 4, timeout: 60, logger: Logger(label: "test.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
                 // The pool runs while the test does; cancelling the task closes it.
                 let pool = Task { try await store.run() }
                 defer { pool.cancel() }

@@ -1,11 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import LatchkeyTesting
 import Logging
 import NIOCore
 import NIOHTTP1
-
 @testable import LatchkeyServer
+import LatchkeyTesting
 
 /// The real Latchkey server in this process (``TestAuthServer``) and an HTTP client to talk to
 /// it. No part of the server is mocked. Rate limits are on, as a deployed server has them.
@@ -30,12 +29,7 @@ struct TestServer: Sendable {
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let server = try await TestAuthServer.start(
-            dataDirectory: directory,
-            clock: clock,
-            mailer: mailer,
-            store: store,
-            logger: logger,
-            metrics: metrics
+            dataDirectory: directory, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics
         ) { configuration in
             configuration.rateLimits = RateLimitConfiguration()
             // No background cleanup unless a test turns it on: tests move the clock by days.
@@ -60,12 +54,8 @@ struct TestServer: Sendable {
 
     /// Sends a request; `json` is serialised as the body, `rawBody` is sent as is.
     func request(
-        _ method: HTTPMethod,
-        _ path: String,
-        json: [String: any Sendable]? = nil,
-        rawBody: String? = nil,
-        bearer: String? = nil,
-        headers: [(String, String)] = []
+        _ method: HTTPMethod, _ path: String, json: [String: any Sendable]? = nil, rawBody: String? = nil,
+        bearer: String? = nil, headers: [(String, String)] = []
     ) async throws -> TestResponse {
         var request = HTTPClientRequest(url: server.baseURL.absoluteString + path)
         request.method = method

@@ -45,32 +45,16 @@ struct SMTPClient: Sendable {
                     }
                 }
         } catch {
-            throw SMTPError(
-                stage: .connect,
-                kind: .transient,
-                message: "cannot connect to \(settings.host):\(settings.port): \(Self.describe(error))"
-            )
+            throw SMTPError(stage: .connect, kind: .transient, message: "cannot connect to \(settings.host):\(settings.port): \(Self.describe(error))")
         }
         let timedOut = NIOLockedValueBox(false)
         do {
             return try await channel.executeThenClose { inbound, outbound in
                 var wire = SMTPWire(
-                    channel: channel.channel,
-                    inbound: inbound.makeAsyncIterator(),
-                    outbound: outbound,
-                    replyTimeout: settings.replyTimeout,
-                    timedOut: timedOut,
-                    secrets: secrets
-                )
+                    channel: channel.channel, inbound: inbound.makeAsyncIterator(), outbound: outbound,
+                    replyTimeout: settings.replyTimeout, timedOut: timedOut, secrets: secrets)
                 if let handshake { try await wire.awaitHandshake(handshake) }
-                return try await converse(
-                    &wire,
-                    tlsContext: tlsContext,
-                    serverHostname: serverHostname,
-                    sender: sender,
-                    recipient: recipient,
-                    data: data
-                )
+                return try await converse(&wire, tlsContext: tlsContext, serverHostname: serverHostname, sender: sender, recipient: recipient, data: data)
             }
         } catch let error as SMTPError {
             throw error
@@ -96,12 +80,7 @@ struct SMTPClient: Sendable {
     }
 
     private func converse(
-        _ wire: inout SMTPWire,
-        tlsContext: NIOSSLContext,
-        serverHostname: String?,
-        sender: String,
-        recipient: String,
-        data: String
+        _ wire: inout SMTPWire, tlsContext: NIOSSLContext, serverHostname: String?, sender: String, recipient: String, data: String
     ) async throws(SMTPError) -> String {
         let greeting = try await wire.reply(at: .greeting)
         guard greeting.code == 220 else { throw .rejected(greeting, at: .greeting) }
@@ -118,10 +97,8 @@ struct SMTPClient: Sendable {
                 extensions = try await hello(&wire, clientName: clientName)
             } else if required {
                 throw SMTPError(
-                    stage: .startTLS,
-                    kind: .permanent,
-                    message: "the server does not offer STARTTLS; add ?starttls=optional to the SMTP URL to send without TLS"
-                )
+                    stage: .startTLS, kind: .permanent,
+                    message: "the server does not offer STARTTLS; add ?starttls=optional to the SMTP URL to send without TLS")
             }
         }
 
@@ -151,11 +128,7 @@ struct SMTPClient: Sendable {
     }
 
     private func authenticate(
-        _ wire: inout SMTPWire,
-        username: String,
-        password: String,
-        extensions: [String],
-        encrypted: Bool
+        _ wire: inout SMTPWire, username: String, password: String, extensions: [String], encrypted: Bool
     ) async throws(SMTPError) {
         guard encrypted || settings.isLoopback else {
             throw SMTPError(stage: .auth, kind: .permanent, message: "refusing to send credentials without TLS to a server that is not on loopback")
@@ -173,10 +146,8 @@ struct SMTPClient: Sendable {
             try await wire.command(Data(password.utf8).base64EncodedString(), at: .auth, expecting: [235])
         } else {
             throw SMTPError(
-                stage: .auth,
-                kind: .permanent,
-                message: "the server offers no AUTH mechanism this client speaks (PLAIN, LOGIN): \(offered.sorted().joined(separator: " "))"
-            )
+                stage: .auth, kind: .permanent,
+                message: "the server offers no AUTH mechanism this client speaks (PLAIN, LOGIN): \(offered.sorted().joined(separator: " "))")
         }
     }
 
@@ -223,12 +194,8 @@ struct SMTPWire {
     private var parser = SMTPReplyParser()
 
     init(
-        channel: any Channel,
-        inbound: NIOAsyncChannelInboundStream<String>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        replyTimeout: Duration,
-        timedOut: NIOLockedValueBox<Bool>,
-        secrets: [String]
+        channel: any Channel, inbound: NIOAsyncChannelInboundStream<String>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, replyTimeout: Duration, timedOut: NIOLockedValueBox<Bool>, secrets: [String]
     ) {
         self.channel = channel
         self.inbound = inbound
@@ -425,10 +392,7 @@ enum SMTPDataEncoding {
                 atLineStart = false
             }
         }
-        if previousCR {
-            output.writeInteger(UInt8(ascii: "\n"))
-            atLineStart = true
-        }
+        if previousCR { output.writeInteger(UInt8(ascii: "\n")); atLineStart = true }
         if !atLineStart { output.writeString("\r\n") }
         output.writeString(".\r\n")
         return output

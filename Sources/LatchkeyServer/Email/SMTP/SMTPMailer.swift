@@ -20,8 +20,7 @@ package struct SMTPMailer: Mailer {
     ///     system's trust roots and the host name of the URL.
     ///   - eventLoopGroup: where connections run; by default NIO's shared singleton group.
     package init(
-        settings: SMTPSettings,
-        sender: MailAddress,
+        settings: SMTPSettings, sender: MailAddress,
         tlsConfiguration: TLSConfiguration = .makeClientConfiguration(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "latchkey.mail")
@@ -33,9 +32,7 @@ package struct SMTPMailer: Mailer {
     }
 
     package func send(_ message: MailMessage) async throws {
-        let metadata: Logger.Metadata = [
-            "smtp": "\(settings.host):\(settings.port)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))",
-        ]
+        let metadata: Logger.Metadata = ["smtp": "\(settings.host):\(settings.port)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))"]
         do {
             let data = try MailComposer(from: sender).compose(message)
             let reply = try await client.deliver(from: sender.address, to: message.to, data: data)

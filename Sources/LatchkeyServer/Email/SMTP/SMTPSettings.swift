@@ -66,10 +66,7 @@ public struct SMTPSettings: Sendable, Equatable, CustomStringConvertible {
             switch (item.name, item.value) {
             case ("starttls", "optional") where scheme == "smtp": self.security = .startTLS(required: false)
             case ("starttls", "required") where scheme == "smtp": self.security = .startTLS(required: true)
-            default:
-                throw ConfigurationError(
-                    "--smtp-url: unknown option '\(MailAddress.printable(item.name))' (only starttls=optional|required, with smtp://)"
-                )
+            default: throw ConfigurationError("--smtp-url: unknown option '\(MailAddress.printable(item.name))' (only starttls=optional|required, with smtp://)")
             }
         }
     }
@@ -77,12 +74,11 @@ public struct SMTPSettings: Sendable, Equatable, CustomStringConvertible {
     /// `smtp://host:port (STARTTLS required)`, with neither user name nor password.
     public var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        let mode =
-            switch security {
-            case .implicitTLS: "implicit TLS"
-            case .startTLS(required: true): "STARTTLS required"
-            case .startTLS(required: false): "STARTTLS optional"
-            }
+        let mode = switch security {
+        case .implicitTLS: "implicit TLS"
+        case .startTLS(required: true): "STARTTLS required"
+        case .startTLS(required: false): "STARTTLS optional"
+        }
         return "\(security == .implicitTLS ? "smtps" : "smtp")://\(hostPart):\(port) (\(mode)\(username == nil ? "" : ", AUTH"))"
     }
 
@@ -101,9 +97,7 @@ public enum MailEnvironment {
     /// GoTrue's settings map to `smtps://` on port 465 and to `smtp://…?starttls=optional`
     /// otherwise, as gomail (GoTrue's SMTP library) behaves.
     public static func resolve(
-        smtpURL: String?,
-        mailFrom: String?,
-        environment: [String: String]
+        smtpURL: String?, mailFrom: String?, environment: [String: String]
     ) -> (smtpURL: String?, mailFrom: String?) {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let url = smtpURL ?? value("LATCHKEY_SMTP_URL") ?? goTrueURL(value)

@@ -28,13 +28,8 @@ struct PasswordGrant: TokenGrant {
 
     init(_ dependencies: GrantDependencies) {
         self.init(
-            store: dependencies.store,
-            clock: dependencies.clock,
-            passwords: dependencies.passwords,
-            limits: dependencies.limits,
-            sessions: dependencies.sessions,
-            logger: dependencies.logger
-        )
+            store: dependencies.store, clock: dependencies.clock, passwords: dependencies.passwords, limits: dependencies.limits,
+            sessions: dependencies.sessions, logger: dependencies.logger)
     }
 
     func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {

@@ -19,14 +19,8 @@ struct RefreshGrant: TokenGrant {
     private let logger: Logger
 
     init(
-        store: any AuthStore,
-        clock: any ServerClock,
-        tokens: OpaqueTokens,
-        limits: RateLimits,
-        sessions: SessionIssuer,
-        reuseInterval: TimeInterval,
-        inactivityTimeout: TimeInterval? = nil,
-        logger: Logger
+        store: any AuthStore, clock: any ServerClock, tokens: OpaqueTokens, limits: RateLimits, sessions: SessionIssuer,
+        reuseInterval: TimeInterval, inactivityTimeout: TimeInterval? = nil, logger: Logger
     ) {
         self.inactivityTimeout = inactivityTimeout
         self.store = store
@@ -40,23 +34,16 @@ struct RefreshGrant: TokenGrant {
 
     init(_ dependencies: GrantDependencies) {
         self.init(
-            store: dependencies.store,
-            clock: dependencies.clock,
-            tokens: dependencies.tokens,
-            limits: dependencies.limits,
-            sessions: dependencies.sessions,
-            reuseInterval: dependencies.configuration.refreshReuseInterval,
-            inactivityTimeout: dependencies.configuration.sessionInactivityTimeout,
-            logger: dependencies.logger
-        )
+            store: dependencies.store, clock: dependencies.clock, tokens: dependencies.tokens, limits: dependencies.limits,
+            sessions: dependencies.sessions, reuseInterval: dependencies.configuration.refreshReuseInterval,
+            inactivityTimeout: dependencies.configuration.sessionInactivityTimeout, logger: dependencies.logger)
     }
 
     func session(for body: RefreshGrantBody, ipAddress: String) async throws -> SessionResponse {
         // GoTrue's first check: no token can be shorter than 12 characters (its oldest tokens
         // are 12 lowercase letters or digits).
-        guard let token = body.refresh_token,
-            token.utf8.count > 12
-                || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
+        guard let token = body.refresh_token, token.utf8.count > 12
+            || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
         else { throw AuthError.refreshTokenInvalid }
         let hash = OpaqueTokens.hash(token)
         // The refresh counts against its session once, here: the rotation's transaction may be
@@ -64,13 +51,9 @@ struct RefreshGrant: TokenGrant {
         guard let sessionID = try await store.sessionID(ofRefreshTokenHash: hash) else { throw AuthError.refreshTokenNotFound }
         try limits.admitRefresh(of: sessionID)
         let request = RefreshRotation.Request(
-            presentedToken: token,
-            now: clock.now(),
-            reuseInterval: reuseInterval,
-            ipAddress: ipAddress,
+            presentedToken: token, now: clock.now(), reuseInterval: reuseInterval, ipAddress: ipAddress,
             inactivityTimeout: inactivityTimeout,
-            successor: { [tokens] in tokens.successor(of: $0) }
-        )
+            successor: { [tokens] in tokens.successor(of: $0) })
         switch try await store.rotateRefreshToken(hash: hash, plan: { RefreshRotation.plan($0, request) }) {
         case .issued(let session, let user, let refreshToken):
             return try await sessions.response(user: user, session: session, refreshToken: refreshToken)

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import PostgresNIO
+import NIOConcurrencyHelpers
 
 /// How ``PostgresAuthStore`` runs its work: a pooled connection leased within the store's
 /// timeout, an explicit transaction around each call, a retry when PostgreSQL aborts a
@@ -15,8 +15,7 @@ extension PostgresAuthStore {
 
     /// Runs `body` in one transaction (`BEGIN … COMMIT`, `ROLLBACK` when it throws).
     func transaction<T: Sendable>(
-        isolation: String? = nil,
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        isolation: String? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {

@@ -18,10 +18,7 @@ extension PostgresAuthStore {
     }
 
     package func changeFactors<Result: Sendable>(
-        of userID: UUID,
-        challengeID: UUID?,
-        sessionID: UUID?,
-        plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
+        of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in
             try await connection.query("SELECT id FROM users WHERE id = \(userID) FOR UPDATE", logger: self.logger)
@@ -39,8 +36,7 @@ extension PostgresAuthStore {
             var session: SessionRecord?
             if let sessionID {
                 session = try await connection.query(
-                    "SELECT \(unescaped: PostgresRows.sessionColumns) FROM sessions WHERE id = \(sessionID) FOR UPDATE",
-                    logger: self.logger
+                    "SELECT \(unescaped: PostgresRows.sessionColumns) FROM sessions WHERE id = \(sessionID) FOR UPDATE", logger: self.logger
                 ).firstRow(PostgresRows.session)
             }
             let decided = plan(FactorState(factors: factors, challenge: challenge, session: session))

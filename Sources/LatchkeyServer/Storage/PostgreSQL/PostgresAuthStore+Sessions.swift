@@ -20,10 +20,8 @@ extension PostgresAuthStore {
     func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ connection: PostgresConnection) async throws {
         try await connection.query(PostgresRows.insertSession(session), logger: self.logger)
         try await connection.query(
-            PostgresRows.insertRefreshToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt))
-                .query,
-            logger: self.logger
-        )
+            PostgresRows.insertRefreshToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)).query,
+            logger: self.logger)
     }
 
     package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
@@ -33,11 +31,8 @@ extension PostgresAuthStore {
                 """
                 SELECT \(unescaped: PostgresRows.sessionColumnsOfS), \(unescaped: PostgresRows.userColumnsOfU)
                 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = \(id)
-                """,
-                logger: self.logger
-            ).firstRow {
-                SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount))
-            }
+                """, logger: self.logger
+            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount)) }
         }
         return found.map { ($0.session, $0.user) }
     }
@@ -59,8 +54,7 @@ extension PostgresAuthStore {
     }
 
     package func rotateRefreshToken<Result: Sendable>(
-        hash: String,
-        plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in
             // 1. Lock the session that owns the presented token (with its user, for the ban check).
@@ -70,11 +64,8 @@ extension PostgresAuthStore {
                 FROM sessions s JOIN users u ON u.id = s.user_id
                 WHERE s.id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(hash))
                 FOR UPDATE OF s
-                """,
-                logger: self.logger
-            ).firstRow {
-                SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount))
-            }
+                """, logger: self.logger
+            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount)) }
             // 2. The token itself, locked while the session is; read as it is now, after any
             //    rotation that held the session lock before us.
             let token = try await connection.query(
@@ -88,8 +79,7 @@ extension PostgresAuthStore {
                     """
                     SELECT \(unescaped: PostgresRows.refreshTokenColumns) FROM refresh_tokens
                     WHERE session_id = \(token.sessionID) AND revoked_at IS NULL ORDER BY id DESC LIMIT 1 FOR UPDATE
-                    """,
-                    logger: self.logger
+                    """, logger: self.logger
                 ).firstRow(PostgresRows.refreshToken)
             }
             let decided = plan(RefreshTokenState(token: token, session: locked?.session, user: locked?.user, activeToken: active))
@@ -119,8 +109,7 @@ extension PostgresAuthStore {
                     OR (\(cutoffs.sessionsRefreshedBefore)::timestamptz IS NOT NULL AND refreshed_at < \(cutoffs.sessionsRefreshedBefore))
                 LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         // A token becomes the parent of an active token only while a rotation holds it locked,
         // and it is then spent just now: the NOT EXISTS below cannot miss a child being born.
         counts.refreshTokens = try await deleteBatch(
@@ -130,23 +119,20 @@ extension PostgresAuthStore {
                 AND NOT EXISTS (SELECT 1 FROM refresh_tokens c WHERE c.parent_hash = r.token_hash AND c.revoked_at IS NULL)
                 LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         counts.refreshTokens += try await deleteBatch(
             """
             DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
                 WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id)
                 LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         counts.oneTimeTokens = try await deleteBatch(
             """
             DELETE FROM one_time_tokens WHERE (user_id, kind) IN (SELECT user_id, kind FROM one_time_tokens
                 WHERE created_at < \(cutoffs.oneTimeTokensCreatedBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         counts.flowStates = try await deleteBatch(
             """
             DELETE FROM flow_states WHERE id IN (SELECT id FROM flow_states
@@ -154,22 +140,19 @@ extension PostgresAuthStore {
                     AND (auth_code_issued_at IS NULL OR auth_code_issued_at < \(cutoffs.flowStatesCreatedBefore))
                 LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         counts.auditEntries = try await deleteBatch(
             """
             DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log
                 WHERE created_at < \(cutoffs.auditEntriesCreatedBefore) ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         counts.challenges = try await deleteBatch(
             """
             DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges
                 WHERE created_at < \(cutoffs.challengesCreatedBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         // Unverified factors never raised a session, so deleting one needs no session change.
         counts.factors = try await deleteBatch(
             """
@@ -178,8 +161,7 @@ extension PostgresAuthStore {
                     AND (last_challenged_at IS NULL OR last_challenged_at < \(cutoffs.factorsChallengedBefore))
                 LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
-            """
-        )
+            """)
         return counts
     }
 

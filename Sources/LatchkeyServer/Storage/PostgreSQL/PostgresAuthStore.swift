@@ -51,20 +51,15 @@ package final class PostgresAuthStore: AuthStore, Service {
     ///   - timeout: the longest a call waits for a connection while the database is unreachable
     ///     or every connection is busy.
     package static func connect(
-        url: String,
-        poolSize: Int = ServerConfiguration.defaultDatabasePoolSize,
-        timeout: TimeInterval = ServerConfiguration.defaultDatabaseTimeout,
-        logger: Logger = Logger(label: "latchkey.postgres")
+        url: String, poolSize: Int = ServerConfiguration.defaultDatabasePoolSize,
+        timeout: TimeInterval = ServerConfiguration.defaultDatabaseTimeout, logger: Logger = Logger(label: "latchkey.postgres")
     ) async throws -> PostgresAuthStore {
         let parsed = try PostgresDatabaseURL(url)
         var driverLogger = logger
         if driverLogger.logLevel < .info { driverLogger.logLevel = .info }
         do {
             let connection = try await PostgresConnection.connect(
-                configuration: try parsed.connectionConfiguration(),
-                id: 0,
-                logger: driverLogger
-            )
+                configuration: try parsed.connectionConfiguration(), id: 0, logger: driverLogger)
             do {
                 let applied = try await PostgresMigrations.migrate(connection, logger: driverLogger)
                 if !applied.isEmpty { logger.notice("applied PostgreSQL migrations", metadata: ["versions": "\(applied)"]) }
@@ -79,16 +74,9 @@ package final class PostgresAuthStore: AuthStore, Service {
             throw StoreError.unavailable("cannot prepare PostgreSQL at \(parsed.redacted): \(PostgresFailure.describe(error))")
         }
         let client = PostgresClient(
-            configuration: try parsed.clientConfiguration(maximumConnections: poolSize),
-            backgroundLogger: driverLogger
-        )
+            configuration: try parsed.clientConfiguration(maximumConnections: poolSize), backgroundLogger: driverLogger)
         return PostgresAuthStore(
-            client: client,
-            poolSize: poolSize,
-            timeout: .milliseconds(Int64(timeout * 1000)),
-            logger: driverLogger,
-            redactedURL: parsed.redacted
-        )
+            client: client, poolSize: poolSize, timeout: .milliseconds(Int64(timeout * 1000)), logger: driverLogger, redactedURL: parsed.redacted)
     }
 
     /// Runs the connection pool until graceful shutdown or cancellation.
@@ -161,8 +149,7 @@ package final class PostgresAuthStore: AuthStore, Service {
             // Sessions first (their rows are what rotation locks), then the user; tokens and
             // links go with the user (ON DELETE CASCADE).
             try await connection.query("DELETE FROM sessions WHERE user_id = \(id)", logger: self.logger)
-            let deleted =
-                try await connection.query("DELETE FROM users WHERE id = \(id) RETURNING id", logger: self.logger)
+            let deleted = try await connection.query("DELETE FROM users WHERE id = \(id) RETURNING id", logger: self.logger)
                 .rowCount() > 0
             if deleted, let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
             return deleted
@@ -177,8 +164,7 @@ package final class PostgresAuthStore: AuthStore, Service {
                 """
                 SELECT \(unescaped: PostgresRows.userColumns) FROM users ORDER BY created_at, id
                 LIMIT \(Int64(max(limit, 0))) OFFSET \(Int64(max(offset, 0)))
-                """,
-                logger: self.logger
+                """, logger: self.logger
             ).allRows { try PostgresRows.user($0) }
             return UserPage(users: users, total: total)
         }
@@ -204,24 +190,17 @@ package final class PostgresAuthStore: AuthStore, Service {
     }
 
     /// `column` is a fixed column name, never input.
-    private func consumeOneTimeToken(
-        column: String,
-        value: String,
-        kinds: [OneTimeToken.Kind]
-    ) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    private func consumeOneTimeToken(column: String, value: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         let consumed = try await transaction { connection -> ConsumedToken? in
             // Deleting with RETURNING spends the token exactly once, however many instances race.
-            guard
-                let token = try await connection.query(
-                    """
-                    DELETE FROM one_time_tokens WHERE \(unescaped: column) = \(value) AND kind = ANY(\(kinds.map(\.rawValue)))
-                    RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
-                    """,
-                    logger: self.logger
-                ).firstRow({ try PostgresRows.oneTimeToken($0) }),
+            guard let token = try await connection.query(
+                """
+                DELETE FROM one_time_tokens WHERE \(unescaped: column) = \(value) AND kind = ANY(\(kinds.map(\.rawValue)))
+                RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
+                """, logger: self.logger
+            ).firstRow({ try PostgresRows.oneTimeToken($0) }),
                 let user = try await connection.query(
-                    "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(token.userID)",
-                    logger: self.logger
+                    "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(token.userID)", logger: self.logger
                 ).firstRow({ try PostgresRows.user($0) })
             else { return nil }
             return ConsumedToken(token: token, user: user)
@@ -243,8 +222,7 @@ package final class PostgresAuthStore: AuthStore, Service {
                 WHERE id = (SELECT id FROM flow_states WHERE user_id = \(userID) AND authentication_method = \(authenticationMethod)
                     ORDER BY created_at DESC LIMIT 1)
                 RETURNING \(unescaped: PostgresRows.flowStateColumns)
-                """,
-                logger: self.logger
+                """, logger: self.logger
             ).firstRow { try PostgresRows.flowState($0) }
         }
     }
@@ -266,9 +244,7 @@ package final class PostgresAuthStore: AuthStore, Service {
             ON CONFLICT (user_id, kind) DO UPDATE SET
                 token_hash = EXCLUDED.token_hash, code_hash = EXCLUDED.code_hash, relates_to = EXCLUDED.relates_to,
                 created_at = EXCLUDED.created_at
-            """,
-            logger: self.logger
-        )
+            """, logger: self.logger)
     }
 
     func insertFlowState(_ flow: FlowState, _ connection: PostgresConnection) async throws {
@@ -277,9 +253,7 @@ package final class PostgresAuthStore: AuthStore, Service {
             INSERT INTO flow_states (\(unescaped: PostgresRows.flowStateColumns))
             VALUES (\(flow.id), \(flow.userID), \(flow.authenticationMethod), \(flow.codeChallenge),
                 \(flow.codeChallengeMethod.rawValue), \(flow.authCodeHash), \(flow.authCodeIssuedAt), \(flow.createdAt))
-            """,
-            logger: self.logger
-        )
+            """, logger: self.logger)
     }
 
     // MARK: Audit
@@ -296,8 +270,7 @@ package final class PostgresAuthStore: AuthStore, Service {
                 """
                 SELECT \(unescaped: PostgresRows.auditColumns) FROM audit_log ORDER BY seq DESC
                 LIMIT \(Int64(max(limit, 0))) OFFSET \(Int64(max(offset, 0)))
-                """,
-                logger: self.logger
+                """, logger: self.logger
             ).allRows { try PostgresRows.audit($0) }
         }
     }

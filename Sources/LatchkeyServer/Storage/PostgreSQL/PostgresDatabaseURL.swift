@@ -63,13 +63,7 @@ struct PostgresDatabaseURL: Sendable {
     /// The client configuration, with `maximumConnections` connections at most.
     func clientConfiguration(maximumConnections: Int) throws -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
-            host: host,
-            port: port,
-            username: username,
-            password: password,
-            database: database,
-            tls: try tls()
-        )
+            host: host, port: port, username: username, password: password, database: database, tls: try tls())
         configuration.options.maximumConnections = maximumConnections
         if let connectTimeout { configuration.options.connectTimeout = connectTimeout }
         return configuration
@@ -78,13 +72,7 @@ struct PostgresDatabaseURL: Sendable {
     /// The single-connection form of the same settings, used to apply migrations.
     func connectionConfiguration() throws -> PostgresConnection.Configuration {
         var configuration = PostgresConnection.Configuration(
-            host: host,
-            port: port,
-            username: username,
-            password: password,
-            database: database,
-            tls: try connectionTLS()
-        )
+            host: host, port: port, username: username, password: password, database: database, tls: try connectionTLS())
         if let connectTimeout { configuration.options.connectTimeout = TimeAmount.seconds(connectTimeout.components.seconds) }
         return configuration
     }

@@ -27,25 +27,12 @@ enum PostgresRows {
         let cells = row.makeRandomAccess()
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[offset + index].decode(T.self) }
         return UserRecord(
-            id: try cell(0),
-            aud: try cell(1),
-            role: try cell(2),
-            email: try cell(3, String?.self) ?? "",
-            passwordHash: try cell(4),
-            emailConfirmedAt: try cell(5),
-            confirmationSentAt: try cell(6),
-            recoverySentAt: try cell(7),
-            newEmail: try cell(8),
-            emailChangeSentAt: try cell(9),
-            lastSignInAt: try cell(10),
-            bannedUntil: try cell(11),
-            isAnonymous: try cell(16),
-            invitedAt: try cell(17),
-            appMetadata: .fromJSONString(try cell(12, String.self)),
-            userMetadata: .fromJSONString(try cell(13, String.self)),
-            createdAt: try cell(14),
-            updatedAt: try cell(15)
-        )
+            id: try cell(0), aud: try cell(1), role: try cell(2), email: try cell(3, String?.self) ?? "", passwordHash: try cell(4),
+            emailConfirmedAt: try cell(5), confirmationSentAt: try cell(6), recoverySentAt: try cell(7), newEmail: try cell(8),
+            emailChangeSentAt: try cell(9), lastSignInAt: try cell(10), bannedUntil: try cell(11),
+            isAnonymous: try cell(16), invitedAt: try cell(17),
+            appMetadata: .fromJSONString(try cell(12, String.self)), userMetadata: .fromJSONString(try cell(13, String.self)),
+            createdAt: try cell(14), updatedAt: try cell(15))
     }
 
     static func insertUser(_ user: UserRecord) -> PostgresQuery {
@@ -95,17 +82,12 @@ enum PostgresRows {
     static func session(_ row: PostgresRow) throws -> SessionRecord {
         let cells = row.makeRandomAccess()
         return SessionRecord(
-            id: try cells[0].decode(UUID.self),
-            userID: try cells[1].decode(UUID.self),
-            createdAt: try cells[2].decode(Date.self),
-            updatedAt: try cells[3].decode(Date.self),
-            refreshedAt: try cells[4].decode(Date.self),
-            notAfter: try cells[5].decode(Date?.self),
+            id: try cells[0].decode(UUID.self), userID: try cells[1].decode(UUID.self),
+            createdAt: try cells[2].decode(Date.self), updatedAt: try cells[3].decode(Date.self),
+            refreshedAt: try cells[4].decode(Date.self), notAfter: try cells[5].decode(Date?.self),
             authMethod: try cells[6].decode(String.self),
-            aal: try SQLiteRows.assuranceLevel(try cells[7].decode(String.self), of: "sessions"),
-            factorID: try cells[8].decode(UUID?.self),
-            verifiedMethods: try SQLiteRows.verifiedMethods(try cells[9].decode(String.self), of: "sessions")
-        )
+            aal: try SQLiteRows.assuranceLevel(try cells[7].decode(String.self), of: "sessions"), factorID: try cells[8].decode(UUID?.self),
+            verifiedMethods: try SQLiteRows.verifiedMethods(try cells[9].decode(String.self), of: "sessions"))
     }
 
     static func insertSession(_ session: SessionRecord) -> PostgresQuery {
@@ -128,17 +110,8 @@ enum PostgresRows {
             throw StoreError.unreadableRow("mfa_factors.status holds an unknown status")
         }
         return FactorRecord(
-            id: id,
-            userID: userID,
-            friendlyName: name,
-            factorType: type,
-            status: status,
-            sealedSecret: secret,
-            createdAt: createdAt,
-            updatedAt: updatedAt,
-            lastChallengedAt: challengedAt,
-            lastUsedStep: lastStep
-        )
+            id: id, userID: userID, friendlyName: name, factorType: type, status: status, sealedSecret: secret, createdAt: createdAt,
+            updatedAt: updatedAt, lastChallengedAt: challengedAt, lastUsedStep: lastStep)
     }
 
     static let challengeColumns = "id, factor_id, created_at, verified_at, ip_address"
@@ -210,14 +183,7 @@ enum PostgresRows {
         let (id, hash, sessionID, userID, parentHash, revokedAt, createdAt) =
             try row.decode((Int64, String, UUID, UUID, String?, Date?, Date).self)
         return RefreshTokenRecord(
-            id: id,
-            tokenHash: hash,
-            sessionID: sessionID,
-            userID: userID,
-            parentHash: parentHash,
-            revokedAt: revokedAt,
-            createdAt: createdAt
-        )
+            id: id, tokenHash: hash, sessionID: sessionID, userID: userID, parentHash: parentHash, revokedAt: revokedAt, createdAt: createdAt)
     }
 
     static func insertRefreshToken(_ token: RefreshTokenRecord) -> PostgresFragment {
@@ -275,15 +241,8 @@ enum PostgresRows {
             throw StoreError.unreadableRow("flow_states.code_challenge_method holds an unknown method")
         }
         return FlowState(
-            id: id,
-            userID: userID,
-            authenticationMethod: method,
-            codeChallenge: challenge,
-            codeChallengeMethod: challengeMethod,
-            authCodeHash: codeHash,
-            authCodeIssuedAt: issuedAt,
-            createdAt: createdAt
-        )
+            id: id, userID: userID, authenticationMethod: method, codeChallenge: challenge, codeChallengeMethod: challengeMethod,
+            authCodeHash: codeHash, authCodeIssuedAt: issuedAt, createdAt: createdAt)
     }
 
     // MARK: Audit
@@ -297,14 +256,8 @@ enum PostgresRows {
             throw StoreError.unreadableRow("audit_log.action holds an unknown action")
         }
         var entry = AuditEntry(
-            id: id,
-            action: action,
-            actorID: actorID,
-            actorUsername: actorUsername,
-            traits: .fromJSONString(traits),
-            ipAddress: ipAddress,
-            createdAt: createdAt
-        )
+            id: id, action: action, actorID: actorID, actorUsername: actorUsername,
+            traits: .fromJSONString(traits), ipAddress: ipAddress, createdAt: createdAt)
         entry.logType = logType
         return entry
     }

@@ -11,16 +11,12 @@ extension SQLiteAuthStore {
     }
 
     package func changeFactors<Result: Sendable>(
-        of userID: UUID,
-        challengeID: UUID?,
-        sessionID: UUID?,
-        plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
+        of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every factor change: what this reads stays true until commit.
         try await write { db in
             let factors = try db.fetchRows(
-                sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id",
-                arguments: [userID.lowercasedString]
+                sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.lowercasedString]
             ).map(SQLiteRows.factor)
             let challenge = try challengeID.flatMap {
                 try db.fetchRow(sql: "SELECT * FROM mfa_challenges WHERE id = ?", arguments: [$0.lowercasedString]).map(SQLiteRows.challenge)
@@ -47,8 +43,7 @@ extension SQLiteAuthStore {
                     factor.id.lowercasedString, factor.userID.lowercasedString, factor.friendlyName, factor.factorType,
                     factor.status.rawValue, factor.sealedSecret, factor.createdAt.timeIntervalSince1970, factor.updatedAt.timeIntervalSince1970,
                     factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep,
-                ]
-            )
+                ])
         case .updateFactor(let factor):
             try db.run(
                 sql: """
@@ -58,8 +53,7 @@ extension SQLiteAuthStore {
                 arguments: [
                     factor.friendlyName, factor.status.rawValue, factor.updatedAt.timeIntervalSince1970,
                     factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.id.lowercasedString,
-                ]
-            )
+                ])
         case .deleteFactor(let id):
             let key = id.lowercasedString
             try db.run(sql: "DELETE FROM mfa_factors WHERE id = ?", arguments: [key])
@@ -70,8 +64,7 @@ extension SQLiteAuthStore {
                 arguments: [
                     challenge.id.lowercasedString, challenge.factorID.lowercasedString, challenge.createdAt.timeIntervalSince1970,
                     challenge.verifiedAt?.timeIntervalSince1970, challenge.ipAddress,
-                ]
-            )
+                ])
         case .markChallengeVerified(let id, let at):
             try db.run(sql: "UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", arguments: [at.timeIntervalSince1970, id.lowercasedString])
         case .deleteChallenge(let id):
@@ -82,19 +75,16 @@ extension SQLiteAuthStore {
                 arguments: [
                     session.aal.rawValue, session.factorID?.lowercasedString, session.verifiedMethodsJSON,
                     session.updatedAt.timeIntervalSince1970, session.id.lowercasedString,
-                ]
-            )
+                ])
         case .replaceRefreshToken(let token):
             try db.run(
                 sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
-                arguments: [token.createdAt.timeIntervalSince1970, token.sessionID.lowercasedString]
-            )
+                arguments: [token.createdAt.timeIntervalSince1970, token.sessionID.lowercasedString])
             try SQLiteRows.apply(.insertToken(token), db)
         case .endLowerAssuranceSessions(let userID, let except):
             try db.run(
                 sql: "DELETE FROM sessions WHERE user_id = ? AND aal = 'aal1' AND id <> ?",
-                arguments: [userID.lowercasedString, except.lowercasedString]
-            )
+                arguments: [userID.lowercasedString, except.lowercasedString])
         case .audit(let entry):
             try SQLiteRows.insertAudit(entry, db)
         }

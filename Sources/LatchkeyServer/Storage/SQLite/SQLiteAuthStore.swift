@@ -98,9 +98,7 @@ package final class SQLiteAuthStore: AuthStore {
     package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
         try await read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
-            let users = try db.fetchRows(
-                sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?",
-                arguments: [limit, offset]
+            let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
             ).map { try SQLiteRows.user($0) }
             return (users, total)
         }
@@ -158,8 +156,7 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     package func rotateRefreshToken<Result: Sendable>(
-        hash: String,
-        plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every rotation: what this reads stays true until commit.
         try await write { db in
@@ -202,21 +199,14 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     /// `column` is a fixed column name, never input.
-    private func consumeOneTimeToken(
-        column: String,
-        value: String,
-        kinds: [OneTimeToken.Kind]
-    ) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    private func consumeOneTimeToken(column: String, value: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await write { db in
             for row in try db.fetchRows(sql: "SELECT * FROM one_time_tokens WHERE \(column) = ?", arguments: [value]) {
                 let token = try SQLiteRows.oneTimeToken(row)
                 guard kinds.contains(token.kind),
                     let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
                 else { continue }
-                try db.run(
-                    sql: "DELETE FROM one_time_tokens WHERE user_id = ? AND kind = ?",
-                    arguments: [row["user_id"] as String, token.kind.rawValue]
-                )
+                try db.run(sql: "DELETE FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [row["user_id"] as String, token.kind.rawValue])
                 return (token, try SQLiteRows.user(userRow))
             }
             return nil
@@ -231,19 +221,15 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await write { db in
-            guard
-                let row = try db.fetchRow(
-                    sql: "SELECT * FROM flow_states WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC LIMIT 1",
-                    arguments: [userID.lowercasedString, authenticationMethod]
-                )
+            guard let row = try db.fetchRow(
+                sql: "SELECT * FROM flow_states WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC LIMIT 1",
+                arguments: [userID.lowercasedString, authenticationMethod])
             else { return nil }
             var flow = try SQLiteRows.flowState(row)
             flow.authCodeHash = authCodeHash
             flow.authCodeIssuedAt = issuedAt
-            try db.run(
-                sql: "UPDATE flow_states SET auth_code_hash = ?, auth_code_issued_at = ? WHERE id = ?",
-                arguments: [authCodeHash, issuedAt.timeIntervalSince1970, flow.id.lowercasedString]
-            )
+            try db.run(sql: "UPDATE flow_states SET auth_code_hash = ?, auth_code_issued_at = ? WHERE id = ?",
+                arguments: [authCodeHash, issuedAt.timeIntervalSince1970, flow.id.lowercasedString])
             return flow
         }
     }
@@ -281,9 +267,7 @@ package final class SQLiteAuthStore: AuthStore {
             """
             DELETE FROM sessions WHERE id IN (SELECT id FROM sessions
                 WHERE (not_after IS NOT NULL AND not_after < ?) OR (? IS NOT NULL AND refreshed_at < ?) LIMIT ?)
-            """,
-            [ended, inactive, inactive, limit]
-        )
+            """, [ended, inactive, inactive, limit])
         // Spent tokens past retention, but never the parent of an active token (the lost-response
         // rule: it still yields the active token); then every token of an ended session, which
         // answers refresh_token_not_found with or without its row.
@@ -292,43 +276,32 @@ package final class SQLiteAuthStore: AuthStore {
             DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
                 WHERE r.revoked_at IS NOT NULL AND r.revoked_at < ?
                 AND NOT EXISTS (SELECT 1 FROM refresh_tokens c WHERE c.parent_hash = r.token_hash AND c.revoked_at IS NULL) LIMIT ?)
-            """,
-            [cutoffs.refreshTokensSpentBefore.timeIntervalSince1970, limit]
-        )
+            """, [cutoffs.refreshTokensSpentBefore.timeIntervalSince1970, limit])
         counts.refreshTokens += try await deleteBatch(
             """
             DELETE FROM refresh_tokens WHERE id IN (SELECT r.id FROM refresh_tokens r
                 WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id) LIMIT ?)
-            """,
-            [limit]
-        )
+            """, [limit])
         counts.oneTimeTokens = try await deleteBatch(
             "DELETE FROM one_time_tokens WHERE rowid IN (SELECT rowid FROM one_time_tokens WHERE created_at < ? LIMIT ?)",
-            [cutoffs.oneTimeTokensCreatedBefore.timeIntervalSince1970, limit]
-        )
+            [cutoffs.oneTimeTokensCreatedBefore.timeIntervalSince1970, limit])
         let flows = cutoffs.flowStatesCreatedBefore.timeIntervalSince1970
         counts.flowStates = try await deleteBatch(
             """
             DELETE FROM flow_states WHERE id IN (SELECT id FROM flow_states
                 WHERE created_at < ? AND (auth_code_issued_at IS NULL OR auth_code_issued_at < ?) LIMIT ?)
-            """,
-            [flows, flows, limit]
-        )
+            """, [flows, flows, limit])
         counts.auditEntries = try await deleteBatch(
             "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
-            [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit]
-        )
+            [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
         counts.challenges = try await deleteBatch(
             "DELETE FROM mfa_challenges WHERE id IN (SELECT id FROM mfa_challenges WHERE created_at < ? LIMIT ?)",
-            [cutoffs.challengesCreatedBefore.timeIntervalSince1970, limit]
-        )
+            [cutoffs.challengesCreatedBefore.timeIntervalSince1970, limit])
         counts.factors = try await deleteBatch(
             """
             DELETE FROM mfa_factors WHERE id IN (SELECT id FROM mfa_factors
                 WHERE status = 'unverified' AND created_at < ? AND (last_challenged_at IS NULL OR last_challenged_at < ?) LIMIT ?)
-            """,
-            [cutoffs.unverifiedFactorsCreatedBefore.timeIntervalSince1970, cutoffs.factorsChallengedBefore.timeIntervalSince1970, limit]
-        )
+            """, [cutoffs.unverifiedFactorsCreatedBefore.timeIntervalSince1970, cutoffs.factorsChallengedBefore.timeIntervalSince1970, limit])
         return counts
     }
 
@@ -353,8 +326,7 @@ package final class SQLiteAuthStore: AuthStore {
                 session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                 session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
                 session.aal.rawValue, session.factorID?.lowercasedString, session.verifiedMethodsJSON,
-            ]
-        )
+            ])
         try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
     }
 
@@ -364,8 +336,7 @@ package final class SQLiteAuthStore: AuthStore {
             arguments: [
                 token.userID.lowercasedString, token.kind.rawValue, token.tokenHash, token.codeHash, token.relatesTo,
                 token.createdAt.timeIntervalSince1970,
-            ]
-        )
+            ])
     }
 
     private static func insertFlowState(_ flow: FlowState, _ db: Database) throws {
@@ -378,8 +349,7 @@ package final class SQLiteAuthStore: AuthStore {
                 flow.id.lowercasedString, flow.userID.lowercasedString, flow.authenticationMethod, flow.codeChallenge,
                 flow.codeChallengeMethod.rawValue, flow.authCodeHash, flow.authCodeIssuedAt?.timeIntervalSince1970,
                 flow.createdAt.timeIntervalSince1970,
-            ]
-        )
+            ])
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
@@ -421,23 +391,19 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     private static func insert(_ user: UserRecord, _ db: Database) throws {
-        try db.run(
-            sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            arguments: SQLiteRows.userArguments(user)
-        )
+        try db.run(sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: SQLiteRows.userArguments(user))
     }
 
     private static func update(_ user: UserRecord, _ db: Database) throws {
         var arguments = SQLiteRows.userArguments(user)
         arguments += [user.id.lowercasedString]
-        try db.run(
-            sql: """
+        try db.run(sql: """
                 UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
                 confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,
                 banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ?, is_anonymous = ?,
                 invited_at = ? WHERE id = ?
                 """,
-            arguments: arguments
-        )
+            arguments: arguments)
     }
 }

@@ -29,10 +29,7 @@ enum SQLiteRows {
 
     static func user(_ row: Row, prefix: String = "") throws -> UserRecord {
         UserRecord(
-            id: try uuid(row, prefix + "id", of: "users"),
-            aud: row[prefix + "aud"],
-            role: row[prefix + "role"],
-            email: row[prefix + "email"] as String? ?? "",
+            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"], email: row[prefix + "email"] as String? ?? "",
             passwordHash: row[prefix + "password_hash"],
             emailConfirmedAt: date(row[prefix + "email_confirmed_at"]),
             confirmationSentAt: date(row[prefix + "confirmation_sent_at"]),
@@ -46,8 +43,7 @@ enum SQLiteRows {
             appMetadata: .fromJSONString(row[prefix + "app_metadata"]),
             userMetadata: .fromJSONString(row[prefix + "user_metadata"]),
             createdAt: Date(timeIntervalSince1970: row[prefix + "created_at"]),
-            updatedAt: Date(timeIntervalSince1970: row[prefix + "updated_at"])
-        )
+            updatedAt: Date(timeIntervalSince1970: row[prefix + "updated_at"]))
     }
 
     static func userArguments(_ user: UserRecord) -> StatementArguments {
@@ -70,17 +66,13 @@ enum SQLiteRows {
 
     static func session(_ row: Row) throws -> SessionRecord {
         SessionRecord(
-            id: try uuid(row, "id", of: "sessions"),
-            userID: try uuid(row, "user_id", of: "sessions"),
+            id: try uuid(row, "id", of: "sessions"), userID: try uuid(row, "user_id", of: "sessions"),
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
             updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
             refreshedAt: Date(timeIntervalSince1970: row["refreshed_at"]),
-            notAfter: date(row["not_after"]),
-            authMethod: row["auth_method"],
-            aal: try assuranceLevel(row["aal"], of: "sessions"),
-            factorID: try optionalUUID(row, "factor_id", of: "sessions"),
-            verifiedMethods: try verifiedMethods(row["verified_methods"], of: "sessions")
-        )
+            notAfter: date(row["not_after"]), authMethod: row["auth_method"],
+            aal: try assuranceLevel(row["aal"], of: "sessions"), factorID: try optionalUUID(row, "factor_id", of: "sessions"),
+            verifiedMethods: try verifiedMethods(row["verified_methods"], of: "sessions"))
     }
 
     static func assuranceLevel(_ text: String?, of table: String) throws -> AssuranceLevel {
@@ -102,27 +94,16 @@ enum SQLiteRows {
             throw StoreError.unreadableRow("mfa_factors.status holds an unknown status")
         }
         return FactorRecord(
-            id: try uuid(row, "id", of: "mfa_factors"),
-            userID: try uuid(row, "user_id", of: "mfa_factors"),
-            friendlyName: row["friendly_name"],
-            factorType: row["factor_type"],
-            status: status,
-            sealedSecret: row["secret"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            lastChallengedAt: date(row["last_challenged_at"]),
-            lastUsedStep: row["last_used_step"]
-        )
+            id: try uuid(row, "id", of: "mfa_factors"), userID: try uuid(row, "user_id", of: "mfa_factors"),
+            friendlyName: row["friendly_name"], factorType: row["factor_type"], status: status, sealedSecret: row["secret"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
+            lastChallengedAt: date(row["last_challenged_at"]), lastUsedStep: row["last_used_step"])
     }
 
     static func challenge(_ row: Row) throws -> ChallengeRecord {
         ChallengeRecord(
-            id: try uuid(row, "id", of: "mfa_challenges"),
-            factorID: try uuid(row, "factor_id", of: "mfa_challenges"),
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            verifiedAt: date(row["verified_at"]),
-            ipAddress: row["ip_address"]
-        )
+            id: try uuid(row, "id", of: "mfa_challenges"), factorID: try uuid(row, "factor_id", of: "mfa_challenges"),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), verifiedAt: date(row["verified_at"]), ipAddress: row["ip_address"])
     }
 
     static func oneTimeToken(_ row: Row) throws -> OneTimeToken {
@@ -130,13 +111,8 @@ enum SQLiteRows {
             throw StoreError.unreadableRow("one_time_tokens.kind holds an unknown kind")
         }
         return OneTimeToken(
-            userID: try uuid(row, "user_id", of: "one_time_tokens"),
-            kind: kind,
-            tokenHash: row["token_hash"],
-            codeHash: row["code_hash"],
-            relatesTo: row["relates_to"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
+            userID: try uuid(row, "user_id", of: "one_time_tokens"), kind: kind, tokenHash: row["token_hash"], codeHash: row["code_hash"],
+            relatesTo: row["relates_to"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
     static func flowState(_ row: Row) throws -> FlowState {
@@ -144,27 +120,18 @@ enum SQLiteRows {
             throw StoreError.unreadableRow("flow_states.code_challenge_method holds an unknown method")
         }
         return FlowState(
-            id: try uuid(row, "id", of: "flow_states"),
-            userID: try uuid(row, "user_id", of: "flow_states"),
-            authenticationMethod: row["authentication_method"],
-            codeChallenge: row["code_challenge"],
-            codeChallengeMethod: method,
-            authCodeHash: row["auth_code_hash"],
-            authCodeIssuedAt: date(row["auth_code_issued_at"]),
-            createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
+            id: try uuid(row, "id", of: "flow_states"), userID: try uuid(row, "user_id", of: "flow_states"),
+            authenticationMethod: row["authentication_method"], codeChallenge: row["code_challenge"], codeChallengeMethod: method,
+            authCodeHash: row["auth_code_hash"], authCodeIssuedAt: date(row["auth_code_issued_at"]),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
     static func refreshToken(_ row: Row) throws -> RefreshTokenRecord {
         RefreshTokenRecord(
-            id: row["id"],
-            tokenHash: row["token_hash"],
-            sessionID: try uuid(row, "session_id", of: "refresh_tokens"),
+            id: row["id"], tokenHash: row["token_hash"], sessionID: try uuid(row, "session_id", of: "refresh_tokens"),
             userID: try uuid(row, "user_id", of: "refresh_tokens"),
-            parentHash: row["parent_hash"],
-            revokedAt: date(row["revoked_at"]),
-            createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
+            parentHash: row["parent_hash"], revokedAt: date(row["revoked_at"]),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
     static func audit(_ row: Row) throws -> AuditEntry {
@@ -172,14 +139,10 @@ enum SQLiteRows {
             throw StoreError.unreadableRow("audit_log.action holds an unknown action")
         }
         var entry = AuditEntry(
-            id: try uuid(row, "id", of: "audit_log"),
-            action: action,
-            actorID: try optionalUUID(row, "actor_id", of: "audit_log"),
-            actorUsername: row["actor_username"],
-            traits: .fromJSONString(row["traits"]),
-            ipAddress: row["ip_address"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
+            id: try uuid(row, "id", of: "audit_log"), action: action,
+            actorID: try optionalUUID(row, "actor_id", of: "audit_log"), actorUsername: row["actor_username"],
+            traits: .fromJSONString(row["traits"]), ipAddress: row["ip_address"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
         entry.logType = row["log_type"]
         return entry
     }
@@ -195,19 +158,14 @@ enum SQLiteRows {
                 arguments: [
                     token.tokenHash, token.sessionID.lowercasedString, token.userID.lowercasedString, token.parentHash,
                     token.revokedAt?.timeIntervalSince1970, token.createdAt.timeIntervalSince1970,
-                ]
-            )
+                ])
         case .touchSession(let id, let at):
-            try db.run(
-                sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
-                arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970, id.lowercasedString]
-            )
+            try db.run(sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
+                arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970, id.lowercasedString])
         case .revokeSession(let id, let at):
             try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id.lowercasedString])
-            try db.run(
-                sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
-                arguments: [at.timeIntervalSince1970, id.lowercasedString]
-            )
+            try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
+                arguments: [at.timeIntervalSince1970, id.lowercasedString])
         case .audit(let entry):
             try insertAudit(entry, db)
         }
@@ -223,8 +181,7 @@ enum SQLiteRows {
                 entry.id.lowercasedString, entry.action.rawValue, entry.actorID?.lowercasedString,
                 entry.actorUsername, entry.logType, entry.traits.jsonString(), entry.ipAddress,
                 entry.createdAt.timeIntervalSince1970,
-            ]
-        )
+            ])
     }
 }
 
