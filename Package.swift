@@ -8,7 +8,7 @@ let swiftSettings: [SwiftSetting] = [
 
 /// Tests read many modules' members (NIOHTTP1, HTTPTypes...) through their helpers.
 let testSwiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(

@@ -136,11 +136,12 @@ public struct AppFlowStrings: Sendable {
     public var sessionExpiringTitle = "Session Expiring Soon"
     /// The expiry alert's message, given the whole minutes left (0 for less than a minute).
     public var sessionExpiringMessage: @Sendable (_ minutes: Int) -> String = { minutes in
-        let time = switch minutes {
-        case ..<1: "less than a minute"
-        case 1: "1 minute"
-        default: "\(minutes) minutes"
-        }
+        let time =
+            switch minutes {
+            case ..<1: "less than a minute"
+            case 1: "1 minute"
+            default: "\(minutes) minutes"
+            }
         return "Your session will expire in \(time). Would you like to stay signed in?"
     }
     /// The expiry alert's button that keeps the user signed in.

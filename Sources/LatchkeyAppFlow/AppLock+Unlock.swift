@@ -67,7 +67,8 @@ extension AppLock {
 
     private func show(_ error: BiometricError, keepingPasscode: Bool) {
         message = strings.biometricFailure(error, biometryName)
-        offersPasscode = error.offersPasscode || (keepingPasscode && offersPasscode)
+        offersPasscode =
+            error.offersPasscode || (keepingPasscode && offersPasscode)
             || availability.map { !$0.isAvailable } ?? false
     }
 

@@ -10,7 +10,9 @@ import Observation
 /// switcher or Siri make the app `inactive`, which shows the ``PrivacyOverlay`` but does not
 /// lock; switching to another app or locking the device does. With a
 /// ``Configuration/gracePeriod`` the lock engages only when the app comes back after being in
-/// the background at least that long (5 minutes is a common choice). A cold launch starts locked when the
+/// the background at least that long (5 minutes is a common choice), measured on a clock that
+/// counts while the device sleeps and that setting the system time cannot move
+/// (`ContinuousClock`), so setting the date back never skips the lock. A cold launch starts locked when the
 /// lock is enabled, so killing the app never bypasses it. A sign-in during this launch unlocks.
 ///
 /// Biometric availability is re-checked each time the app becomes active (no polling timer);
@@ -69,9 +71,10 @@ public final class AppLock {
     @ObservationIgnored public let strings: AppFlowStrings
     @ObservationIgnored let authenticator: any BiometricAuthenticator
     @ObservationIgnored let preferences: any AppPreferences
-    @ObservationIgnored let clock: any SessionClock
+    @ObservationIgnored let clock: any Clock<Duration>
     @ObservationIgnored let logger: Logger
-    @ObservationIgnored private var backgroundedAt: Date?
+    /// How long the app has been in the background, measured from when it went there.
+    @ObservationIgnored private var timeAway: (@Sendable () -> Duration)?
     /// The availability check started by the last return to `active` (tests await it).
     @ObservationIgnored private(set) var availabilityCheck: Task<Void, Never>?
     /// The check behind the enable hint started by the last sign-in (tests await it).
@@ -85,14 +88,16 @@ public final class AppLock {
     ///   - preferences: Where "enabled" and "hint shown" are kept.
     ///   - configuration: Grace period and preference keys.
     ///   - strings: The lock screen's words and the prompts' reasons.
-    ///   - clock: The time source for the grace period.
+    ///   - clock: Measures the grace period: a clock that counts while the device sleeps and that
+    ///     changing the system time cannot move (`ContinuousClock`), so setting the clock back
+    ///     never skips the lock.
     ///   - logger: Where lock and unlock are logged (debug level).
     public init(
         authenticator: any BiometricAuthenticator,
         preferences: any AppPreferences,
         configuration: Configuration = .init(),
         strings: AppFlowStrings = .init(),
-        clock: any SessionClock = SystemSessionClock(),
+        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "dev.latchkey.applock")
     ) {
         self.authenticator = authenticator
@@ -141,17 +146,16 @@ public final class AppLock {
         self.phase = phase
         switch phase {
         case .background:
-            guard backgroundedAt == nil else { return }
-            backgroundedAt = clock.now()
+            guard timeAway == nil else { return }
+            timeAway = clock.stopwatch()
             if isEnabled, configuration.gracePeriod <= 0 { lock() }
         case .inactive:
             break
         case .active:
             reloadPreferences()
-            if let backgroundedAt {
-                self.backgroundedAt = nil
-                let away = clock.now().timeIntervalSince(backgroundedAt)
-                if isEnabled, away >= configuration.gracePeriod { lock() }
+            if let timeAway {
+                self.timeAway = nil
+                if isEnabled, timeAway() >= .seconds(configuration.gracePeriod) { lock() }
                 availabilityCheck = Task { await self.refreshAvailability() }
             }
         }
@@ -197,5 +201,13 @@ public final class AppLock {
         guard isLocked != locked else { return }
         isLocked = locked
         lockDidChange?()
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// A stopwatch started now: each call answers the time since.
+    fileprivate func stopwatch() -> @Sendable () -> Duration {
+        let start = now
+        return { start.duration(to: self.now) }
     }
 }

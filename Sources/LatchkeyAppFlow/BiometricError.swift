@@ -54,7 +54,8 @@ public enum BiometricError: Error, Sendable, Hashable {
         switch self {
         case .biometryLockout, .biometryNotEnrolled, .biometryNotAvailable, .userFallback: true
         case .userCancel, .systemCancel, .appCancel, .passcodeNotSet, .authenticationFailed,
-             .invalidContext, .notInteractive, .unknown, .other: false
+            .invalidContext, .notInteractive, .unknown, .other:
+            false
         }
     }
 }

@@ -270,8 +270,10 @@ public final class LaunchRouter {
     public func makeSignUpForm(
         rules: PasswordRules = .init(), requiresPasswordConfirmation: Bool = false, metadata: [String: JSONValue] = [:]
     ) -> SignUpFormModel {
-        SignUpFormModel(manager: manager, rules: rules, requiresPasswordConfirmation: requiresPasswordConfirmation,
-                        metadata: metadata, strings: strings) { [weak self] email, password in
+        SignUpFormModel(
+            manager: manager, rules: rules, requiresPasswordConfirmation: requiresPasswordConfirmation,
+            metadata: metadata, strings: strings
+        ) { [weak self] email, password in
             self?.awaitVerification(email: email, password: password)
         }
     }
@@ -334,8 +336,9 @@ public final class LaunchRouter {
 
     private func discardUntrustedSessionIfNeeded() {
         guard configuration.discardsUntrustedSessions, inputs.hasOnboarding, inputs.onboardingKnown,
-              !inputs.onboardingCompletedAtLaunch,
-              !inputs.authenticatedThisLaunch, inputs.authState.isSignedIn, !discardingUntrusted else { return }
+            !inputs.onboardingCompletedAtLaunch,
+            !inputs.authenticatedThisLaunch, inputs.authState.isSignedIn, !discardingUntrusted
+        else { return }
         discardingUntrusted = true
         logger.notice("a session restored before onboarding was completed is discarded", metadata: ["operation": "launch_route"])
         Task {

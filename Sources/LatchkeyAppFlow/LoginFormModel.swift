@@ -66,7 +66,8 @@ public final class LoginFormModel: EmailPasswordForm {
     /// Signs in. Does nothing unless ``canSubmit``.
     public func submit() async {
         guard canSubmit else { return }
-        let email = trimmedEmail, password = password
+        let email = trimmedEmail
+        let password = password
         progress.begin(.signIn)
         do {
             try await manager.account.signIn(email: email, password: password)

@@ -108,7 +108,8 @@ public final class SignUpFormModel: EmailPasswordForm {
     /// Creates the account. Does nothing unless ``canSubmit``.
     public func submit() async {
         guard canSubmit else { return }
-        let email = trimmedEmail, password = password
+        let email = trimmedEmail
+        let password = password
         progress.begin(.signUp)
         outcome = nil
         do {

@@ -130,9 +130,11 @@ public final class UserDataSpace {
             do {
                 try await handler.body()
             } catch {
-                logger.error("data space close handler failed", metadata: [
-                    "operation": "data_space", "handler": "\(handler.name)", "error": "\(error)",
-                ])
+                logger.error(
+                    "data space close handler failed",
+                    metadata: [
+                        "operation": "data_space", "handler": "\(handler.name)", "error": "\(error)",
+                    ])
             }
         }
         currentUserID = nil
@@ -200,9 +202,11 @@ extension UserDataSpace {
             try fileManager.moveItem(at: legacy.appendingPathComponent(item), to: destination.appendingPathComponent(item))
         }
         hasLegacyData = Self.containsItems(legacy)
-        logger.info("legacy data claimed", metadata: [
-            "operation": "data_space", "user_id": "\(userID)", "items": "\(items.count)",
-        ])
+        logger.info(
+            "legacy data claimed",
+            metadata: [
+                "operation": "data_space", "user_id": "\(userID)", "items": "\(items.count)",
+            ])
         return items
     }
 }

@@ -18,7 +18,11 @@ struct BackupCommand: ParsableCommand {
             """)
 
     @OptionGroup var data: DataOptions
-    @Option(name: .setting(.database), help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite). From the environment as for serve: LATCHKEY_DATABASE_URL, DATABASE_URL, ….")
+    @Option(
+        name: .setting(.database),
+        help:
+            "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite). From the environment as for serve: LATCHKEY_DATABASE_URL, DATABASE_URL, …."
+    )
     var database: String?
     @Option(name: .customLong("to"), help: "The backup file to write (replaced if it exists).")
     var destination: String

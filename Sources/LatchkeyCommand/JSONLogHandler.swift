@@ -19,7 +19,8 @@ struct JSONLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        FileHandle.standardError.write(Self.line(label: label, level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+        FileHandle.standardError.write(
+            Self.line(label: label, level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 
     /// The JSON line for one event.

@@ -28,7 +28,8 @@ struct KeysCommand: AsyncParsableCommand {
         if case .missing = source {
             // Not a usage error: the command is right, the secret is missing.
             Terminal.writeError(
-                "Error: no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or point --data-dir at the server's data directory (\(ServerKeys.secretFile(in: data.dataDirectoryURL).path) does not exist); keys signed with any other secret would not open the server\n")
+                "Error: no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or point --data-dir at the server's data directory (\(ServerKeys.secretFile(in: data.dataDirectoryURL).path) does not exist); keys signed with any other secret would not open the server\n"
+            )
             throw ExitCode.failure
         }
         do {

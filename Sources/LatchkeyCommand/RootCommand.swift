@@ -77,11 +77,15 @@ enum CommandSuggestion {
     static func lines(for typed: String, known: [String]) -> [String] {
         let commands = known.filter { $0 != "help" }
         if let nearest = nearest(to: typed, among: known) {
-            return ["latchkey: '\(typed)' is not a latchkey command. Did you mean '\(nearest)'?",
-                    "  Run 'latchkey --help' to see every command."]
+            return [
+                "latchkey: '\(typed)' is not a latchkey command. Did you mean '\(nearest)'?",
+                "  Run 'latchkey --help' to see every command.",
+            ]
         }
-        return ["latchkey: '\(typed)' is not a latchkey command.",
-                "  The commands are: \(commands.joined(separator: ", ")). Run 'latchkey --help' for more."]
+        return [
+            "latchkey: '\(typed)' is not a latchkey command.",
+            "  The commands are: \(commands.joined(separator: ", ")). Run 'latchkey --help' for more.",
+        ]
     }
 
     /// The name nearest to `typed` in edit distance (a swap of two neighbours counts once),
@@ -104,7 +108,8 @@ enum CommandSuggestion {
     /// The optimal-string-alignment distance: insertions, deletions, substitutions and swaps
     /// of adjacent characters each cost one.
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)

@@ -20,7 +20,8 @@ enum ServeStartFailure {
         case let error as IOError:
             switch error.errnoCode {
             case EADDRINUSE:
-                return "Port \(configuration.port) is already in use on \(configuration.host) (another latchkey serve?); stop that program or choose another port with --port."
+                return
+                    "Port \(configuration.port) is already in use on \(configuration.host) (another latchkey serve?); stop that program or choose another port with --port."
             case EACCES:
                 return "Not allowed to listen on \(address): ports below 1024 need privileges; choose another port with --port."
             case EADDRNOTAVAIL:
@@ -29,14 +30,17 @@ enum ServeStartFailure {
                 return "Cannot listen on \(address): \(String(cString: strerror(error.errnoCode))); check --host and --port."
             }
         case StoreError.unavailable:
-            return "Cannot start: the database cannot be reached or prepared; check --database and that the database server is running (--log-level debug shows the driver's error)."
+            return
+                "Cannot start: the database cannot be reached or prepared; check --database and that the database server is running (--log-level debug shows the driver's error)."
         default:
             let directory = configuration.dataDirectory.path
             if !isWritableDirectory(directory) {
-                return "Cannot start: the data directory \(directory) cannot be created or written by this user; fix its permissions or choose another with --data-dir."
+                return
+                    "Cannot start: the data directory \(directory) cannot be created or written by this user; fix its permissions or choose another with --data-dir."
             }
             if configuration.databaseURL == nil {
-                return "Cannot start: the database in \(directory) cannot be opened or written; check the permissions of latchkey.sqlite there, or choose another --data-dir."
+                return
+                    "Cannot start: the database in \(directory) cannot be opened or written; check the permissions of latchkey.sqlite there, or choose another --data-dir."
             }
             return "Cannot start the server (\(type(of: error))); run with --log-level debug for details."
         }

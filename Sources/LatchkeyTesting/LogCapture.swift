@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Logging
+import NIOConcurrencyHelpers
 
 /// Keeps every log line, message and metadata rendered as text, so a test can prove what a
 /// component logs and, above all, what it never logs (a password, a token, an email address).

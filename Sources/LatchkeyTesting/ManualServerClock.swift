@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import LatchkeyServer
+import NIOConcurrencyHelpers
 
 /// A server clock that moves only when told to: token expiry, reuse windows, bans, rate limits
 /// and link lifetimes become testable without waiting.

@@ -1,9 +1,14 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Latchkey
+import NIOConcurrencyHelpers
 
 /// A clock that moves only when told to, for tests: ``advance(by:)`` wakes every sleeper whose
 /// deadline has come, in deadline order.
+///
+/// It is two clocks, as on a device: the wall clock (``now()``), which ``setWallClock(to:)``
+/// can also move backwards or forwards as a user changing the system time does, and the time
+/// that really passed (``continuous``, a `Clock` like `ContinuousClock`), which only
+/// ``advance(by:)`` moves.
 public final class ManualSessionClock: SessionClock, Sendable {
     private struct Sleeper {
         let id: UInt64
@@ -13,6 +18,7 @@ public final class ManualSessionClock: SessionClock, Sendable {
 
     private struct State {
         var now: Date
+        var elapsed: Duration = .zero
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
     }
@@ -37,12 +43,60 @@ public final class ManualSessionClock: SessionClock, Sendable {
     public func advance(by seconds: TimeInterval) {
         let due: [Sleeper] = state.withLockedValue { state in
             state.now = state.now.addingTimeInterval(seconds)
+            state.elapsed += .seconds(seconds)
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
             state.sleepers.removeAll { $0.deadline <= now }
             return due
         }
         due.forEach { $0.continuation.resume() }
+    }
+
+    /// Sets the wall clock to `date`, as a user changing the system time does: ``continuous``
+    /// does not move, and sleepers whose deadline `date` reaches wake.
+    public func setWallClock(to date: Date) {
+        let due: [Sleeper] = state.withLockedValue { state in
+            state.now = date
+            let due = state.sleepers.filter { $0.deadline <= date }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= date }
+            return due
+        }
+        due.forEach { $0.continuation.resume() }
+    }
+
+    /// The time that really passed on this clock: moved by ``advance(by:)`` only.
+    public var continuous: Continuous { Continuous(clock: self) }
+
+    /// The time ``advance(by:)`` has moved the clock by, since it was made.
+    var elapsed: Duration { state.withLockedValue { $0.elapsed } }
+
+    /// A `Clock` of the time that really passed on a ``ManualSessionClock``, for code that
+    /// measures durations with `ContinuousClock` (so that changing the system time cannot
+    /// shorten them).
+    public struct Continuous: Clock {
+        /// A point on the clock: the time advanced since the manual clock was made.
+        public struct Instant: InstantProtocol {
+            public var offset: Duration
+
+            public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+            public func duration(to other: Instant) -> Duration { other.offset - offset }
+            public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        }
+
+        let clock: ManualSessionClock
+
+        public var now: Instant { Instant(offset: clock.elapsed) }
+        public var minimumResolution: Duration { .zero }
+
+        /// Waits until ``ManualSessionClock/advance(by:)`` has moved the clock to `deadline`
+        /// (a sleeper on the wall clock at the matching date; do not move the wall clock with
+        /// ``ManualSessionClock/setWallClock(to:)`` while one waits).
+        public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+            let remaining = now.duration(to: deadline)
+            guard remaining > .zero else { return }
+            let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+            try await clock.sleep(until: clock.now().addingTimeInterval(seconds))
+        }
     }
 
     public func sleep(until deadline: Date) async throws {

@@ -34,7 +34,8 @@ public enum TOTPCode {
         let message = withUnsafeBytes(of: &bigEndian) { Data($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: key)))
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let truncated = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+        let truncated =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
             | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
         var modulus: UInt32 = 1
         for _ in 0..<digits { modulus *= 10 }
@@ -54,7 +55,8 @@ public enum TOTPCode {
         var bits: UInt32 = 0
         var count = 0
         var bytes: [UInt8] = []
-        for character in text.uppercased().utf8 where character != UInt8(ascii: "=") && character != UInt8(ascii: " ") && character != UInt8(ascii: "-") {
+        for character in text.uppercased().utf8
+        where character != UInt8(ascii: "=") && character != UInt8(ascii: " ") && character != UInt8(ascii: "-") {
             guard let value = alphabet.firstIndex(of: character) else { return nil }
             bits = (bits << 5) | UInt32(value)
             count += 5

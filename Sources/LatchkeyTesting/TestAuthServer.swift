@@ -105,7 +105,9 @@ public final class TestAuthServer: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestAuthServer {
         let ownsDirectory = dataDirectory == nil
-        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+        let directory =
+            dataDirectory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("latchkey-test-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = port
@@ -118,7 +120,8 @@ public final class TestAuthServer: Sendable {
             configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics)
         let keys = try await ServerKeys.make(
             dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
-            externalURL: configuration.externalURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
+            externalURL: configuration.externalURL
+                ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
         let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return TestAuthServer(
             baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,
@@ -205,7 +208,9 @@ public final class TestAuthServer: Sendable {
     // MARK: - Inspecting the server
 
     /// Sends a request with the `service_role` key (or `bearer`) and returns the status and body.
-    public func admin(_ method: String, _ path: String, json: [String: any Sendable]? = nil, bearer: String? = nil) async throws -> (status: Int, body: Data) {
+    public func admin(
+        _ method: String, _ path: String, json: [String: any Sendable]? = nil, bearer: String? = nil
+    ) async throws -> (status: Int, body: Data) {
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
         var request = URLRequest(url: URL(string: baseURL.absoluteString + "/" + trimmed)!)
         request.httpMethod = method

@@ -19,7 +19,8 @@ package enum EmailRule {
         guard email.utf8.count <= maximumBytes else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
-        let local = parts[0], domain = parts[1]
+        let local = parts[0]
+        let domain = parts[1]
         guard !local.isEmpty, local.utf8.count <= maximumLocalPartBytes else { return false }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }), (labels.last?.count ?? 0) >= 2 else {

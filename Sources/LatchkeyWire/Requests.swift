@@ -217,7 +217,10 @@ public struct AdminUserBody: Codable, Sendable, Hashable {
     public var ban_duration: String?
     public var role: String?
 
-    public init(email: String? = nil, password: String? = nil, email_confirm: Bool? = nil, user_metadata: [String: JSONValue]? = nil, app_metadata: [String: JSONValue]? = nil, ban_duration: String? = nil, role: String? = nil) {
+    public init(
+        email: String? = nil, password: String? = nil, email_confirm: Bool? = nil, user_metadata: [String: JSONValue]? = nil,
+        app_metadata: [String: JSONValue]? = nil, ban_duration: String? = nil, role: String? = nil
+    ) {
         self.email = email
         self.password = password
         self.email_confirm = email_confirm

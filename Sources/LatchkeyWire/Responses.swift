@@ -221,7 +221,9 @@ public struct AuditEntryResponse: Codable, Sendable, Hashable {
         public var log_type: String
         public var traits: [String: JSONValue]
 
-        public init(action: String, actor_id: String, actor_username: String, actor_via_sso: Bool = false, log_type: String, traits: [String: JSONValue]) {
+        public init(
+            action: String, actor_id: String, actor_username: String, actor_via_sso: Bool = false, log_type: String, traits: [String: JSONValue]
+        ) {
             self.action = action
             self.actor_id = actor_id
             self.actor_username = actor_username

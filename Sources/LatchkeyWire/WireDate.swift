@@ -31,9 +31,9 @@ public enum WireDate {
         }
 
         guard let year = number(4), expect(45), let month = number(2), expect(45),
-              let day = number(2), expect(84, 116, 32),
-              let hour = number(2), expect(58), let minute = number(2), expect(58),
-              let second = number(2)
+            let day = number(2), expect(84, 116, 32),
+            let hour = number(2), expect(58), let minute = number(2), expect(58),
+            let second = number(2)
         else { return nil }
         guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }

@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
-import Logging
 import LatchkeyTesting
+import Logging
+
+@testable import LatchkeyAppFlow
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -50,12 +51,13 @@ final class FlowApp {
         let manager = SessionManager(
             backend: server.backend(transport: gate), store: keychain, configuration: configuration,
             installMarker: useInstallMarker ? marker : nil, clock: clock, logger: .quiet)
-        let dataSpace = UserDataSpace(configuration: .init(
-            root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy), logger: .quiet)
+        let dataSpace = UserDataSpace(
+            configuration: .init(
+                root: container.appendingPathComponent("Data"), legacyDirectory: legacyDirectory, signOutPolicy: signOutPolicy), logger: .quiet)
         await dataSpace.attach(to: manager)
         let lock = AppLock(
             authenticator: authenticator, preferences: preferences, configuration: lockConfiguration, strings: strings,
-            clock: clock, logger: .quiet)
+            clock: clock.continuous, logger: .quiet)
         var routerConfiguration = LaunchRouter.Configuration()
         configureRouter(&routerConfiguration)
         let router = LaunchRouter(
@@ -175,7 +177,8 @@ extension TestServer {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         let mails = try files.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
         guard let mail = mails.last(where: { $0.contains("To: \(email)") && $0.contains("type=signup") }),
-              let range = mail.range(of: "token=") else {
+            let range = mail.range(of: "token=")
+        else {
             throw AuthFailure(.unknown, code: "no_confirmation_mail")
         }
         let token = mail[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }

@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// An app's own words, given once as ``AppFlowStrings``, are what every model shows.
 @Suite("App flow: the words an app gives", .timeLimit(.minutes(5)))

@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 002 #21 and #24: availability re-checked on becoming active (no polling timer), the
 /// notice when biometrics disappear, and the one-time "Enable Face ID?" hint.
@@ -16,7 +17,7 @@ struct AppLockAvailabilityTests {
 
     func makeLock(enabled: Bool) -> AppLock {
         preferences.set(enabled, forKey: "biometricUnlockEnabled")
-        return AppLock(authenticator: authenticator, preferences: preferences, clock: clock, logger: .quiet)
+        return AppLock(authenticator: authenticator, preferences: preferences, clock: clock.continuous, logger: .quiet)
     }
 
     @Test("Re-checked when the app becomes active after the background, never polled")
@@ -62,7 +63,7 @@ struct AppLockAvailabilityTests {
         lock.dismissEnableHint()
         #expect(!lock.showsEnableHint)
 
-        let nextLaunch = AppLock(authenticator: authenticator, preferences: preferences, clock: clock, logger: .quiet)
+        let nextLaunch = AppLock(authenticator: authenticator, preferences: preferences, clock: clock.continuous, logger: .quiet)
         nextLaunch.noteSignedIn()
         await nextLaunch.hintCheck?.value
         #expect(!nextLaunch.showsEnableHint, "never shown twice")

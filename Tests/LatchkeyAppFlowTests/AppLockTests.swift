@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 002 #20–#24 and seed 000's privacy overlay: the lock and overlay as the scene phase
 /// moves, unlock and its fallback, availability, the one-time hint.
@@ -20,7 +21,7 @@ struct AppLockTests {
         var configuration = AppLock.Configuration()
         configuration.gracePeriod = gracePeriod
         configuration.lockOnLaunch = lockOnLaunch
-        return AppLock(authenticator: authenticator, preferences: preferences, configuration: configuration, clock: clock, logger: .quiet)
+        return AppLock(authenticator: authenticator, preferences: preferences, configuration: configuration, clock: clock.continuous, logger: .quiet)
     }
 
     /// Moves the scene through `phases`, as SwiftUI reports them, to both models.
@@ -31,8 +32,9 @@ struct AppLockTests {
         }
     }
 
-    @Test("Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
-          arguments: ["notification centre", "app switcher", "Siri"])
+    @Test(
+        "Notification centre, app switcher, Siri (inactive only): overlay while inactive, no lock",
+        arguments: ["notification centre", "app switcher", "Siri"])
     func inactiveDoesNotLock(interruption: String) {
         let lock = makeLock()
         scene(lock, .inactive)
@@ -80,6 +82,26 @@ struct AppLockTests {
         clock.advance(by: 301)
         scene(lock, .inactive, .active)
         #expect(lock.isLocked)
+    }
+
+    @Test("Setting the system clock back while in the background never skips the lock")
+    func wallClockSetBack() {
+        let lock = makeLock(gracePeriod: 300)
+        scene(lock, .inactive, .background)
+        clock.advance(by: 600)
+        // A user sets the date back an hour before returning: the grace period still counts
+        // the ten minutes that really passed.
+        clock.setWallClock(to: clock.now().addingTimeInterval(-3600))
+        scene(lock, .inactive, .active)
+        #expect(lock.isLocked)
+
+        // And moving the clock forward does not lock within the grace period.
+        lock.setLocked(false)
+        scene(lock, .inactive, .background)
+        clock.setWallClock(to: clock.now().addingTimeInterval(86_400))
+        clock.advance(by: 10)
+        scene(lock, .inactive, .active)
+        #expect(!lock.isLocked)
     }
 
     @Test("A cold launch starts locked when enabled; killing the app never bypasses the lock")

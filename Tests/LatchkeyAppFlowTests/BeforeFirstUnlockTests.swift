@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// A reboot, then a background launch (a push, prewarming) before the person unlocks the
 /// device: the keychain is locked, the preferences and install marker cannot be read. Nothing
@@ -133,8 +134,9 @@ struct AppLockProtectedDataTests {
     func makeLock(lockOnLaunch: Bool = true) -> AppLock {
         var configuration = AppLock.Configuration()
         configuration.lockOnLaunch = lockOnLaunch
-        return AppLock(authenticator: authenticator, preferences: preferences, configuration: configuration,
-                       clock: ManualSessionClock(), logger: .quiet)
+        return AppLock(
+            authenticator: authenticator, preferences: preferences, configuration: configuration,
+            clock: ManualSessionClock().continuous, logger: .quiet)
     }
 
     @Test("Unreadable preferences: locked whatever was stored; read later, a disabled lock opens", arguments: [true, false])
@@ -174,8 +176,9 @@ struct AppLockProtectedDataTests {
         #expect(lock.isLocked, "a flag that now reads false does not open the lock")
     }
 
-    @Test("Biometric prompts only while active: unlock and enable refuse in the background and while inactive",
-          arguments: [AppPhase.background, .inactive])
+    @Test(
+        "Biometric prompts only while active: unlock and enable refuse in the background and while inactive",
+        arguments: [AppPhase.background, .inactive])
     func promptsOnlyWhileActive(phase: AppPhase) async {
         preferences.set(true, forKey: "biometricUnlockEnabled")
         let lock = makeLock()

@@ -1,7 +1,8 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
+
+@testable import LatchkeyAppFlow
 
 /// A transport that can hold requests to one path until the test releases them, so a test can
 /// look at a form while its request is in flight.

@@ -1,7 +1,8 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
+
+@testable import LatchkeyAppFlow
 
 /// A credential store whose reads hang until released: a keychain call that never returns.
 actor HangingStore: CredentialStore {

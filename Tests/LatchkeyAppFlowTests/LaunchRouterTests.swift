@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyAppFlow
 
 /// The router beyond the seeds' matrices: the check timeout, the lock route, verification by
 /// code, resend and cancel, onboarding persistence, the first-sign-in hint.

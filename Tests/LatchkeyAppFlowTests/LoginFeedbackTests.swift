@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 003's login feedback cases: wrong password, offline, account disabled, logout then a
 /// fresh login — each with the taxonomy's words, an announcement and a haptic.
@@ -43,8 +44,9 @@ struct LoginFeedbackTests {
             let outbox = server.server.outboxDirectory
             let mails = try FileManager.default.contentsOfDirectory(atPath: outbox.path)
                 .map { try String(contentsOf: outbox.appendingPathComponent($0), encoding: .utf8) }
-            #expect(mails.filter { $0.contains("To: \(email)") && $0.contains("Subject: Reset your password") }.count == 1,
-                    "the reset email went out")
+            #expect(
+                mails.filter { $0.contains("To: \(email)") && $0.contains("Subject: Reset your password") }.count == 1,
+                "the reset email went out")
 
             form.password = "wrong again"
             await form.submit()

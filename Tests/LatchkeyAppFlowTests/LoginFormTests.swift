@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 002 #11–#18, #27–#28 and seed 003's login feedback cases, against the real server.
 @Suite("App flow: login form", .timeLimit(.minutes(5)))
@@ -22,9 +23,11 @@ struct LoginFormTests {
             let form = await signedOutLaunch(app).router.makeLoginForm()
             #expect(form.emailValidation == .empty)
             #expect(form.emailMessage == nil)
-            for (typed, verdict) in [("a", EmailValidation.invalid), ("ada@", .invalid), ("ada@example", .invalid),
-                                     ("ada@example.c", .invalid), ("ada lovelace@example.com", .invalid),
-                                     ("ada@example.com", .valid), ("  ada@example.com \n", .valid)] {
+            for (typed, verdict) in [
+                ("a", EmailValidation.invalid), ("ada@", .invalid), ("ada@example", .invalid),
+                ("ada@example.c", .invalid), ("ada lovelace@example.com", .invalid),
+                ("ada@example.com", .valid), ("  ada@example.com \n", .valid),
+            ] {
                 form.email = typed
                 #expect(form.emailValidation == verdict, "\(typed)")
             }

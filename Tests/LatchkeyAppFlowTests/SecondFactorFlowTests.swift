@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// The `verifySecondFactor` route against the real server: an account with an authenticator
 /// app signs in with the password, the router asks for the code, the code form finishes the

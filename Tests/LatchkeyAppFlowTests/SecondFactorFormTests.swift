@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// The `verifySecondFactor` route and its code form over ``TestBackend`` (which accepts
 /// ``TestBackend/validTOTPCode``). The same against the real server is in `SecondFactorFlowTests`.

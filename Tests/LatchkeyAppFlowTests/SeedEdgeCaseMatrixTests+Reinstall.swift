@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 001's matrix, rows 5–8: reinstall, unverified email, the persisted-keychain bug, legacy data.
 @Suite("App flow: seed 001 edge-case matrix (reinstall, verification, legacy)", .timeLimit(.minutes(5)))
@@ -120,7 +121,8 @@ struct SeedEdgeCaseMatrixReinstallTests {
     @Test("8. Legacy data: shown when logged out, hidden when logged in, visible only to the user who claims it")
     func row8Legacy() async throws {
         try await withFlowServer { server in
-            let first = uniqueEmail("first"), second = uniqueEmail("second")
+            let first = uniqueEmail("first")
+            let second = uniqueEmail("second")
             let firstID = try await server.createAccount(email: first, password: password)
             let secondID = try await server.createAccount(email: second, password: password)
             let app = FlowApp(server: server)

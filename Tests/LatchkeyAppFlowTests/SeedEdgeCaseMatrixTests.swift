@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 001's edge-case matrix, row by row, against the real server: the route sequence and the
 /// local data each user can see.
@@ -91,7 +92,8 @@ struct SeedEdgeCaseMatrixTests {
     @Test("4. Logout → login different user: only the new user's data", arguments: [UserDataSpace.SignOutPolicy.keep, .wipe])
     func row4OtherUser(policy: UserDataSpace.SignOutPolicy) async throws {
         try await withFlowServer { server in
-            let first = uniqueEmail("first"), second = uniqueEmail("second")
+            let first = uniqueEmail("first")
+            let second = uniqueEmail("second")
             let firstID = try await server.createAccount(email: first, password: password)
             let secondID = try await server.createAccount(email: second, password: password)
             let app = FlowApp(server: server)

@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 000's test procedures 1–6 and seed 004's scenarios 1–4, at the model level: the route a
 /// root view would show, against the real server.

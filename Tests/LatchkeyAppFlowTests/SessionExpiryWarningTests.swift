@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// Seed 002 #29: "Session Expiring Soon" with "Stay Signed In" and "Sign Out", on a session with
 /// a maximum age (1 hour, warned 5 minutes ahead), against the real server.

@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// The sign-up form: the server's password rules, confirmation, and its failures.
 @Suite("App flow: sign-up form", .timeLimit(.minutes(5)))

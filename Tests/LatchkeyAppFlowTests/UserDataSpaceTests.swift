@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAppFlow
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyAppFlow
 
 /// The per-user data space on its own: isolation by construction, close handlers, wipe,
 /// claiming legacy data, and the sign-out cleanup step.
@@ -38,7 +39,10 @@ struct UserDataSpaceTests {
         defer { removeDirectory(root) }
         let space = makeSpace()
         var calls: [String] = []
-        space.addCloseHandler("database") { calls.append("database"); throw StorageError.unavailable(reason: "busy") }
+        space.addCloseHandler("database") {
+            calls.append("database")
+            throw StorageError.unavailable(reason: "busy")
+        }
         space.addCloseHandler("cache") { calls.append("cache") }
         try await space.open(userID: "a")
         try await space.open(userID: "a")
@@ -110,7 +114,8 @@ struct UserDataSpaceTests {
     func accountSwitch() async throws {
         removeDirectory(root)  // this test's data lives in the app's container
         try await withFlowServer { server in
-            let first = uniqueEmail("first"), second = uniqueEmail("second")
+            let first = uniqueEmail("first")
+            let second = uniqueEmail("second")
             let firstID = try await server.createAccount(email: first)
             let secondID = try await server.createAccount(email: second)
             let app = FlowApp(server: server)

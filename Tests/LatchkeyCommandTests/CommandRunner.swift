@@ -36,8 +36,10 @@ struct CommandRunner {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "LATCHKEY_JWT_SECRET")
         // `serve`, `keys` and `backup` read their options from these: a test says what it sets.
-        for key in env.keys where key.hasPrefix("GOTRUE_") || ["DATABASE_URL", "PORT", "API_EXTERNAL_URL"].contains(key)
-            || (key.hasPrefix("LATCHKEY_") && !["LATCHKEY_HOME", "LATCHKEY_PROFILE", "LATCHKEY_SERVER"].contains(key)) {
+        for key in env.keys
+        where key.hasPrefix("GOTRUE_") || ["DATABASE_URL", "PORT", "API_EXTERNAL_URL"].contains(key)
+            || (key.hasPrefix("LATCHKEY_") && !["LATCHKEY_HOME", "LATCHKEY_PROFILE", "LATCHKEY_SERVER"].contains(key))
+        {
             env.removeValue(forKey: key)
         }
         for key in removing { env.removeValue(forKey: key) }

@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyServer
 import Logging
 import Testing
+
 @testable import LatchkeyCommand
 
 /// Every `serve` option from the environment, GoTrue's names, the JSON log format.
@@ -15,7 +16,9 @@ struct EnvironmentOptionsTests {
     @Test("every serve option has its LATCHKEY_ variable, from the settings table")
     func everyOption() throws {
         let names = Set(ServeCommand.optionSettings.compactMap(\.flag))
-        for name in ["host", "port", "data-dir", "access-token-ttl", "autoconfirm", "redirect-url", "trusted-proxy", "log-format", "database-url-file"] {
+        for name in [
+            "host", "port", "data-dir", "access-token-ttl", "autoconfirm", "redirect-url", "trusted-proxy", "log-format", "database-url-file",
+        ] {
             #expect(names.contains(name), "\(name)")
         }
         #expect(!names.contains("help") && !names.contains("version"))
@@ -27,11 +30,13 @@ struct EnvironmentOptionsTests {
 
     @Test("LATCHKEY_ names: values, flags, lists; the command line wins")
     func latchkeyNames() throws {
-        let (settings, variables) = try parse(["--port", "7000"], [
-            "LATCHKEY_PORT": "8000", "LATCHKEY_ACCESS_TOKEN_TTL": "120", "LATCHKEY_AUTOCONFIRM": "true", "LATCHKEY_DISABLE_SIGNUP": "0",
-            "LATCHKEY_REDIRECT_URL": "https://a.example.com, https://b.example.com", "LATCHKEY_TRUSTED_PROXY": "10.0.0.0/8,::1",
-            "LATCHKEY_DATA_DIR": "/tmp/latchkey-env", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_SESSION_TIMEBOX": "",
-        ])
+        let (settings, variables) = try parse(
+            ["--port", "7000"],
+            [
+                "LATCHKEY_PORT": "8000", "LATCHKEY_ACCESS_TOKEN_TTL": "120", "LATCHKEY_AUTOCONFIRM": "true", "LATCHKEY_DISABLE_SIGNUP": "0",
+                "LATCHKEY_REDIRECT_URL": "https://a.example.com, https://b.example.com", "LATCHKEY_TRUSTED_PROXY": "10.0.0.0/8,::1",
+                "LATCHKEY_DATA_DIR": "/tmp/latchkey-env", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_SESSION_TIMEBOX": "",
+            ])
         let configuration = settings.configuration
         #expect(configuration.port == 7000, "the command line wins")
         #expect(configuration.accessTokenTTL == 120)
@@ -111,18 +116,21 @@ struct EnvironmentOptionsTests {
 
     @Test("MFA settings from GoTrue's and Latchkey's names")
     func mfaSettings() throws {
-        let (gotrue, variables) = try parse([], [
-            "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3", "GOTRUE_MFA_MAX_VERIFIED_FACTORS": "2", "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "600",
-            "GOTRUE_MFA_FACTOR_EXPIRY_DURATION": "10m", "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "30",
-            "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "false",
-        ])
+        let (gotrue, variables) = try parse(
+            [],
+            [
+                "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3", "GOTRUE_MFA_MAX_VERIFIED_FACTORS": "2", "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "600",
+                "GOTRUE_MFA_FACTOR_EXPIRY_DURATION": "10m", "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "30",
+                "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "false",
+            ])
         let configuration = gotrue.configuration
         #expect(configuration.mfaMaxEnrolledFactors == 3 && configuration.mfaMaxVerifiedFactors == 2)
         #expect(configuration.mfaChallengeExpiry == 600 && configuration.mfaFactorExpiry == 600)
         #expect(configuration.rateLimits.mfaRequestsPerIP.count == 30)
         #expect(!configuration.mfaTOTPEnrollEnabled && configuration.mfaTOTPVerifyEnabled)
         #expect(variables.contains("GOTRUE_MFA_MAX_ENROLLED_FACTORS"))
-        let (own, _) = try parse(["--rate-limit-failed-mfa-code", "7"], ["LATCHKEY_MFA_MAX_ENROLLED_FACTORS": "4", "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3"])
+        let (own, _) = try parse(
+            ["--rate-limit-failed-mfa-code", "7"], ["LATCHKEY_MFA_MAX_ENROLLED_FACTORS": "4", "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3"])
         #expect(own.configuration.mfaMaxEnrolledFactors == 4)
         #expect(own.configuration.rateLimits.failedMFACodesPerFactor.count == 7)
         let (defaults, _) = try parse([], [:])

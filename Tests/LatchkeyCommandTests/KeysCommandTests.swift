@@ -23,7 +23,9 @@ struct KeysCommandTests {
     func generate() async throws {
         let data = temporaryDirectory()
         var kids = Set<String>()
-        for (alg, kty, members) in [("ES256", "EC", ["crv", "x", "y", "d"]), ("RS256", "RSA", ["n", "e", "d", "p", "q", "dp", "dq", "qi"]), ("hs256", "oct", ["k"])] {
+        for (alg, kty, members) in [
+            ("ES256", "EC", ["crv", "x", "y", "d"]), ("RS256", "RSA", ["n", "e", "d", "p", "q", "dp", "dq", "qi"]), ("hs256", "oct", ["k"]),
+        ] {
             // The environment's serve options do not reach the subcommand.
             let run = try await CommandRunner.run(["keys", "generate", "--alg", alg], environment: ["LATCHKEY_DATA_DIR": data.path])
             #expect(run.status == 0, "\(run.stderr)")
@@ -53,12 +55,15 @@ struct KeysCommandTests {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         let signing = try await CommandRunner.run(["keys", "generate", "--alg", "ES256"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let standby = try await CommandRunner.run(["keys", "generate", "--alg", "RS256", "--verify-only"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let standby = try await CommandRunner.run(["keys", "generate", "--alg", "RS256", "--verify-only"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let (signingKey, standbyKey) = (try object(signing), try object(standby))
         let port = CommandRunner.freePort()
         let server = try CommandRunner.start(
             ["serve", "--port", "\(port)", "--autoconfirm", "--bcrypt-cost", "4"],
-            environment: ["LATCHKEY_DATA_DIR": data.path, "GOTRUE_JWT_KEYS": "[\(signing), \(standby)]", "LATCHKEY_JWT_SECRET": OperationsCommandTests.secret])
+            environment: [
+                "LATCHKEY_DATA_DIR": data.path, "GOTRUE_JWT_KEYS": "[\(signing), \(standby)]", "LATCHKEY_JWT_SECRET": OperationsCommandTests.secret,
+            ])
         let base = "http://127.0.0.1:\(port)"
         try await operations.waitUntilReady(base)
 
@@ -68,7 +73,8 @@ struct KeysCommandTests {
         #expect(published.compactMap { $0["kid"] as? String } == [signingKey["kid"] as? String, standbyKey["kid"] as? String])
         #expect(published.allSatisfy { $0["d"] == nil && $0["p"] == nil })
 
-        let (signUpStatus, signUp) = try await operations.send("POST", base + "/signup", json: ["email": "keys@example.com", "password": "correct horse battery"])
+        let (signUpStatus, signUp) = try await operations.send(
+            "POST", base + "/signup", json: ["email": "keys@example.com", "password": "correct horse battery"])
         #expect(signUpStatus == 200)
         let accessToken = try #require(try object(signUp)["access_token"] as? String)
         var header = String(accessToken.split(separator: ".")[0]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -78,8 +84,10 @@ struct KeysCommandTests {
         #expect(headerJSON["alg"] as? String == "ES256")
         #expect(try await operations.send("GET", base + "/user", bearer: accessToken).0 == 200)
 
-        let keys = try await CommandRunner.run(["keys", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": OperationsCommandTests.secret])
-        let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
+        let keys = try await CommandRunner.run(
+            ["keys", "--data-dir", data.path], environment: ["LATCHKEY_JWT_SECRET": OperationsCommandTests.secret])
+        let serviceRole = try #require(
+            keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
         #expect(try await operations.send("GET", base + "/admin/users", bearer: serviceRole).0 == 200)
 
         server.process.send(SIGTERM)
@@ -124,7 +132,9 @@ struct KeysCommandTests {
         let file = data.appendingPathComponent("jwt-keys.json")
         try Data("[\(key)]\n".utf8).write(to: file)
         let port = CommandRunner.freePort()
-        let server = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", data.path, "--jwt-keys-file", file.path, "--log-level", "warning"])
+        let server = try CommandRunner.start([
+            "serve", "--port", "\(port)", "--data-dir", data.path, "--jwt-keys-file", file.path, "--log-level", "warning",
+        ])
         let base = "http://127.0.0.1:\(port)"
         try await operations.waitUntilReady(base)
         let (_, body) = try await operations.send("GET", base + "/.well-known/jwks.json")

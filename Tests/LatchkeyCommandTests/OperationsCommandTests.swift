@@ -63,7 +63,8 @@ struct OperationsCommandTests {
         let keys = try await CommandRunner.run(["keys", "--data-dir", data.path], environment: ["GOTRUE_JWT_SECRET": Self.secret])
         #expect(keys.status == 0)
         #expect(keys.stderr.contains("GOTRUE_JWT_SECRET"), "keys says which secret it used: \(keys.stderr)")
-        let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
+        let serviceRole = try #require(
+            keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
         #expect(try await send("GET", base + "/admin/users", bearer: serviceRole).0 == 200)
 
         server.process.send(SIGTERM)
@@ -101,7 +102,8 @@ struct OperationsCommandTests {
         let port = CommandRunner.freePort()
         let base = "http://127.0.0.1:\(port)"
         let server = try CommandRunner.start([
-            "serve", "--port", "\(port)", "--data-dir", data.path, "--autoconfirm", "--bcrypt-cost", "4", "--no-rate-limits", "--log-level", "warning",
+            "serve", "--port", "\(port)", "--data-dir", data.path, "--autoconfirm", "--bcrypt-cost", "4", "--no-rate-limits", "--log-level",
+            "warning",
         ])
         try await waitUntilReady(base)
         #expect(try await send("POST", base + "/signup", json: ["email": "before@example.com", "password": "correct horse battery"]).0 == 200)
@@ -110,8 +112,12 @@ struct OperationsCommandTests {
         let writer = Task {
             var count = 0
             while !Task.isCancelled, count < 400 {
-                if let (status, _) = try? await send("POST", base + "/signup", json: ["email": "w\(count)@example.com", "password": "correct horse battery"]),
-                    status == 200 { count += 1 }
+                if let (status, _) = try? await send(
+                    "POST", base + "/signup", json: ["email": "w\(count)@example.com", "password": "correct horse battery"]),
+                    status == 200
+                {
+                    count += 1
+                }
             }
             return count
         }
@@ -139,7 +145,8 @@ struct OperationsCommandTests {
         let again = try CommandRunner.start(["serve", "--port", "\(port2)", "--data-dir", restored.path, "--log-level", "warning"])
         let base2 = "http://127.0.0.1:\(port2)"
         try await waitUntilReady(base2)
-        let (status, body) = try await send("POST", base2 + "/token?grant_type=password", json: ["email": "before@example.com", "password": "correct horse battery"])
+        let (status, body) = try await send(
+            "POST", base2 + "/token?grant_type=password", json: ["email": "before@example.com", "password": "correct horse battery"])
         #expect(status == 200, "\(body)")
         again.process.send(SIGTERM)
         #expect(await again.wait(upTo: 20))

@@ -41,7 +41,8 @@ struct ServeCommandTests {
 
         let keys = try await CommandRunner.run(["keys", "--data-dir", data.path])
         #expect(keys.status == 0)
-        let serviceRole = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
+        let serviceRole = try #require(
+            keys.stdout.split(separator: "\n").first { $0.hasPrefix("service_role key:") }?.split(separator: " ").last.map(String.init))
         let anon = try #require(keys.stdout.split(separator: "\n").first { $0.hasPrefix("anon key:") }?.split(separator: " ").last.map(String.init))
         #expect(try await get(base + "/admin/users", bearer: serviceRole).0 == 200)
         #expect(try await get(base + "/admin/users", bearer: anon).0 == 403)
@@ -54,10 +55,19 @@ struct ServeCommandTests {
 
     @Test("serve logs where mail goes: --smtp-url over GoTrue's GOTRUE_SMTP_*, host and port, never the password")
     func mailDestination() async throws {
-        let mailKeys = ["LATCHKEY_SMTP_URL", "LATCHKEY_MAIL_FROM", "GOTRUE_SMTP_HOST", "GOTRUE_SMTP_PORT", "GOTRUE_SMTP_USER", "GOTRUE_SMTP_PASS", "GOTRUE_SMTP_ADMIN_EMAIL", "GOTRUE_SMTP_SENDER_NAME"]
-        let environment = ["GOTRUE_SMTP_HOST": "127.0.0.1", "GOTRUE_SMTP_PORT": "2526", "GOTRUE_SMTP_USER": "env-user", "GOTRUE_SMTP_PASS": "env-pa55word", "GOTRUE_SMTP_ADMIN_EMAIL": "admin@example.com"]
+        let mailKeys = [
+            "LATCHKEY_SMTP_URL", "LATCHKEY_MAIL_FROM", "GOTRUE_SMTP_HOST", "GOTRUE_SMTP_PORT", "GOTRUE_SMTP_USER", "GOTRUE_SMTP_PASS",
+            "GOTRUE_SMTP_ADMIN_EMAIL", "GOTRUE_SMTP_SENDER_NAME",
+        ]
+        let environment = [
+            "GOTRUE_SMTP_HOST": "127.0.0.1", "GOTRUE_SMTP_PORT": "2526", "GOTRUE_SMTP_USER": "env-user", "GOTRUE_SMTP_PASS": "env-pa55word",
+            "GOTRUE_SMTP_ADMIN_EMAIL": "admin@example.com",
+        ]
         for (arguments, expected) in [
-            (["--smtp-url", "smtp://cli-user:cli-pa55word@127.0.0.1:2525", "--mail-from", "App <app@example.com>"], "smtp://127.0.0.1:2525 (STARTTLS required, AUTH)"),
+            (
+                ["--smtp-url", "smtp://cli-user:cli-pa55word@127.0.0.1:2525", "--mail-from", "App <app@example.com>"],
+                "smtp://127.0.0.1:2525 (STARTTLS required, AUTH)"
+            ),
             ([], "smtp://127.0.0.1:2526 (STARTTLS optional, AUTH)"),
         ] {
             let data = temporaryDirectory()
@@ -100,14 +110,18 @@ struct ServeCommandTests {
         let file = temporaryDirectory()
         _ = FileManager.default.createFile(atPath: file.path, contents: Data())
         defer { try? FileManager.default.removeItem(at: file) }
-        let badData = try await CommandRunner.run(["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path, "--log-level", "warning"])
+        let badData = try await CommandRunner.run([
+            "serve", "--port", "\(CommandRunner.freePort())", "--data-dir", file.appendingPathComponent("data").path, "--log-level", "warning",
+        ])
         #expect(badData.status == 1)
         #expect(badData.stderr.contains("the data directory") && badData.stderr.contains("--data-dir"), "\(badData.stderr)")
         #expect(badData.stderr.split(separator: "\n").count == 1, "one sentence: \(badData.stderr)")
 
         let noDatabase = try await CommandRunner.run(
-            ["serve", "--port", "\(CommandRunner.freePort())", "--data-dir", temporaryDirectory().path, "--log-level", "warning",
-             "--database", "postgres://user:dbsecret@127.0.0.1:1/latchkey", "--database-timeout", "2"])
+            [
+                "serve", "--port", "\(CommandRunner.freePort())", "--data-dir", temporaryDirectory().path, "--log-level", "warning",
+                "--database", "postgres://user:dbsecret@127.0.0.1:1/latchkey", "--database-timeout", "2",
+            ])
         #expect(noDatabase.status == 1)
         #expect(noDatabase.stderr.contains("the database cannot be reached") && noDatabase.stderr.contains("--database"), "\(noDatabase.stderr)")
         for raw in ["dbsecret", "errno", "NIOConnectionError"] { #expect(!noDatabase.stderr.contains(raw), "\(raw) in \(noDatabase.stderr)") }

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyServer
 import Testing
+
 @testable import LatchkeyCommand
 
 /// `latchkey serve` options that shape GoTrue compatibility, parsed into the configuration.

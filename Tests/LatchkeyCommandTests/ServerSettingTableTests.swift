@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LatchkeyServer
 import Testing
+
 @testable import LatchkeyCommand
 
 /// The settings table `latchkey serve` is declared from: every option has one entry, names are
@@ -16,7 +17,9 @@ struct ServerSettingTableTests {
         var options: [(String, Bool)] = []
         for argument in arguments {
             guard let kind = argument["kind"] as? String, kind == "option" || kind == "flag" else { continue }
-            let names = (argument["names"] as? [[String: Any]] ?? []).filter { ($0["kind"] as? String) == "long" }.compactMap { $0["name"] as? String }
+            let names = (argument["names"] as? [[String: Any]] ?? []).filter { ($0["kind"] as? String) == "long" }.compactMap {
+                $0["name"] as? String
+            }
             options += names.filter { !builtIn.contains($0) }.map { ($0, kind == "flag") }
         }
         return options
@@ -97,7 +100,9 @@ struct ServerSettingTableTests {
             guard let setting = ServerSetting.named(flag), let expected = setting.defaultDescription, setting.kind == .value || setting.kind == .list
             else { continue }
             // The default cell's code spans: `3600`, or `service_role`, `supabase_admin`.
-            let spans = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            let spans = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+                String($0.element)
+            }
             #expect(spans.joined(separator: ", ") == expected, "--\(flag): the documentation says \(cells[2]), --help \(expected)")
             checked += 1
         }
@@ -156,7 +161,9 @@ struct ServerSettingTableTests {
         #expect(settings.configuration.smtpURL == "smtps://u:p@mail.example.com:465")
         #expect(settings.configuration.mailFrom == "App <app@example.com>", "the command line wins")
         #expect(settings.resolution.variables == ["GOTRUE_JWT_SECRET", "GOTRUE_SMTP_HOST"])
-        let own = try ServeCommand.parse([]).settings(environment: ["LATCHKEY_JWT_SECRET": "own-secret-of-at-least-32-bytes-long!", "GOTRUE_JWT_SECRET": secret])
+        let own = try ServeCommand.parse([]).settings(environment: [
+            "LATCHKEY_JWT_SECRET": "own-secret-of-at-least-32-bytes-long!", "GOTRUE_JWT_SECRET": secret,
+        ])
         #expect(own.configuration.jwtSecret == "own-secret-of-at-least-32-bytes-long!")
     }
 }

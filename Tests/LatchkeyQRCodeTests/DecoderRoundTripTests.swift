@@ -21,14 +21,16 @@ struct DecoderRoundTripTests {
     static func text(count: Int, seed: UInt32) -> String {
         var state = seed
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:/?&=%-._~")
-        return String((0..<count).map { _ in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return alphabet[Int(state >> 24) % alphabet.count]
-        })
+        return String(
+            (0..<count).map { _ in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return alphabet[Int(state >> 24) % alphabet.count]
+            })
     }
 
     static var cases: [(name: String, text: String, correction: QRCode.ErrorCorrection)] {
-        let otpauth = "otpauth://totp/Latchkey:ada.lovelace%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+        let otpauth =
+            "otpauth://totp/Latchkey:ada.lovelace%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
             + "&issuer=Latchkey&algorithm=SHA1&digits=6&period=30"
         let longOtpauth = otpauth + "&image=" + String(repeating: "https%3A%2F%2Fexample.com%2Flogo.png", count: 4)
         let unicode = "Grüße aus Zürich, 東京から, Привет, 🔑🔐 — ünïcödé"

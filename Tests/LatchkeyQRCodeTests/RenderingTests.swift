@@ -29,7 +29,8 @@ struct RenderingTests {
         let code = try QRCode("otpauth://totp/Latchkey:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Latchkey")
         let side = code.size + 8
         let svg = code.svg()
-        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(side * 4)\" height=\"\(side * 4)\" viewBox=\"0 0 \(side) \(side)\""))
+        #expect(
+            svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(side * 4)\" height=\"\(side * 4)\" viewBox=\"0 0 \(side) \(side)\""))
         #expect(svg.contains("shape-rendering=\"crispEdges\""))
         #expect(svg.contains("<rect width=\"\(side)\" height=\"\(side)\" fill=\"#fff\"/>"))
         #expect(svg.hasSuffix("\"/></svg>"))

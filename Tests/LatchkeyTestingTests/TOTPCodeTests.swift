@@ -7,11 +7,12 @@ struct TOTPCodeTests {
     /// RFC 6238 appendix B's SHA-1 secret, "12345678901234567890", in Base32.
     static let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
 
-    @Test("RFC 6238 appendix B (SHA-1): 8-digit vectors, and their last 6 digits as 6-digit codes",
-          arguments: [
-              (59.0, "94287082"), (1_111_111_109, "07081804"), (1_111_111_111, "14050471"),
-              (1_234_567_890, "89005924"), (2_000_000_000, "69279037"), (20_000_000_000, "65353130"),
-          ])
+    @Test(
+        "RFC 6238 appendix B (SHA-1): 8-digit vectors, and their last 6 digits as 6-digit codes",
+        arguments: [
+            (59.0, "94287082"), (1_111_111_109, "07081804"), (1_111_111_111, "14050471"),
+            (1_234_567_890, "89005924"), (2_000_000_000, "69279037"), (20_000_000_000, "65353130"),
+        ])
     func rfcVectors(time: Double, expected: String) throws {
         let date = Date(timeIntervalSince1970: time)
         #expect(try TOTPCode.current(secret: Self.secret, at: date, digits: 8) == expected)

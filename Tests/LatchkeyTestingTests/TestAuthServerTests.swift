@@ -9,7 +9,8 @@ import Testing
 struct TestAuthServerTests {
     @Test("the README example: sign up, let the token expire on both clocks, one real refresh")
     func readmeExample() async throws {
-        let serverClock = ManualServerClock(), appClock = ManualSessionClock(Date())
+        let serverClock = ManualServerClock()
+        let appClock = ManualSessionClock(Date())
         try await TestAuthServer.with(clock: serverClock, configure: { $0.accessTokenTTL = 60 }) { server in
             let manager = SessionManager(backend: server.backend(), store: MemoryCredentialStore(), clock: appClock)
             let result = try await manager.account.signUp(email: "ada@example.com", password: "correct horse battery")
@@ -85,9 +86,9 @@ struct TestAuthServerTests {
     func adminKey() async throws {
         try await TestAuthServer.with { server in
             let allowed = try await server.admin("GET", "admin/users").status
-        #expect(allowed == 200)
+            #expect(allowed == 200)
             let refused = try await server.admin("GET", "admin/users", bearer: server.anonKey).status
-        #expect(refused == 403)
+            #expect(refused == 403)
         }
     }
 }
@@ -98,8 +99,14 @@ struct ClockAndLogTests {
     func sessionClockWakesInOrder() async throws {
         let clock = ManualSessionClock(Date(timeIntervalSince1970: 0))
         let woke = LockedList()
-        let late = Task { try await clock.sleep(until: Date(timeIntervalSince1970: 20)); woke.append(20) }
-        let early = Task { try await clock.sleep(until: Date(timeIntervalSince1970: 10)); woke.append(10) }
+        let late = Task {
+            try await clock.sleep(until: Date(timeIntervalSince1970: 20))
+            woke.append(20)
+        }
+        let early = Task {
+            try await clock.sleep(until: Date(timeIntervalSince1970: 10))
+            woke.append(10)
+        }
         while clock.sleeperCount < 2 { await Task.yield() }
         clock.advance(by: 15)
         try await early.value

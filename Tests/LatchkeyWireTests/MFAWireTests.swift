@@ -19,7 +19,10 @@ struct MFAWireTests {
     func userFactors() throws {
         var user = UserResponse(id: "u")
         #expect(!String(decoding: try JSONEncoder().encode(user), as: UTF8.self).contains("factors"))
-        user.factors = [FactorResponse(id: "f", factor_type: "totp", status: "verified", friendly_name: "phone", created_at: nil, updated_at: nil, last_challenged_at: nil)]
+        user.factors = [
+            FactorResponse(
+                id: "f", factor_type: "totp", status: "verified", friendly_name: "phone", created_at: nil, updated_at: nil, last_challenged_at: nil)
+        ]
         #expect(try JSONDecoder().decode(UserResponse.self, from: JSONEncoder().encode(user)).factors?.first?.status == "verified")
         let odd = try JSONDecoder().decode(UserResponse.self, from: Data(#"{"id":"u","factors":"nonsense"}"#.utf8))
         #expect(odd.factors == nil, "a field of an unexpected type reads as absent")
@@ -27,7 +30,9 @@ struct MFAWireTests {
 
     @Test("the enrolment's secret and the verification code never print")
     func redaction() {
-        let enrolled = EnrollFactorResponse(id: "f", type: "totp", friendly_name: "", totp: .init(qr_code: "", secret: "JBSWY3DPEHPK3PXP", uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"))
+        let enrolled = EnrollFactorResponse(
+            id: "f", type: "totp", friendly_name: "",
+            totp: .init(qr_code: "", secret: "JBSWY3DPEHPK3PXP", uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"))
         let body = VerifyFactorBody(challenge_id: "c", code: "123456")
         for text in ["\(enrolled)", String(reflecting: enrolled), "\(body)", String(reflecting: body)] {
             #expect(!text.contains("JBSWY3DPEHPK3PXP") && !text.contains("123456"))

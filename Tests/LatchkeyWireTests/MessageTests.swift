@@ -27,8 +27,9 @@ struct MessageTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let standard = ErrorResponse.standard(status: 422, code: "weak_password", message: "Short", weakPasswordReasons: ["length"])
-        #expect(String(decoding: try encoder.encode(standard), as: UTF8.self)
-            == #"{"code":422,"error_code":"weak_password","msg":"Short","weak_password":{"reasons":["length"]}}"#)
+        #expect(
+            String(decoding: try encoder.encode(standard), as: UTF8.self)
+                == #"{"code":422,"error_code":"weak_password","msg":"Short","weak_password":{"reasons":["length"]}}"#)
         let versioned = ErrorResponse.apiVersion20240101(code: "bad_jwt", message: "Invalid JWT")
         #expect(String(decoding: try encoder.encode(versioned), as: UTF8.self) == #"{"code":"bad_jwt","message":"Invalid JWT"}"#)
     }
@@ -43,7 +44,8 @@ struct MessageTests {
 
     @Test("a session round-trips and its fragment carries GoTrue's parameters")
     func sessionFragment() throws {
-        let session = SessionResponse(access_token: "a.b.c", expires_in: 3600, expires_at: 1_750_003_600, refresh_token: "r+/=", user: UserResponse(id: "u1"))
+        let session = SessionResponse(
+            access_token: "a.b.c", expires_in: 3600, expires_at: 1_750_003_600, refresh_token: "r+/=", user: UserResponse(id: "u1"))
         let decoded = try JSONDecoder().decode(SessionResponse.self, from: try JSONEncoder().encode(session))
         #expect(decoded == session)
         let fragment = session.fragment(type: "signup")

@@ -39,7 +39,8 @@ struct PasswordRules: Sendable, Equatable {
         if let summary {
             return ClientFailure(.usage, "The server refused the password as too weak: it requires \(summary).")
         }
-        return ClientFailure(.usage, "The server refused the password as too weak.", hint: "Use a longer password with a mix of letters, numbers and symbols.")
+        return ClientFailure(
+            .usage, "The server refused the password as too weak.", hint: "Use a longer password with a mix of letters, numbers and symbols.")
     }
 
     /// Asks the server for its rules; no rules when it does not answer quickly (the server

@@ -136,9 +136,10 @@ enum ServerAddress {
         var trimmed = text.trimmingCharacters(in: .whitespaces)
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else {
-            throw ClientFailure.usage("'\(text)' is not a server URL.", hint: "Use a URL like http://127.0.0.1:9999 or https://<project>.supabase.co/auth/v1.")
+            throw ClientFailure.usage(
+                "'\(text)' is not a server URL.", hint: "Use a URL like http://127.0.0.1:9999 or https://<project>.supabase.co/auth/v1.")
         }
         return url
     }

@@ -28,7 +28,8 @@ struct ClientFailure: Error, Sendable, Equatable {
 
     /// "Not signed in", with the profile named when it is not the default one.
     static func notSignedIn(profile: String) -> ClientFailure {
-        ClientFailure(.notSignedIn, "Not signed in\(ProfileName.suffix(profile)).", hint: "Run 'latchkey login\(ProfileName.flag(profile))' to sign in.")
+        ClientFailure(
+            .notSignedIn, "Not signed in\(ProfileName.suffix(profile)).", hint: "Run 'latchkey login\(ProfileName.flag(profile))' to sign in.")
     }
 }
 
@@ -41,8 +42,9 @@ extension ClientFailure {
         switch failure.category {
         case .invalidCredentials:
             // The library's words suggest an app's "Forgot Password?" button; here it is a command.
-            self.init(.notSignedIn, "Incorrect email or password.",
-                      hint: "Check them and run '\(login)' again; forgot the password? Run 'latchkey reset-password\(ProfileName.flag(profile))'.")
+            self.init(
+                .notSignedIn, "Incorrect email or password.",
+                hint: "Check them and run '\(login)' again; forgot the password? Run 'latchkey reset-password\(ProfileName.flag(profile))'.")
         case .emailNotConfirmed:
             self.init(.notSignedIn, presentation.message, hint: "Open the confirmation link, then run '\(login)'.")
         case .accountDisabled:
@@ -53,20 +55,24 @@ extension ClientFailure {
             self = .notSignedIn(profile: profile)
         case .rateLimited(let retryAfter) where failure.code == "over_email_send_rate_limit":
             let wait = retryAfter.map { " or wait \(Durations.spoken($0)) and ask again" } ?? ", or wait a minute and ask again"
-            self.init(.other, "The server mailed this address a moment ago and will not send another email yet.",
-                      hint: "Use the code or link in the last email\(wait).")
+            self.init(
+                .other, "The server mailed this address a moment ago and will not send another email yet.",
+                hint: "Use the code or link in the last email\(wait).")
         case .rateLimited(let retryAfter):
             let wait = retryAfter.map { "The server asks to wait \(Durations.spoken($0)) before trying again." }
             self.init(.other, presentation.message, hint: wait)
         case .network:
             let target = server.map { " (\($0))" } ?? ""
-            self.init(.network, "Could not reach the server\(target). \(presentation.message).",
-                      hint: signingIn ? "Check that the server is running and that the URL is right."
-                          : "Your session is kept; run the command again when the server is reachable.")
+            self.init(
+                .network, "Could not reach the server\(target). \(presentation.message).",
+                hint: signingIn
+                    ? "Check that the server is running and that the URL is right."
+                    : "Your session is kept; run the command again when the server is reachable.")
         case .server:
             self.init(.other, presentation.message)
         case .permission:
-            let message = failure.code == "signup_disabled"
+            let message =
+                failure.code == "signup_disabled"
                 ? "This server does not accept new sign-ups." : presentation.message
             self.init(.other, message)
         case .storage(let error):
@@ -74,8 +80,9 @@ extension ClientFailure {
         case .invalidInput:
             self.init(.usage, presentation.message)
         case .accountExists:
-            self.init(.other, "An account with this email already exists.",
-                      hint: "Run '\(login)' instead, or 'latchkey reset-password\(ProfileName.flag(profile))' if you forgot the password.")
+            self.init(
+                .other, "An account with this email already exists.",
+                hint: "Run '\(login)' instead, or 'latchkey reset-password\(ProfileName.flag(profile))' if you forgot the password.")
         case .unknown:
             self.init(.other, presentation.message)
         }
@@ -98,8 +105,9 @@ extension ClientFailure {
         case .signedOutElsewhere:
             self.init(.notSignedIn, "Your session has ended: another latchkey command signed out.", hint: login)
         case .offlineGracePeriodExceeded:
-            self.init(.network, "The server has not been reachable for too long to trust the saved session.",
-                      hint: "Your credentials are kept; run the command again when the server is reachable.")
+            self.init(
+                .network, "The server has not been reachable for too long to trust the saved session.",
+                hint: "Your credentials are kept; run the command again when the server is reachable.")
         case .storageFailure(let error):
             self.init(AuthFailure(.storage(error)), profile: profile, server: nil)
         }

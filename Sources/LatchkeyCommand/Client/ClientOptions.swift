@@ -3,13 +3,17 @@ import Foundation
 
 /// Options every client command takes: which profile, which credential store, how patient.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .customLong("profile"), help: ArgumentHelp(
-        "The account profile to use (default: $LATCHKEY_PROFILE or \"default\").", valueName: "name"))
+    @Option(
+        name: .customLong("profile"),
+        help: ArgumentHelp(
+            "The account profile to use (default: $LATCHKEY_PROFILE or \"default\").", valueName: "name"))
     var profile: String?
 
-    @Option(name: .customLong("store"), help: ArgumentHelp(
-        "Where credentials are kept: auto (the desktop keyring when one answers, else an encrypted file), keyring or file. Other commands use the store the profile signed in with.",
-        valueName: "auto|keyring|file"))
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "Where credentials are kept: auto (the desktop keyring when one answers, else an encrypted file), keyring or file. Other commands use the store the profile signed in with.",
+            valueName: "auto|keyring|file"))
     var store: StoreOption?
 
     @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for the server.", valueName: "seconds"))
@@ -40,13 +44,17 @@ struct ClientOptions: ParsableArguments {
 
 /// Options of `login` and `signup`: the server and the credentials.
 struct AccountOptions: ParsableArguments {
-    @Option(name: .customLong("server"), help: ArgumentHelp(
-        "The auth server's URL, remembered for the profile (default: the remembered one, else $LATCHKEY_SERVER, else http://127.0.0.1:9999).",
-        valueName: "url"))
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "The auth server's URL, remembered for the profile (default: the remembered one, else $LATCHKEY_SERVER, else http://127.0.0.1:9999).",
+            valueName: "url"))
     var server: String?
 
-    @Option(name: .customLong("api-key"), help: ArgumentHelp(
-        "The server's public anon key (Supabase projects need it), remembered for the profile.", valueName: "key"))
+    @Option(
+        name: .customLong("api-key"),
+        help: ArgumentHelp(
+            "The server's public anon key (Supabase projects need it), remembered for the profile.", valueName: "key"))
     var apiKey: String?
 
     @Option(name: .customLong("email"), help: "The account's email (default: the one the profile remembers; asked for on a terminal).")

@@ -18,8 +18,9 @@ struct SecondFactorPrompt {
         let prompt = CodePrompt(
             terminal: context.terminal, question: "Code from your authenticator app\(factor.friendlyName.map { " (\($0))" } ?? ""): ",
             normalize: TOTPCodeText.normalized, shape: "the code is the six digits your authenticator app shows.",
-            noTerminal: ClientFailure.usage("\(reason), and there is no terminal to ask for it.",
-                                            hint: "Pass the code your authenticator app shows with --totp-code CODE."),
+            noTerminal: ClientFailure.usage(
+                "\(reason), and there is no terminal to ask for it.",
+                hint: "Pass the code your authenticator app shows with --totp-code CODE."),
             wrong: .wrongTOTPCode, retryAdvice: "Try the code your app shows now.")
         return try await prompt.run(given: given, notACode: { "'\($0)' is not a code from an authenticator app: it has six digits." }) { code in
             try await check(code, factor: factor, manager: manager)

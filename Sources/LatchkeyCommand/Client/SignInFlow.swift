@@ -27,7 +27,8 @@ struct SignInFlow {
         /// requests that only mail something).
         func backend(_ context: ClientContext, timeout: TimeInterval? = nil) throws -> GoTrueBackend {
             let url = try ServerAddress.parse(server)
-            return GoTrueBackend(configuration: .init(baseURL: url, apiKey: apiKey, requestTimeout: timeout ?? context.timeout), transport: context.transport)
+            return GoTrueBackend(
+                configuration: .init(baseURL: url, apiKey: apiKey, requestTimeout: timeout ?? context.timeout), transport: context.transport)
         }
     }
 
@@ -44,7 +45,8 @@ struct SignInFlow {
     /// serve`'s default; and its anon key.
     func target() throws -> Target {
         let previous = try context.settings()
-        let text = options.server ?? previous?.server
+        let text =
+            options.server ?? previous?.server
             ?? context.environment["LATCHKEY_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? ClientContext.defaultServer
         let server = try ServerAddress.parse(text).absoluteString
         let apiKey = options.apiKey ?? (previous?.server == server ? previous?.apiKey : nil)
@@ -54,7 +56,8 @@ struct SignInFlow {
     /// The server's password rule, asked for briefly; none when it does not answer.
     func passwordRules(_ target: Target) async -> PasswordRules {
         guard let backend = try? target.backend(context, timeout: min(context.timeout, 5)) else { return PasswordRules() }
-        return (try? await context.terminal.progress("Asking the server for its password rules…") { await PasswordRules.fetch(backend) }) ?? PasswordRules()
+        return (try? await context.terminal.progress("Asking the server for its password rules…") { await PasswordRules.fetch(backend) })
+            ?? PasswordRules()
     }
 
     /// Opens the credential store and a session manager for `email` on `target`'s server.
@@ -98,8 +101,9 @@ struct SignInFlow {
         if let problem {
             // A session nobody can use again: end it on the server rather than leave it live.
             await prepared.manager.signOut(scope: .local)
-            throw ClientFailure(.other, "Signed in, but the session could not be saved in the \(prepared.credentials.location), so you are not signed in.",
-                                hint: ClientFailure.storageHint(problem))
+            throw ClientFailure(
+                .other, "Signed in, but the session could not be saved in the \(prepared.credentials.location), so you are not signed in.",
+                hint: ClientFailure.storageHint(problem))
         }
         if let previous = prepared.previous, previous.store != prepared.credentials.kind {
             let old = context.credentials(previous.store)
@@ -125,7 +129,8 @@ struct SignInFlow {
         }
         if scripted || !context.terminal.inputIsTerminal {
             guard let remembered else {
-                throw ClientFailure.usage("--email is required when there is no terminal to ask on (this profile remembers no email for \(target.server)).")
+                throw ClientFailure.usage(
+                    "--email is required when there is no terminal to ask on (this profile remembers no email for \(target.server)).")
             }
             context.terminal.message("latchkey: using the email this profile remembers: \(remembered)")
             return remembered
@@ -187,7 +192,8 @@ struct SignInFlow {
         let prompt = CodePrompt(
             terminal: context.terminal, question: "Code from the email: ", normalize: EmailCode.normalized,
             shape: "the code is the six digits in the email.",
-            noTerminal: ClientFailure.usage("No terminal to ask for the code.", hint: "Pass --code-stdin and send the code on standard input, or --otp CODE."),
+            noTerminal: ClientFailure.usage(
+                "No terminal to ask for the code.", hint: "Pass --code-stdin and send the code on standard input, or --otp CODE."),
             wrong: .wrongCode, retryAdvice: "Check the newest email and try again.")
         return try await prompt.run(given: given, notACode: { "'\($0)' is not a code from the email: it has six digits." }) { code in
             try await verifyCode(code, server: server, verify: verify)

@@ -24,11 +24,13 @@ struct StateDirectory: Sendable, Equatable {
         }
         // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return StateDirectory(root: URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("latchkey", isDirectory: true).standardizedFileURL)
+            return StateDirectory(
+                root: URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("latchkey", isDirectory: true).standardizedFileURL)
         }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return StateDirectory(root: URL(fileURLWithPath: home, isDirectory: true)
-            .appendingPathComponent(".config/latchkey", isDirectory: true).standardizedFileURL)
+        return StateDirectory(
+            root: URL(fileURLWithPath: home, isDirectory: true)
+                .appendingPathComponent(".config/latchkey", isDirectory: true).standardizedFileURL)
     }
 
     /// The directory of profile `name`.

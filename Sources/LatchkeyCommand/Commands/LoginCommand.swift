@@ -28,9 +28,11 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-create"), help: "With --code: do not create an account when the email has none (nothing is mailed then).")
     var noCreate = false
 
-    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
-        "The 6-digit code your authenticator app shows, for an account with two-step verification (for scripts; asked for on a terminal).",
-        valueName: "code"))
+    @Option(
+        name: .customLong("totp-code"),
+        help: ArgumentHelp(
+            "The 6-digit code your authenticator app shows, for an account with two-step verification (for scripts; asked for on a terminal).",
+            valueName: "code"))
     var totpCode: String?
 
     @OptionGroup var client: ClientOptions
@@ -41,7 +43,8 @@ struct LoginCommand: AsyncParsableCommand {
     func validate() throws {
         try code.validate()
         if usesCode, account.passwordStdin {
-            throw ValidationError("--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one.")
+            throw ValidationError(
+                "--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one.")
         }
         if noCreate, !usesCode { throw ValidationError("--no-create goes with --code") }
         if totpCode != nil, code.sendCode {
@@ -88,7 +91,8 @@ struct LoginCommand: AsyncParsableCommand {
                 }
             }
             for line in MailDelivery.lines(server: target.server, email: email, what: mailed) { context.terminal.output(line) }
-            context.terminal.output("Then run: latchkey login --server \(target.server) --email \(email) --otp CODE\(ProfileName.flag(context.profile))")
+            context.terminal.output(
+                "Then run: latchkey login --server \(target.server) --email \(email) --otp CODE\(ProfileName.flag(context.profile))")
             return
         }
         let prepared = try await flow.open(target, email: email)

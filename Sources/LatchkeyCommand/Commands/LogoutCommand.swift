@@ -26,7 +26,9 @@ struct LogoutCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(name: .customLong("scope"), help: ArgumentHelp("local (this session), global (every session of the account) or others (all but this one).", valueName: "scope"))
+    @Option(
+        name: .customLong("scope"),
+        help: ArgumentHelp("local (this session), global (every session of the account) or others (all but this one).", valueName: "scope"))
     var scope: Scope = .local
 
     @OptionGroup var client: ClientOptions
@@ -78,8 +80,9 @@ struct LogoutCommand: AsyncParsableCommand {
         try? settings.save(to: context.profileDirectory)
 
         if let storageError = report.storageError {
-            throw ClientFailure(.other, "Could not remove the saved credentials from the \(profile.credentials.location).",
-                                hint: ClientFailure.storageHint(storageError))
+            throw ClientFailure(
+                .other, "Could not remove the saved credentials from the \(profile.credentials.location).",
+                hint: ClientFailure.storageHint(storageError))
         }
         guard state.isSignedIn else {
             context.terminal.message("Not signed in\(ProfileName.suffix(context.profile)); removed what was left.")
@@ -98,8 +101,12 @@ struct LogoutCommand: AsyncParsableCommand {
             // session as live, and sessions do not expire on their own unless the server sets a
             // time-box (latchkey serve --session-timebox; Supabase's time-box setting).
             context.terminal.message("latchkey: the server \(why), so the session is still active there. Its tokens are deleted from this computer;")
-            context.terminal.message("  the server ends it when it is revoked, or when the server's session time-box passes if it sets one (sessions do not expire by default).")
-            context.terminal.message("  To end it for sure, sign in again when the server is reachable and run 'latchkey logout --scope global\(ProfileName.flag(context.profile))'.")
+            context.terminal.message(
+                "  the server ends it when it is revoked, or when the server's session time-box passes if it sets one (sessions do not expire by default)."
+            )
+            context.terminal.message(
+                "  To end it for sure, sign in again when the server is reachable and run 'latchkey logout --scope global\(ProfileName.flag(context.profile))'."
+            )
         }
     }
 }

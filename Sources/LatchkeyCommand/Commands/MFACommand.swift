@@ -32,9 +32,11 @@ struct MFAEnrollCommand: AsyncParsableCommand {
     @Option(name: .customLong("issuer"), help: ArgumentHelp("The service name the app shows (default: the server's host).", valueName: "issuer"))
     var issuer: String?
 
-    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
-        "When the session must be verified first (the account already has an authenticator app): that app's current code.",
-        valueName: "code"))
+    @Option(
+        name: .customLong("totp-code"),
+        help: ArgumentHelp(
+            "When the session must be verified first (the account already has an authenticator app): that app's current code.",
+            valueName: "code"))
     var totpCode: String?
 
     @OptionGroup var client: ClientOptions
@@ -43,7 +45,8 @@ struct MFAEnrollCommand: AsyncParsableCommand {
         try await client.run { context in
             let mfa = try await MFAContext.restore(context)
             let profile = mfa.profile
-            try await mfa.raiseIfNeeded(given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
+            try await mfa.raiseIfNeeded(
+                given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
             let enrollment = try await mfa.call("Adding the authenticator app…") {
                 try await profile.manager.mfa.enrollTOTP(friendlyName: name, issuer: issuer)
             }
@@ -56,7 +59,9 @@ struct MFAEnrollCommand: AsyncParsableCommand {
             context.terminal.output("  secret:  \(enrollment.secret)")
             context.terminal.output("  factor:  \(enrollment.factorID)")
             guard context.terminal.inputIsTerminal else {
-                context.terminal.output("Then verify it with the code it shows: latchkey mfa verify \(enrollment.factorID) --totp-code CODE\(ProfileName.flag(context.profile))")
+                context.terminal.output(
+                    "Then verify it with the code it shows: latchkey mfa verify \(enrollment.factorID) --totp-code CODE\(ProfileName.flag(context.profile))"
+                )
                 return
             }
             let factor = Factor(id: enrollment.factorID, friendlyName: enrollment.friendlyName, status: .unverified)
@@ -65,7 +70,9 @@ struct MFAEnrollCommand: AsyncParsableCommand {
                     factor, with: profile.manager, given: nil, reason: "Verifying the authenticator app needs its code")
             } catch {
                 context.terminal.message("latchkey: \(label) is added but not verified, so it does not protect the account yet.")
-                context.terminal.message("  Verify it with 'latchkey mfa verify \(enrollment.factorID)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(enrollment.factorID)'.")
+                context.terminal.message(
+                    "  Verify it with 'latchkey mfa verify \(enrollment.factorID)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(enrollment.factorID)'."
+                )
                 throw error
             }
             context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
@@ -100,7 +107,8 @@ struct MFAVerifyCommand: AsyncParsableCommand {
             } else if let only = factors.first(where: \.isVerifiedTOTP) ?? (factors.count == 1 ? factors.first : nil) {
                 chosen = only
             } else if factors.isEmpty {
-                throw ClientFailure(.other, "This account has no authenticator app.", hint: "Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
+                throw ClientFailure(
+                    .other, "This account has no authenticator app.", hint: "Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
             } else {
                 throw ClientFailure.usage("Say which authenticator app: \(factors.map { $0.friendlyName ?? $0.id }.joined(separator: ", ")).")
             }
@@ -137,7 +145,9 @@ struct MFAListCommand: AsyncParsableCommand {
                 context.terminal.output("No authenticator apps. Add one with 'latchkey mfa enroll\(ProfileName.flag(context.profile))'.")
                 return
             }
-            let rows = factors.map { [$0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-"] }
+            let rows = factors.map {
+                [$0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-"]
+            }
             for line in TextTable.render(header: ["ID", "NAME", "TYPE", "STATUS", "CREATED"], rows: rows) {
                 context.terminal.output(line)
             }
@@ -155,8 +165,10 @@ struct MFARemoveCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
     var factor: String
 
-    @Option(name: .customLong("totp-code"), help: ArgumentHelp(
-        "When the session must be verified first: the code of a verified authenticator app (for scripts).", valueName: "code"))
+    @Option(
+        name: .customLong("totp-code"),
+        help: ArgumentHelp(
+            "When the session must be verified first: the code of a verified authenticator app (for scripts).", valueName: "code"))
     var totpCode: String?
 
     @OptionGroup var client: ClientOptions
@@ -168,7 +180,8 @@ struct MFARemoveCommand: AsyncParsableCommand {
             let factors = try await mfa.factors()
             let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
             if chosen.status == .verified {
-                try await mfa.raiseIfNeeded(given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
+                try await mfa.raiseIfNeeded(
+                    given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
             }
             try await mfa.call("Removing the authenticator app…") { try await profile.manager.mfa.unenroll(factorID: chosen.id) }
             let label = chosen.friendlyName.map { "'\($0)' (\(chosen.id))" } ?? chosen.id
@@ -210,7 +223,8 @@ struct MFAContext {
     /// authenticator app (the server refuses the change otherwise).
     func raiseIfNeeded(given: String?, reason: String) async throws {
         guard let session = await profile.manager.currentSession, session.requiresSecondFactor,
-              let factor = session.firstVerifiedTOTPFactor else { return }
+            let factor = session.firstVerifiedTOTPFactor
+        else { return }
         _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
             factor, with: profile.manager, given: given, reason: reason)
     }

@@ -45,10 +45,12 @@ struct ResetPasswordCommand: AsyncParsableCommand {
                         throw AuthFailure(error)
                     }
                 }
-                let lines = MailDelivery.lines(server: target.server, email: email, what: "a password-reset code (none comes if it has no account here)")
+                let lines = MailDelivery.lines(
+                    server: target.server, email: email, what: "a password-reset code (none comes if it has no account here)")
                 if code.sendCode {
                     for line in lines { context.terminal.output(line) }
-                    context.terminal.output("Then run: latchkey reset-password --server \(target.server) --email \(email) --otp CODE\(ProfileName.flag(context.profile))")
+                    context.terminal.output(
+                        "Then run: latchkey reset-password --server \(target.server) --email \(email) --otp CODE\(ProfileName.flag(context.profile))")
                     return
                 }
                 for line in lines { context.terminal.message(line) }
@@ -70,8 +72,9 @@ struct ResetPasswordCommand: AsyncParsableCommand {
                     } catch let failure as AuthFailure where failure.code == "weak_password" {
                         throw rules.refusal
                     } catch let failure as AuthFailure where failure.code == "same_password" {
-                        throw ClientFailure(.usage, "The new password is the same as the old one.",
-                                            hint: "Choose another one, or sign in with it: 'latchkey login\(ProfileName.flag(context.profile))'.")
+                        throw ClientFailure(
+                            .usage, "The new password is the same as the old one.",
+                            hint: "Choose another one, or sign in with it: 'latchkey login\(ProfileName.flag(context.profile))'.")
                     }
                 }
             } catch {
@@ -83,7 +86,8 @@ struct ResetPasswordCommand: AsyncParsableCommand {
                 throw failure
             }
             let settings = try await flow.commit(prepared)
-            context.terminal.output("Password changed. Signed in to \(settings.server) as \(user.email ?? email)\(ProfileName.suffix(context.profile)).")
+            context.terminal.output(
+                "Password changed. Signed in to \(settings.server) as \(user.email ?? email)\(ProfileName.suffix(context.profile)).")
             context.terminal.output("Credentials are kept in the \(prepared.credentials.location).")
         }
     }

@@ -35,7 +35,9 @@ struct SignupCommand: AsyncParsableCommand {
             switch result {
             case .signedIn(let session):
                 let settings = try await flow.commit(prepared)
-                context.terminal.output("Account created. Signed in to \(settings.server) as \(session.user.email ?? session.user.id)\(ProfileName.suffix(context.profile)).")
+                context.terminal.output(
+                    "Account created. Signed in to \(settings.server) as \(session.user.email ?? session.user.id)\(ProfileName.suffix(context.profile))."
+                )
                 context.terminal.output("Credentials are kept in the \(prepared.credentials.location).")
             case .confirmationRequired:
                 // Remember the server for the coming `login`, unless the profile already
@@ -45,8 +47,10 @@ struct SignupCommand: AsyncParsableCommand {
                 // one (so nobody can probe for accounts): say both.
                 context.terminal.output("Sign-up sent. Unless \(email) already has an account, the server has mailed a confirmation link.")
                 for line in MailDelivery.lines(server: target.server, email: email, what: "the confirmation link") { context.terminal.output(line) }
-                context.terminal.output("Then run: latchkey login --server \(prepared.settings.server) --email \(email)\(ProfileName.flag(context.profile))")
-                context.terminal.output("If the address already had an account, no mail comes: run 'latchkey login' or 'latchkey reset-password' instead.")
+                context.terminal.output(
+                    "Then run: latchkey login --server \(prepared.settings.server) --email \(email)\(ProfileName.flag(context.profile))")
+                context.terminal.output(
+                    "If the address already had an account, no mail comes: run 'latchkey login' or 'latchkey reset-password' instead.")
             }
         }
     }

@@ -93,16 +93,19 @@ struct StatusReport: Encodable {
     /// The report for people.
     var lines: [String] {
         let age = signedInAt.map { "\(Durations.spoken(now.timeIntervalSince($0))) (signed in \(Durations.timestamp($0)))" } ?? "unknown"
-        let token = expiresAt > now
+        let token =
+            expiresAt > now
             ? "valid, expires \(Durations.relative(expiresAt, now: now))"
             : "expired \(Durations.relative(expiresAt, now: now)); renewed when the server is reachable"
-        let serverLine = switch server {
-        case .online: "online"
-        case .offline: "offline (cannot reach \(serverURL)); signed in from the saved session"
-        case .failing(let message): "error (\(message))"
-        }
+        let serverLine =
+            switch server {
+            case .online: "online"
+            case .offline: "offline (cannot reach \(serverURL)); signed in from the saved session"
+            case .failing(let message): "error (\(message))"
+            }
         let methods = assurance.methodNames.isEmpty ? "" : " (\(assurance.methodNames.joined(separator: ", ")))"
-        let assuranceLine = requiresSecondFactor
+        let assuranceLine =
+            requiresSecondFactor
             ? "\(assurance.level)\(methods); the authenticator app's code is needed: run 'latchkey mfa verify\(ProfileName.flag(profile))'"
             : "\(assurance.level)\(methods)"
         return [
@@ -124,15 +127,24 @@ struct StatusReport: Encodable {
         let message: String
 
         enum CodingKeys: String, CodingKey {
-            case signedIn = "signed_in", profile, message
+            case signedIn = "signed_in"
+            case profile, message
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case signedIn = "signed_in", offline, profile, server = "server_url", serverStatus = "server", email
-        case userID = "user_id", signedInAt = "signed_in_at", expiresAt = "access_token_expires_at"
-        case expiresIn = "access_token_expires_in", store = "credential_store"
-        case aal, amr, requiresSecondFactor = "second_factor_required"
+        case signedIn = "signed_in"
+        case offline, profile
+        case server = "server_url"
+        case serverStatus = "server"
+        case email
+        case userID = "user_id"
+        case signedInAt = "signed_in_at"
+        case expiresAt = "access_token_expires_at"
+        case expiresIn = "access_token_expires_in"
+        case store = "credential_store"
+        case aal, amr
+        case requiresSecondFactor = "second_factor_required"
     }
 
     func encode(to encoder: any Encoder) throws {

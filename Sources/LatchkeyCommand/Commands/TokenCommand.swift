@@ -12,8 +12,10 @@ struct TokenCommand: AsyncParsableCommand {
             fails with exit code 3 and the session is kept.
             """)
 
-    @Option(name: .customLong("min-ttl"), help: ArgumentHelp(
-        "Refresh when the token has fewer seconds left than this (capped at half its lifetime).", valueName: "seconds"))
+    @Option(
+        name: .customLong("min-ttl"),
+        help: ArgumentHelp(
+            "Refresh when the token has fewer seconds left than this (capped at half its lifetime).", valueName: "seconds"))
     var minTTL: Double = 60
 
     @OptionGroup var client: ClientOptions

@@ -14,20 +14,21 @@ struct Spinner: Sendable {
 
     /// Starts a spinner showing `label`.
     static func start(_ label: String) -> Spinner {
-        Spinner(task: Task {
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                return false
-            }
-            var frame = 0
-            while !Task.isCancelled {
-                Terminal.writeError("\r\(frames[frame % frames.count]) \(label)")
-                frame += 1
-                try? await Task.sleep(for: interval)
-            }
-            return true
-        })
+        Spinner(
+            task: Task {
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    return false
+                }
+                var frame = 0
+                while !Task.isCancelled {
+                    Terminal.writeError("\r\(frames[frame % frames.count]) \(label)")
+                    frame += 1
+                    try? await Task.sleep(for: interval)
+                }
+                return true
+            })
     }
 
     /// Stops the spinner and clears its line.

@@ -18,8 +18,9 @@ struct Terminal: Sendable {
 
     /// The process's own streams.
     static func standard() -> Terminal {
-        Terminal(inputIsTerminal: isatty(STDIN_FILENO) == 1, outputIsTerminal: isatty(STDOUT_FILENO) == 1,
-                 errorIsTerminal: isatty(STDERR_FILENO) == 1)
+        Terminal(
+            inputIsTerminal: isatty(STDIN_FILENO) == 1, outputIsTerminal: isatty(STDOUT_FILENO) == 1,
+            errorIsTerminal: isatty(STDERR_FILENO) == 1)
     }
 
     /// Whether to show progress: only when a person is watching both streams. Quiet when

@@ -95,7 +95,8 @@ enum PenaltyScore {
             let next = row + size
             for x in 0..<size - 1 {
                 // 0 or 4 dark modules: one colour (summed, not branched on; see lineScore).
-                let dark = (modules[row + x] ? 1 : 0) + (modules[row + x + 1] ? 1 : 0) + (modules[next + x] ? 1 : 0)
+                let dark =
+                    (modules[row + x] ? 1 : 0) + (modules[row + x + 1] ? 1 : 0) + (modules[next + x] ? 1 : 0)
                     + (modules[next + x + 1] ? 1 : 0)
                 score += dark & 3 == 0 ? 3 : 0
             }

@@ -5,7 +5,6 @@ import LatchkeyWire
 struct CurrentUser: Sendable {
     let store: any AuthStore
 
-
     func user(_ signedIn: BearerAuthentication.Authenticated) async throws -> UserResponse {
         UserResponse(signedIn.user, factors: try await store.factors(userID: signedIn.user.id))
     }

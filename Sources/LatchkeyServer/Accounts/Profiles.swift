@@ -7,7 +7,6 @@ struct Profiles: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
-
     func profile(of id: UUID) async throws -> ProfileResponse {
         guard let user = try await store.user(id: id) else { throw AuthError.userNotFound }
         return ProfileResponse(user)
@@ -15,7 +14,9 @@ struct Profiles: Sendable {
 
     /// Sets the display name (trimmed; empty removes it) and the avatar URL (http or https;
     /// empty removes it) of `signedIn`'s own profile `id`.
-    func update(_ id: UUID, by signedIn: BearerAuthentication.Authenticated, with body: ProfileUpdateBody, ipAddress: String) async throws -> ProfileResponse {
+    func update(
+        _ id: UUID, by signedIn: BearerAuthentication.Authenticated, with body: ProfileUpdateBody, ipAddress: String
+    ) async throws -> ProfileResponse {
         guard id == signedIn.user.id else { throw AuthError.insufficientPermissions }
         var user = signedIn.user
         if let name = body.display_name {
@@ -35,8 +36,10 @@ struct Profiles: Sendable {
         }
         user.updatedAt = clock.now()
         try await store.updateUser(
-            user, audit: AuditEntry(action: .userModified, actorID: user.id, actorUsername: user.email,
-                                    traits: ["profile": .bool(true)], ipAddress: ipAddress, createdAt: user.updatedAt))
+            user,
+            audit: AuditEntry(
+                action: .userModified, actorID: user.id, actorUsername: user.email,
+                traits: ["profile": .bool(true)], ipAddress: ipAddress, createdAt: user.updatedAt))
         return ProfileResponse(user)
     }
 }

@@ -17,7 +17,6 @@ struct Reauthentication: Sendable {
     /// Whether a password change needs a nonce (`--secure-password-change`).
     let required: Bool
 
-
     /// Mails the signed-in user a nonce.
     func request(for signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws {
         let user = signedIn.user

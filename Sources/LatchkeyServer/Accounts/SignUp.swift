@@ -39,7 +39,6 @@ struct SignUp: Sendable {
     let settings: Settings
     let logger: Logger
 
-
     /// Signs `body`'s address up; `queryRedirect` is the request's `redirect_to` parameter.
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {
         guard !settings.disabled else { throw AuthError.signupDisabled }
@@ -71,10 +70,12 @@ struct SignUp: Sendable {
 
         let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
         let now = clock.now()
-        var user = UserRecord(email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
+        var user = UserRecord(
+            email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
         let audit = AuditEntry(
-            action: .userSignedUp, actorID: user.id, actorUsername: email, traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now)
+            action: .userSignedUp, actorID: user.id, actorUsername: email, traits: ["provider": .string("email")], ipAddress: ipAddress,
+            createdAt: now)
         // The account is stored with its session or its confirmation link in one transaction:
         // a failure leaves no account behind that could neither sign in nor be confirmed.
         do {
@@ -113,7 +114,9 @@ struct SignUp: Sendable {
         let session = sessions.prepare(for: user, method: "anonymous", ipAddress: ipAddress)
         try await store.insertUser(
             session.user,
-            audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: "", traits: ["provider": .string("anonymous")], ipAddress: ipAddress, createdAt: now),
+            audit: AuditEntry(
+                action: .userSignedUp, actorID: user.id, actorUsername: "", traits: ["provider": .string("anonymous")], ipAddress: ipAddress,
+                createdAt: now),
             start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
         logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
         return try await sessions.started(session)

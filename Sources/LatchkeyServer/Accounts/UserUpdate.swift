@@ -18,8 +18,9 @@ struct UserUpdate: Sendable {
     /// Whether a new address applies without confirmation.
     let autoconfirm: Bool
 
-
-    func update(_ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String) async throws -> UserResponse {
+    func update(
+        _ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String
+    ) async throws -> UserResponse {
         let now = clock.now()
         var user = signedIn.user
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)

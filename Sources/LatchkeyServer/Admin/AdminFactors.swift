@@ -9,7 +9,6 @@ struct AdminFactors: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
-
     /// Every factor of the user, verified or not (404 `user_not_found` for no such user).
     func list(userID: UUID) async throws -> [FactorResponse] {
         _ = try await existingUser(userID)

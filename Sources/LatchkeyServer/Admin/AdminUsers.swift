@@ -82,7 +82,8 @@ struct AdminUsers: Sendable {
     private func audit(_ action: AuditEntry.Action, _ user: UserRecord, ipAddress: String, traits: [String: JSONValue] = [:]) -> AuditEntry {
         var allTraits = traits
         allTraits["user_id"] = .string(user.id.lowercasedString)
-        return AuditEntry(action: action, actorID: nil, actorUsername: "service_role", traits: allTraits, ipAddress: ipAddress, createdAt: clock.now())
+        return AuditEntry(
+            action: action, actorID: nil, actorUsername: "service_role", traits: allTraits, ipAddress: ipAddress, createdAt: clock.now())
     }
 
     /// Fields that creating and updating share: confirmation, app metadata, role, ban.

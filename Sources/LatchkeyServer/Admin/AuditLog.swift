@@ -5,7 +5,6 @@ import LatchkeyWire
 struct AuditLog: Sendable {
     let store: any AuthStore
 
-
     func entries(_ page: Page) async throws -> [AuditEntryResponse] {
         try await store.auditEntries(offset: page.offset, limit: page.limit).map(AuditEntryResponse.init)
     }

@@ -97,7 +97,8 @@ public struct JWTKeySet: Sendable, CustomStringConvertible {
                 throw ConfigurationError("JWT keys: no signing key; exactly one key needs \"sign\" in its key_ops")
             }
             throw ConfigurationError(
-                "JWT keys: \(signing.count) signing keys (\(signing.map(\.id).joined(separator: ", "))); exactly one key may have \"sign\" in its key_ops, the others [\"verify\"]")
+                "JWT keys: \(signing.count) signing keys (\(signing.map(\.id).joined(separator: ", "))); exactly one key may have \"sign\" in its key_ops, the others [\"verify\"]"
+            )
         }
         self.keys = keys
     }
@@ -141,7 +142,8 @@ public struct JWTKeySet: Sendable, CustomStringConvertible {
             }
             let publicKey: P256.Signing.PublicKey
             if let d = given.d {
-                guard let scalar = Base64URL.decode(d), scalar.count == 32, let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: scalar) else {
+                guard let scalar = Base64URL.decode(d), scalar.count == 32, let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: scalar)
+                else {
                     throw ConfigurationError("\(name): d is not a P-256 private key")
                 }
                 publicKey = privateKey.publicKey

@@ -29,7 +29,9 @@ extension ServerSetting {
         help: "A further URL that redirect_to may point at (repeatable).")
     package static let accessTokenTTL = ServerSetting(
         "access-token-ttl", \.accessTokenTTL, .seconds, variables: [Variable("GOTRUE_JWT_EXP", .positiveInteger)],
-        help: "Access-token lifetime in seconds (at least 1). Supabase clients treat a token with under 30 s left as expired, so below a minute they refresh on nearly every call; the server warns under 60 s.")
+        help:
+            "Access-token lifetime in seconds (at least 1). Supabase clients treat a token with under 30 s left as expired, so below a minute they refresh on nearly every call; the server warns under 60 s."
+    )
     package static let jwtAdminRole = ServerSetting(
         "jwt-admin-role", \.jwtAdminRoles, .roles, variables: [Variable("GOTRUE_JWT_ADMIN_ROLES")],
         help: "A role whose API keys may use /admin (repeatable).")
@@ -65,7 +67,8 @@ extension ServerSetting {
     package static let database = ServerSetting(
         "database", \.databaseURL, .optionalText,
         variables: [Variable("LATCHKEY_DATABASE_URL"), Variable("GOTRUE_DB_DATABASE_URL"), Variable("DATABASE_URL")],
-        help: "Database URL: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require] to share one database between several instances.",
+        help:
+            "Database URL: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=require] to share one database between several instances.",
         isSecret: true)
     package static let databasePoolSize = ServerSetting(
         "database-pool-size", \.databasePoolSize, .integer, variables: [Variable("GOTRUE_DB_MAX_POOL_SIZE", .positiveInteger)],
@@ -132,7 +135,8 @@ extension ServerSetting {
     package static let smtpURL = ServerSetting(
         "smtp-url", \.smtpURL, .optionalText,
         variables: [Variable("GOTRUE_SMTP_HOST", .goTrueSMTPURL, alsoReads: ["GOTRUE_SMTP_PORT", "GOTRUE_SMTP_USER", "GOTRUE_SMTP_PASS"])],
-        help: "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.",
+        help:
+            "Send emails over SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS required; ?starttls=optional allows plain text) or smtps://... (implicit TLS). Default: the outbox folder.",
         isSecret: true)
     package static let mailFrom = ServerSetting(
         "mail-from", \.mailFrom, .optionalText,
@@ -143,7 +147,9 @@ extension ServerSetting {
         help: "Folder of Mustache templates replacing the hosted pages' defaults by file name (home.mustache, password.mustache, style.css, …).")
     package static let mailTemplates = ServerSetting(
         "mail-templates", \.mailTemplatesDirectory, .directory,
-        help: "Folder of mail templates replacing the defaults part by part: <kind>.subject, <kind>.txt, <kind>.html for confirmation, invite, recovery, magic_link, email_change, reauthentication (GoTrue's {{ .Variable }} syntax, substitution only).")
+        help:
+            "Folder of mail templates replacing the defaults part by part: <kind>.subject, <kind>.txt, <kind>.html for confirmation, invite, recovery, magic_link, email_change, reauthentication (GoTrue's {{ .Variable }} syntax, substitution only)."
+    )
     /// The log level: the command's logger uses it, so it has no ``store``.
     package static let logLevel = ServerSetting(
         "log-level", variables: [Variable("GOTRUE_LOG_LEVEL", .logLevel)], help: "trace, debug, info, notice, warning, error or critical.",
@@ -156,14 +162,16 @@ extension ServerSetting {
         help: "A proxy (IPv4 or IPv6 CIDR, or one address) whose X-Forwarded-For is believed (repeatable). By default none is.")
     package static let metricsToken = ServerSetting(
         "metrics-token", \.metricsToken, .optionalText,
-        help: "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.",
+        help:
+            "Serve GET /metrics (Prometheus text) to requests with Authorization: Bearer TOKEN (at least 16 characters; prefer LATCHKEY_METRICS_TOKEN). Default: no /metrics.",
         isSecret: true)
     package static let metricsEnabled = ServerSetting(
         "metrics-enabled", \.metricsEnabled, .boolean, variables: [Variable("GOTRUE_METRICS_ENABLED", .boolean)],
         help: "Record metrics (true or false). false: nothing is counted or timed and GET /metrics answers 404.")
     package static let jwtKeys = ServerSetting(
         "jwt-keys", \.jwtKeys, .jwtKeys, variables: [Variable("GOTRUE_JWT_KEYS")],
-        help: "Signing keys as GoTrue's GOTRUE_JWT_KEYS: a JSON array of private JWKs (ES256, RS256 or HS256), exactly one with \"sign\" in key_ops (see `latchkey keys generate`). Prefer LATCHKEY_JWT_KEYS or --jwt-keys-file to the command line. Default: the JWT secret signs (HS256).",
+        help:
+            "Signing keys as GoTrue's GOTRUE_JWT_KEYS: a JSON array of private JWKs (ES256, RS256 or HS256), exactly one with \"sign\" in key_ops (see `latchkey keys generate`). Prefer LATCHKEY_JWT_KEYS or --jwt-keys-file to the command line. Default: the JWT secret signs (HS256).",
         valueName: "json", isSecret: true)
     package static let jwtKeysFile = ServerSetting(
         "jwt-keys-file", \.jwtKeys, .file(then: .jwtKeys, what: "JWT keys"),
@@ -176,7 +184,8 @@ extension ServerSetting {
     package static let jwtSecret = ServerSetting(
         "LATCHKEY_JWT_SECRET", kind: .environmentOnly, variables: [Variable("LATCHKEY_JWT_SECRET"), Variable("GOTRUE_JWT_SECRET")],
         help: "HS256 secret for access tokens, at least 32 bytes; when unset, generated on first start and kept in <data-dir>/jwt-secret.",
-        isSecret: true, store: { value, setting, configuration throws(ConfigurationError) in
+        isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
             configuration.jwtSecret = try Parser<String?>.optionalText.parse(value, setting)
         })
 
@@ -253,11 +262,13 @@ extension ServerSetting.Parser {
     /// The trimmed text of the file the value names, parsed by `parser`; `what` names the
     /// contents in the message when the file is unreadable or empty.
     static func file(then parser: Self, what: String) -> Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
-            let path = textValue(value, setting)
-            guard let contents = ServerSetting.fileContents(path) else { throw setting.error("\(path): cannot read \(what) from it") }
-            return try parser.parse(.text(contents), setting)
-        }, describe: { _ in nil })
+        Self(
+            kind: .value,
+            parse: { value, setting throws(ConfigurationError) in
+                let path = textValue(value, setting)
+                guard let contents = ServerSetting.fileContents(path) else { throw setting.error("\(path): cannot read \(what) from it") }
+                return try parser.parse(.text(contents), setting)
+            }, describe: { _ in nil })
     }
 }
 
@@ -276,11 +287,13 @@ extension ServerSetting.Parser where T == Int {
 
     /// A rate limit: at least 1 (`--no-rate-limits` turns limits off).
     static var rateLimit: Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
-            let count = try integerValue(value, setting)
-            guard count >= 1 else { throw setting.error("must be at least 1; use --no-rate-limits to turn rate limits off") }
-            return count
-        }, describe: { String($0) })
+        Self(
+            kind: .value,
+            parse: { value, setting throws(ConfigurationError) in
+                let count = try integerValue(value, setting)
+                guard count >= 1 else { throw setting.error("must be at least 1; use --no-rate-limits to turn rate limits off") }
+                return count
+            }, describe: { String($0) })
     }
 }
 
@@ -293,36 +306,42 @@ extension ServerSetting.Parser where T == Int? {
 extension ServerSetting.Parser where T == TimeInterval {
     /// Whole seconds.
     static var seconds: Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
-             describe: { String(Int($0)) })
+        Self(
+            kind: .value, parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
+            describe: { String(Int($0)) })
     }
 
     /// Seconds, fractions allowed.
     static var number: Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
-            let text = textValue(value, setting)
-            guard let number = Double(text), number.isFinite else { throw setting.error("must be a number of seconds, not '\(text)'") }
-            return number
-        }, describe: { $0.rounded() == $0 ? String(Int($0)) : String($0) })
+        Self(
+            kind: .value,
+            parse: { value, setting throws(ConfigurationError) in
+                let text = textValue(value, setting)
+                guard let number = Double(text), number.isFinite else { throw setting.error("must be a number of seconds, not '\(text)'") }
+                return number
+            }, describe: { $0.rounded() == $0 ? String(Int($0)) : String($0) })
     }
 }
 
 extension ServerSetting.Parser where T == TimeInterval? {
     /// Whole seconds, no default.
     static var optionalSeconds: Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
-             describe: { _ in nil })
+        Self(
+            kind: .value, parse: { value, setting throws(ConfigurationError) in TimeInterval(try integerValue(value, setting)) },
+            describe: { _ in nil })
     }
 }
 
 extension ServerSetting.Parser where T == Bool {
     /// An option taking `true` or `false`.
     static var boolean: Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in
-            let text = textValue(value, setting)
-            guard let on = ServerSetting.parseBool(text) else { throw setting.error("must be true or false, not '\(text)'") }
-            return on
-        }, describe: { String($0) })
+        Self(
+            kind: .value,
+            parse: { value, setting throws(ConfigurationError) in
+                let text = textValue(value, setting)
+                guard let on = ServerSetting.parseBool(text) else { throw setting.error("must be true or false, not '\(text)'") }
+                return on
+            }, describe: { String($0) })
     }
 
     /// A flag that turns the setting on.
@@ -336,17 +355,21 @@ extension ServerSetting.Parser where T == Bool {
 extension ServerSetting.Parser where T == [String] {
     /// A repeatable option.
     static var list: Self {
-        Self(kind: .list, parse: { value, setting in
-            if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
-        }, describe: { $0.isEmpty ? nil : $0.joined(separator: ", ") })
+        Self(
+            kind: .list,
+            parse: { value, setting in
+                if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
+            }, describe: { $0.isEmpty ? nil : $0.joined(separator: ", ") })
     }
 
     /// Roles, repeatable: an empty list is ``ServerConfiguration/defaultJWTAdminRoles``.
     static var roles: Self {
-        Self(kind: .list, parse: { value, setting in
-            let items = if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
-            return items.isEmpty ? ServerConfiguration.defaultJWTAdminRoles : items
-        }, describe: { $0.joined(separator: ", ") })
+        Self(
+            kind: .list,
+            parse: { value, setting in
+                let items = if case .list(let items) = value { items } else { ServerSetting.list(textValue(value, setting)) }
+                return items.isEmpty ? ServerConfiguration.defaultJWTAdminRoles : items
+            }, describe: { $0.joined(separator: ", ") })
     }
 
     /// One option holding a comma-separated list.
@@ -365,6 +388,8 @@ extension ServerSetting.Parser where T == URL? {
 extension ServerSetting.Parser where T == JWTKeySet? {
     /// GoTrue's JSON array of private JWKs.
     static var jwtKeys: Self {
-        Self(kind: .value, parse: { value, setting throws(ConfigurationError) in try JWTKeySet(json: textValue(value, setting)) }, describe: { _ in nil })
+        Self(
+            kind: .value, parse: { value, setting throws(ConfigurationError) in try JWTKeySet(json: textValue(value, setting)) },
+            describe: { _ in nil })
     }
 }

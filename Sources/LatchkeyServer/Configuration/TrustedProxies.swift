@@ -34,7 +34,8 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let text = bytes.count == 4
+        let text =
+            bytes.count == 4
             ? bytes.map(String.init).joined(separator: ".")
             : stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
         return "\(text)/\(prefixLength)"

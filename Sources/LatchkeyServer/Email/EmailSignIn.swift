@@ -17,7 +17,6 @@ struct EmailSignIn: Sendable {
     /// Whether a new account is confirmed at once (it then gets a magic link, not a confirmation).
     let autoconfirm: Bool
 
-
     /// Mails `body.email` a sign-in link and code; `queryRedirect` is the request's
     /// `redirect_to` parameter.
     func send(_ body: OTPBody, queryRedirect: String?, ipAddress: String) async throws {
@@ -50,8 +49,10 @@ struct EmailSignIn: Sendable {
         if autoconfirm { user.emailConfirmedAt = now }
         do {
             try await store.insertUser(
-                user, audit: AuditEntry(action: .userSignedUp, actorID: user.id, actorUsername: email,
-                                        traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now))
+                user,
+                audit: AuditEntry(
+                    action: .userSignedUp, actorID: user.id, actorUsername: email,
+                    traits: ["provider": .string("email")], ipAddress: ipAddress, createdAt: now))
         } catch StoreError.duplicateEmail {
             return  // signed up a moment ago by another request, which mails the link
         } catch {

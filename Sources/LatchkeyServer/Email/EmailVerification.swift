@@ -48,7 +48,6 @@ struct EmailVerification: Sendable {
     let sessions: SessionIssuer
     let settings: EmailLinks.Settings
 
-
     /// `POST /verify`: a session for a valid link token or code.
     func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {
         let type = try VerificationType(parsing: body.type)
@@ -86,9 +85,11 @@ struct EmailVerification: Sendable {
             let (type, user) = try await redeemLinkAndApply(type: rawType, token: token, ipAddress: ipAddress)
             if isPKCE {
                 let code = OpaqueTokens.random()
-                guard try await store.issueAuthCode(
-                    userID: user.id, authenticationMethod: type.authenticationMethod, authCodeHash: OpaqueTokens.hash(code), issuedAt: clock.now()
-                ) != nil else {
+                guard
+                    try await store.issueAuthCode(
+                        userID: user.id, authenticationMethod: type.authenticationMethod, authCodeHash: OpaqueTokens.hash(code), issuedAt: clock.now()
+                    ) != nil
+                else {
                     throw AuthError.noFlowStateForLink
                 }
                 return Self.adding(query: [URLQueryItem(name: "code", value: code)], to: redirect)
@@ -171,8 +172,10 @@ struct EmailVerification: Sendable {
             throw AuthError.otpExpired
         }
         try await store.updateUser(
-            updated, audit: AuditEntry(action: .userModified, actorID: user.id, actorUsername: updated.email,
-                                       traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
+            updated,
+            audit: AuditEntry(
+                action: .userModified, actorID: user.id, actorUsername: updated.email,
+                traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
         return updated
     }
 

@@ -9,15 +9,15 @@ struct Invitations: Sendable {
     let passwords: PasswordPolicy
     let emailLinks: EmailLinks
 
-
     /// `POST /invite`: creates the account (no password) unless an unconfirmed one exists, and
     /// mails it an invitation link and code. An address with a confirmed account is 422
     /// `email_exists`.
     func invite(_ body: InviteBody, queryRedirect: String?, ipAddress: String) async throws -> UserResponse {
         let email = try InputRules.normalizedEmail(body.email)
         let user = try await invitee(email, data: body.data)
-        try await emailLinks.send(.invite, to: user, address: email, redirectTo: queryRedirect, pkce: nil, ipAddress: ipAddress,
-                                  audit: adminAudit(.userInvited, user, ipAddress: ipAddress), slot: nil)
+        try await emailLinks.send(
+            .invite, to: user, address: email, redirectTo: queryRedirect, pkce: nil, ipAddress: ipAddress,
+            audit: adminAudit(.userInvited, user, ipAddress: ipAddress), slot: nil)
         return UserResponse(try await store.user(id: user.id) ?? user)
     }
 
@@ -50,7 +50,8 @@ struct Invitations: Sendable {
             if let existing {
                 record = existing
                 if let data = body.data { record.userMetadata.merge(data) { _, new in new } }
-                issued = try await emailLinks.issue(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+                issued = try await emailLinks.issue(
+                    .signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
             } else {
                 // A magic link for a new address signs up an account without a password.
                 var passwordHash: String?
@@ -68,12 +69,14 @@ struct Invitations: Sendable {
             user = record
         case "invite":
             user = try await invitee(email, data: body.data)
-            issued = try await emailLinks.issue(.invite, for: user, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress,
-                                                audit: adminAudit(.userInvited, user, ipAddress: ipAddress))
+            issued = try await emailLinks.issue(
+                .invite, for: user, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress,
+                audit: adminAudit(.userInvited, user, ipAddress: ipAddress))
         case "magiclink", "recovery":
             user = existing!
-            issued = try await emailLinks.issue(type == "magiclink" ? .magicLink : .recovery, for: user, address: email,
-                                                redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+            issued = try await emailLinks.issue(
+                type == "magiclink" ? .magicLink : .recovery, for: user, address: email,
+                redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
         default:  // email_change_current, email_change_new
             guard type == "email_change_new" else {
                 throw AuthError.validation("Enable secure email change to generate link for current email")
@@ -81,7 +84,8 @@ struct Invitations: Sendable {
             user = existing!
             let newEmail = try InputRules.normalizedEmail(body.new_email)
             if let owner = try await store.user(email: newEmail), owner.id != user.id { throw AuthError.emailExists }
-            issued = try await emailLinks.issue(.emailChange, for: user, address: newEmail, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+            issued = try await emailLinks.issue(
+                .emailChange, for: user, address: newEmail, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
         }
         let stored = try await store.user(id: user.id) ?? user
         return GenerateLinkResponse(

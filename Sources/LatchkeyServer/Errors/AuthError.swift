@@ -111,8 +111,10 @@ extension AuthError {
     package static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
     package static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
     package static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
-    package static let serviceUnavailable = AuthError(.serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
-    package static let unexpected = AuthError(.internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
+    package static let serviceUnavailable = AuthError(
+        .serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
+    package static let unexpected = AuthError(
+        .internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
 
     /// 500 "Error sending … email": a mail that could not be handed to the mail server.
     package static func mailNotSent(_ name: String) -> AuthError {

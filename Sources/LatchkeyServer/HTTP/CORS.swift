@@ -39,17 +39,20 @@ struct CORSPolicy: Sendable {
         if allOrigins { return true }
         let origin = origin.lowercased()
         return origins.contains(origin)
-            || wildcardOrigins.contains { origin.count >= $0.prefix.count + $0.suffix.count && origin.hasPrefix($0.prefix) && origin.hasSuffix($0.suffix) }
+            || wildcardOrigins.contains {
+                origin.count >= $0.prefix.count + $0.suffix.count && origin.hasPrefix($0.prefix) && origin.hasSuffix($0.suffix)
+            }
     }
 
     func allows(method: String) -> Bool { method == "OPTIONS" || Self.allowedMethods.contains(method) }
 
     /// Whether every name of an `Access-Control-Request-Headers` list is allowed.
     func allows(requestedHeaders list: String) -> Bool {
-        allHeaders || list.split(separator: ",").allSatisfy { name in
-            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
-            return trimmed.isEmpty || headers.contains(trimmed)
-        }
+        allHeaders
+            || list.split(separator: ",").allSatisfy { name in
+                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                return trimmed.isEmpty || headers.contains(trimmed)
+            }
     }
 
     /// The answer to a preflight request.

@@ -57,9 +57,11 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func response(for error: AuthError, request: Request) -> Response {
         let newShape = request.headers[apiVersionHeader] == apiVersion20240101
-        let body = newShape
+        let body =
+            newShape
             ? ErrorResponse.apiVersion20240101(code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
-            : ErrorResponse.standard(status: Int(error.status.code), code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
+            : ErrorResponse.standard(
+                status: Int(error.status.code), code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
         var headers: HTTPFields = [.contentType: "application/json", errorCodeHeader: error.code]
         if newShape { headers[apiVersionHeader] = apiVersion20240101 }
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }

@@ -18,7 +18,8 @@ extension AuthError {
         .unauthorized, "insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled.")
     package static let anonymousNotAllowed = AuthError(.forbidden, "no_authorization", "Anonymous user not allowed to perform these actions")
     package static let invalidFactorType = AuthError(.badRequest, "validation_failed", "factor_type needs to be totp, phone, or webauthn")
-    package static let phoneFactorEnrollDisabled = AuthError(.unprocessableContent, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
+    package static let phoneFactorEnrollDisabled = AuthError(
+        .unprocessableContent, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
     package static let webAuthnFactorEnrollDisabled = AuthError(
         .unprocessableContent, "mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
     package static let totpEnrollDisabled = AuthError(.unprocessableContent, "mfa_totp_enroll_not_enabled", "MFA enroll is disabled for TOTP")
@@ -26,7 +27,8 @@ extension AuthError {
 
     /// 422 `mfa_factor_name_conflict`.
     package static func factorNameConflict(_ name: String) -> AuthError {
-        AuthError(.unprocessableContent, "mfa_factor_name_conflict", "A factor with the friendly name \"\(name.prefix(100))\" for this user already exists")
+        AuthError(
+            .unprocessableContent, "mfa_factor_name_conflict", "A factor with the friendly name \"\(name.prefix(100))\" for this user already exists")
     }
 
     /// 422 `mfa_challenge_expired`.

@@ -9,7 +9,6 @@ struct FactorChallenges: Sendable {
     let limits: RateLimits
     let rules: FactorRules
 
-
     func challenge(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> ChallengeFactorResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)

@@ -17,7 +17,8 @@ struct FactorEnrollment: Sendable {
     /// The issuer shown in authenticator apps when the request names none: the host of the site URL.
     private let defaultIssuer: @Sendable () -> String
 
-    init(store: any AuthStore, clock: any ServerClock, rules: FactorRules, secrets: FactorSecretBox, defaultIssuer: @escaping @Sendable () -> String) {
+    init(store: any AuthStore, clock: any ServerClock, rules: FactorRules, secrets: FactorSecretBox, defaultIssuer: @escaping @Sendable () -> String)
+    {
         self.store = store
         self.clock = clock
         self.rules = rules

@@ -8,7 +8,6 @@ struct FactorUnenrollment: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
-
     func unenroll(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> UnenrollFactorResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)

@@ -24,7 +24,6 @@ struct FactorVerification: Sendable {
     let sessions: SessionIssuer
     let logger: Logger
 
-
     /// What a successful verification leaves: the raised session and its new refresh token.
     private struct Verified: Sendable {
         var session: SessionRecord
@@ -95,7 +94,8 @@ struct FactorVerification: Sendable {
         factor.updatedAt = now
         session.aal = .aal2
         session.factorID = factor.id
-        session.verifiedMethods = session.verifiedMethods.filter { $0.method != "totp" }
+        session.verifiedMethods =
+            session.verifiedMethods.filter { $0.method != "totp" }
             + [AuthenticationMethodReference(method: "totp", timestamp: Int(now.timeIntervalSince1970))]
         session.updatedAt = now
         let token = RefreshTokenRecord(hash: OpaqueTokens.hash(refreshToken), of: session, parentHash: nil, createdAt: now)
@@ -114,7 +114,8 @@ struct FactorVerification: Sendable {
 
     /// GoTrue's `verification_attempted` entry, in the `factor` log.
     private static func audit(_ user: UserRecord, traits: [String: JSONValue], ipAddress: String, now: Date) -> AuditEntry {
-        var entry = AuditEntry(action: .verificationAttempted, actorID: user.id, actorUsername: user.email, traits: traits, ipAddress: ipAddress, createdAt: now)
+        var entry = AuditEntry(
+            action: .verificationAttempted, actorID: user.id, actorUsername: user.email, traits: traits, ipAddress: ipAddress, createdAt: now)
         entry.logType = "factor"
         return entry
     }

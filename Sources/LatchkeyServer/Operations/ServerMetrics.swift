@@ -59,8 +59,10 @@ public final class ServerMetrics: Sendable {
     ///   - grantType: `grant_type` of a `/token` request.
     ///   - errorCode: the response's `x-sb-error-code`, if any.
     func recordRequest(method: String, route: String, status: Int, duration: Duration, grantType: String?, errorCode: String?) {
-        Counter(label: "latchkey_http_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
-            .increment()
+        Counter(
+            label: "latchkey_http_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory
+        )
+        .increment()
         Timer(label: "latchkey_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory)
             .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         let result = (200..<300).contains(status) ? "success" : "failure"

@@ -46,7 +46,6 @@ struct StorageCleanup: Sendable {
     let clock: any ServerClock
     let settings: Settings
 
-
     /// The cutoffs for a run at `now`.
     func cutoffs(at now: Date) -> StaleRowCutoffs {
         StaleRowCutoffs(

@@ -85,7 +85,9 @@ struct HostedPageRoutes {
 
     // MARK: Pages
 
-    private func page(_ name: String, title: String, values: [String: any Sendable] = [:], assets: String = "", status: HTTPResponse.Status = .ok) -> Response {
+    private func page(
+        _ name: String, title: String, values: [String: any Sendable] = [:], assets: String = "", status: HTTPResponse.Status = .ok
+    ) -> Response {
         var all: [String: any Sendable] = ["title": title, "serviceName": "Latchkey", "assets": assets, "actions": assets]
         all.merge(values) { _, new in new }
         var headers = Self.securityHeaders

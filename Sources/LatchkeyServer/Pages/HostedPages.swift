@@ -69,7 +69,6 @@ struct HostedPages: Sendable {
     /// The minimum password length the form names.
     let minimumPasswordLength: Int
 
-
     /// Whether the server itself is on the secure scheme (then cookies are `Secure`).
     var isSecure: Bool { settings.externalURL.lowercased().hasPrefix("https:") }
 
@@ -126,7 +125,9 @@ struct HostedPages: Sendable {
     ///
     /// - Parameter crossSite: the request came from another site (by `Sec-Fetch-Site` or
     ///   `Origin`): refused as ``Refusal/forged``.
-    func changePassword(ticket: String?, csrf field: String?, password: String?, confirmation: String?, crossSite: Bool, ipAddress: String) async throws {
+    func changePassword(
+        ticket: String?, csrf field: String?, password: String?, confirmation: String?, crossSite: Bool, ipAddress: String
+    ) async throws {
         guard !crossSite else { throw Refusal.forged }
         let (session, user, isInvitation) = try await validTicket(ticket)
         guard let ticket, let field, constantTimeEquals(field, csrf(for: ticket)) else { throw Refusal.forged }

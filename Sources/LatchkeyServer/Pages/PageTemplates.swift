@@ -50,8 +50,9 @@ struct PageTemplates: Sendable {
     }
 
     private static func defaultText(_ file: String) -> String {
-        guard let url = Bundle.module.url(forResource: "pages/" + file, withExtension: nil)
-            ?? Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "pages"),
+        guard
+            let url = Bundle.module.url(forResource: "pages/" + file, withExtension: nil)
+                ?? Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "pages"),
             let data = try? Data(contentsOf: url)
         else { return "" }
         return String(decoding: data, as: UTF8.self)

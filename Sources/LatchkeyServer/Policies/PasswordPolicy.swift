@@ -11,7 +11,6 @@ struct PasswordPolicy: Sendable {
     let minimumLength: Int
     let hasher: PasswordHasher
 
-
     /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
     static let maximumBytes = 72
 

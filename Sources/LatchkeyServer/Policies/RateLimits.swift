@@ -5,7 +5,6 @@ struct RateLimits: Sendable {
     let limiter: RateLimiter
     let limits: RateLimitConfiguration
 
-
     /// Counts a sign-in or sign-up from `ipAddress`.
     func admitSignIn(from ipAddress: String) throws(AuthError) {
         try admit("signin-ip:\(ipAddress)", limits.signInsPerIP)

@@ -56,4 +56,3 @@ struct JSONWebKey: Codable, Sendable, Equatable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
-

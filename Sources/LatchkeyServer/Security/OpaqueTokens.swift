@@ -72,7 +72,6 @@ struct OpaqueTokens: Sendable {
     }
 }
 
-
 extension Sequence where Element == UInt8 {
     var hexString: String {
         var result = ""

@@ -88,7 +88,8 @@ public enum LatchkeyApplication {
             // Idle connections close after the idle timeout, a request must arrive whole within it
             // (HTTPGuardHandler), and beyond the connection limit new connections wait in the
             // listen backlog: held-open connections cannot exhaust the process's descriptors.
-            server: .http1(configuration: .init(additionalChannelHandlers: [HTTPGuardHandler(requestTimeout: idleTimeout)], idleTimeout: idleTimeout)),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [HTTPGuardHandler(requestTimeout: idleTimeout)], idleTimeout: idleTimeout)),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)),

@@ -21,7 +21,8 @@ public struct ServerKeys: Sendable {
         }
         if configuredSecret == nil, !createSecret, !FileManager.default.fileExists(atPath: secretFile(in: dataDirectory).path) {
             throw ConfigurationError(
-                "no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or name the server's data directory with --data-dir (\(secretFile(in: dataDirectory).path) does not exist)")
+                "no JWT secret: set LATCHKEY_JWT_SECRET (or GOTRUE_JWT_SECRET) as the server has it, or name the server's data directory with --data-dir (\(secretFile(in: dataDirectory).path) does not exist)"
+            )
         }
         if createSecret { try ServerSecrets.prepareDataDirectory(dataDirectory) }
         let secret = try ServerSecrets.jwtSecret(configured: configuredSecret, dataDirectory: dataDirectory)

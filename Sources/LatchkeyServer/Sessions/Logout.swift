@@ -27,7 +27,6 @@ struct Logout: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
 
-
     /// Ends `signedIn`'s sessions in `scope`; their refresh tokens then answer `refresh_token_not_found`, as GoTrue.
     func logOut(_ signedIn: BearerAuthentication.Authenticated, scope: Scope, ipAddress: String) async throws {
         let user = signedIn.user

@@ -100,7 +100,9 @@ enum RefreshRotation {
                     .markSpent(tokenHash: token.tokenHash, at: now),
                     .insertToken(RefreshTokenRecord(hash: successorHash, of: session, parentHash: token.tokenHash, createdAt: now)),
                     .touchSession(id: session.id, at: now),
-                    .audit(AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: now)),
+                    .audit(
+                        AuditEntry(action: .tokenRefreshed, actorID: user.id, actorUsername: user.email, ipAddress: request.ipAddress, createdAt: now)
+                    ),
                 ],
                 result: .issued(session: session, user: user, refreshToken: successor))
         case .returnActive(let activeToken):
@@ -116,10 +118,11 @@ enum RefreshRotation {
             return RefreshTokenPlan(
                 changes: [
                     .revokeSession(id: sessionID, at: now),
-                    .audit(AuditEntry(
-                        action: .tokenRevoked, actorID: user.id, actorUsername: user.email,
-                        traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(sessionID.lowercasedString)],
-                        ipAddress: request.ipAddress, createdAt: now)),
+                    .audit(
+                        AuditEntry(
+                            action: .tokenRevoked, actorID: user.id, actorUsername: user.email,
+                            traits: ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(sessionID.lowercasedString)],
+                            ipAddress: request.ipAddress, createdAt: now)),
                 ],
                 result: .refused(.refreshTokenAlreadyUsed))
         }

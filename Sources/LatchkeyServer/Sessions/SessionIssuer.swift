@@ -11,7 +11,6 @@ struct SessionIssuer: Sendable {
     let sessionTimebox: TimeInterval?
     let logger: Logger
 
-
     /// A session about to start: its row, its first refresh token, the user as it is saved with
     /// it (`last_sign_in_at`) and the audit entry.
     struct Prepared: Sendable {

@@ -24,16 +24,19 @@ extension UserResponse {
         updated_at = WireDate.format(user.updatedAt)
         is_anonymous = user.isAnonymous
         invited_at = user.invitedAt.map(WireDate.format)
-        identities = user.email.isEmpty ? [] : [
-            Identity(
-                identity_id: id, id: id, user_id: id,
-                identity_data: [
-                    "sub": .string(id), "email": .string(user.email),
-                    "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(false),
-                ],
-                provider: "email", last_sign_in_at: last_sign_in_at, created_at: created_at,
-                updated_at: updated_at, email: user.email)
-        ]
+        identities =
+            user.email.isEmpty
+            ? []
+            : [
+                Identity(
+                    identity_id: id, id: id, user_id: id,
+                    identity_data: [
+                        "sub": .string(id), "email": .string(user.email),
+                        "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(false),
+                    ],
+                    provider: "email", last_sign_in_at: last_sign_in_at, created_at: created_at,
+                    updated_at: updated_at, email: user.email)
+            ]
     }
 }
 

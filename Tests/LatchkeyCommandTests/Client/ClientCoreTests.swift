@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyCommand
 import LatchkeyTesting
 import Logging
 import Testing
+
+@testable import LatchkeyCommand
 
 /// The client core with its dependencies injected: no process, no network, no real keyring.
 @Suite("latchkey client core: state location, store choice, error words and exit codes")
@@ -21,8 +22,9 @@ struct ClientCoreTests {
     func stateDirectoryResolution() {
         #expect(StateDirectory.resolve(environment: ["LATCHKEY_HOME": "/srv/lk", "XDG_CONFIG_HOME": "/x"]).root.path == "/srv/lk")
         #expect(StateDirectory.resolve(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/a"]).root.path == "/x/config/latchkey")
-        #expect(StateDirectory.resolve(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/a"]).root.path == "/home/a/.config/latchkey",
-                "a relative XDG_CONFIG_HOME is ignored, as the spec says")
+        #expect(
+            StateDirectory.resolve(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/a"]).root.path == "/home/a/.config/latchkey",
+            "a relative XDG_CONFIG_HOME is ignored, as the spec says")
         #expect(StateDirectory.resolve(environment: ["LATCHKEY_HOME": "", "HOME": "/home/b"]).root.path == "/home/b/.config/latchkey")
     }
 
@@ -53,7 +55,8 @@ struct ClientCoreTests {
         let a = ProfileCredentials.open(.keyring, profile: "a", profileDirectory: home.profileDirectory("a"), home: home, keyring: { _ in store })
         let b = ProfileCredentials.open(.keyring, profile: "b", profileDirectory: home.profileDirectory("b"), home: home, keyring: { _ in store })
         let otherHome = StateDirectory(root: URL(fileURLWithPath: "/tmp/h2"))
-        let c = ProfileCredentials.open(.keyring, profile: "a", profileDirectory: otherHome.profileDirectory("a"), home: otherHome, keyring: { _ in store })
+        let c = ProfileCredentials.open(
+            .keyring, profile: "a", profileDirectory: otherHome.profileDirectory("a"), home: otherHome, keyring: { _ in store })
         #expect(Set([a.key, b.key, c.key]).count == 3)
     }
 
@@ -75,9 +78,16 @@ struct ClientCoreTests {
         #expect(status(.accountExists) == .other)
 
         let limited = ClientFailure(AuthFailure(.rateLimited(retryAfter: 90)), profile: "default", server: nil)
-        #expect(limited.lines == ["latchkey: Too many login attempts. Please wait a few minutes and try again.", "  The server asks to wait 1 min before trying again."])
+        #expect(
+            limited.lines == [
+                "latchkey: Too many login attempts. Please wait a few minutes and try again.", "  The server asks to wait 1 min before trying again.",
+            ])
         let revoked = ClientFailure(signedOut: .sessionRevoked(code: "session_not_found"), profile: "work")
-        #expect(revoked.lines == ["latchkey: Your session has ended: it was signed out or revoked on the server.", "  Run 'latchkey login --profile work' to sign in again."])
+        #expect(
+            revoked.lines == [
+                "latchkey: Your session has ended: it was signed out or revoked on the server.",
+                "  Run 'latchkey login --profile work' to sign in again.",
+            ])
         #expect(ClientFailure(signedOut: .userDeleted, profile: "default").status == .notSignedIn)
         #expect(ClientFailure(signedOut: .offlineGracePeriodExceeded, profile: "default").status == .network)
         #expect(ClientFailure(signedOut: .storageFailure(.corrupted(reason: "x")), profile: "default").status == .other)

@@ -64,7 +64,9 @@ struct ClientSandbox: Sendable {
 
     /// `latchkey login` with the password on stdin.
     @discardableResult
-    func login(_ server: ClientTestServer, email: String, password: String, store: String = "file", profile: String? = nil) async throws -> CommandRunner.Result {
+    func login(
+        _ server: ClientTestServer, email: String, password: String, store: String = "file", profile: String? = nil
+    ) async throws -> CommandRunner.Result {
         try await run(
             ["login", "--server", server.url, "--email", email, "--password-stdin", "--store", store] + (profile.map { ["--profile", $0] } ?? []),
             input: password + "\n")

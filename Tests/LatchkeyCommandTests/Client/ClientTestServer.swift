@@ -93,7 +93,10 @@ final class ClientTestServer: Sendable {
     func userID(email: String) async throws -> String {
         let (_, data) = try await request("GET", "admin/users?per_page=1000")
         struct Page: Decodable {
-            struct User: Decodable { var id: String; var email: String? }
+            struct User: Decodable {
+                var id: String
+                var email: String?
+            }
             var users: [User]
         }
         let page = try JSONDecoder().decode(Page.self, from: data)

@@ -21,7 +21,9 @@ struct EmailCodeTests {
         #expect(sent.stdout.contains("--otp CODE"))
         let code = try await server.newEmailCode(to: email, after: 0)
 
-        let wrong = try await shell.run(["login", "--server", server.url, "--email", email, "--otp", code == "000000" ? "111111" : "000000", "--store", "file"])
+        let wrong = try await shell.run([
+            "login", "--server", server.url, "--email", email, "--otp", code == "000000" ? "111111" : "000000", "--store", "file",
+        ])
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("That code is wrong or has expired."))
         #expect(try await shell.run(["status"]).status == 1)
@@ -81,14 +83,16 @@ struct EmailCodeTests {
         await server.discard()
     }
 
-    @Test("login --code at a terminal: asks for the email and the code, a wrong code is asked again, then signed in",
-          .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
+    @Test(
+        "login --code at a terminal: asks for the email and the code, a wrong code is asked again, then signed in",
+        .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
     func codeAtTerminal() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()
         defer { shell.remove() }
         let email = "tty-code@example.com"
-        let terminal = try PseudoTerminal(["login", "--code", "--server", server.url, "--store", "file"], environment: ["LATCHKEY_HOME": shell.home.path])
+        let terminal = try PseudoTerminal(
+            ["login", "--code", "--server", server.url, "--store", "file"], environment: ["LATCHKEY_HOME": shell.home.path])
         #expect(await terminal.waitFor("Email: "))
         terminal.type("not-an-address\n")
         #expect(await terminal.waitFor("is not an email address. Try again."), "checked before anything is sent: \(terminal.text)")
@@ -121,7 +125,8 @@ struct EmailCodeTests {
         #expect(sent.stdout.contains("password-reset code"))
         let code = try await server.newEmailCode(to: email, after: 0)
 
-        let weak = try await shell.run(["reset-password", "--server", server.url, "--email", email, "--otp", code, "--password-stdin", "--store", "file"], input: "short one\n")
+        let weak = try await shell.run(
+            ["reset-password", "--server", server.url, "--email", email, "--otp", code, "--password-stdin", "--store", "file"], input: "short one\n")
         #expect(weak.status == 2)
         #expect(weak.stderr.contains("at least 12 characters"), "the rule from GET /settings: \(weak.stderr)")
 
@@ -160,8 +165,9 @@ struct EmailCodeTests {
         await server.discard()
     }
 
-    @Test("reset-password at a terminal: email (remembered), code, new password twice with the rule named, then signed in",
-          .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
+    @Test(
+        "reset-password at a terminal: email (remembered), code, new password twice with the rule named, then signed in",
+        .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
     func resetPasswordAtTerminal() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()

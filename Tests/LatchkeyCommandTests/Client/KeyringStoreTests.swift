@@ -5,8 +5,9 @@ import Testing
 /// an unlocked GNOME Keyring (see ``PrivateKeyring``). And `auto` without one.
 @Suite("latchkey with the Linux desktop keyring (Secret Service)")
 struct KeyringStoreTests {
-    @Test("--store keyring: the session lives in the keyring, a new process is signed in, logout removes it",
-          .enabled(if: PrivateKeyring.toolsAvailable, PrivateKeyring.skipReason))
+    @Test(
+        "--store keyring: the session lives in the keyring, a new process is signed in, logout removes it",
+        .enabled(if: PrivateKeyring.toolsAvailable, PrivateKeyring.skipReason))
     func keyringRoundTrip() async throws {
         let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
@@ -24,8 +25,9 @@ struct KeyringStoreTests {
         let token = try await shell.token()
         #expect(try await server.userStatus(accessToken: token) == 200)
 
-        #expect(!FileManager.default.fileExists(atPath: shell.profileDirectory().appendingPathComponent("credentials").path),
-                "no credential files when the keyring holds the session")
+        #expect(
+            !FileManager.default.fileExists(atPath: shell.profileDirectory().appendingPathComponent("credentials").path),
+            "no credential files when the keyring holds the session")
         #expect(try !shell.containsInPlainText(token))
         #expect(try !shell.containsInPlainText("keyring password"))
         for entry in try shell.entries() {

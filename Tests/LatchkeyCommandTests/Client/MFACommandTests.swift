@@ -173,8 +173,9 @@ struct MFACommandTests {
         await server.discard()
     }
 
-    @Test("login at a terminal asks for the code after the password; a wrong code is asked again",
-          .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
+    @Test(
+        "login at a terminal asks for the code after the password; a wrong code is asked again",
+        .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
     func loginAtTerminal() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()
@@ -183,13 +184,15 @@ struct MFACommandTests {
         try await server.createUser(email: email, password: password)
         let (app, _) = try await enableTOTP(server, email: email)
 
-        let terminal = try PseudoTerminal(["login", "--server", server.url, "--email", email, "--store", "file", "--timeout", "60"],
-                                          environment: ["LATCHKEY_HOME": shell.home.path])
+        let terminal = try PseudoTerminal(
+            ["login", "--server", server.url, "--email", email, "--store", "file", "--timeout", "60"],
+            environment: ["LATCHKEY_HOME": shell.home.path])
         #expect(await terminal.waitFor("Password: "))
         terminal.type("\(password)\n")
         #expect(await terminal.waitFor("Code from your authenticator app (Phone): ", upTo: 90), "\(terminal.text)")
         terminal.type("\(try app.wrongCode())\n")
-        #expect(await terminal.waitFor("That code from your authenticator app is wrong. Try the code your app shows now.", upTo: 90), "\(terminal.text)")
+        #expect(
+            await terminal.waitFor("That code from your authenticator app is wrong. Try the code your app shows now.", upTo: 90), "\(terminal.text)")
         terminal.type("\(try await app.nextCode())\n")
         let status = await terminal.finish(upTo: 120)
         #expect(status == 0, "\(terminal.text)")
@@ -199,8 +202,9 @@ struct MFACommandTests {
         await server.discard()
     }
 
-    @Test("mfa enroll at a terminal: shows the secret, asks for the first code, and turns two-step verification on",
-          .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
+    @Test(
+        "mfa enroll at a terminal: shows the secret, asks for the first code, and turns two-step verification on",
+        .enabled(if: hasTerminals, "no pseudo-terminals (/dev/ptmx) here"))
     func enrollAtTerminal() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()
@@ -213,8 +217,9 @@ struct MFACommandTests {
         #expect(await terminal.waitFor("Code from your authenticator app (Laptop): ", upTo: 90), "\(terminal.text)")
         let secret = try #require(value("secret:", in: terminal.text))
         #expect(terminal.text.contains("URI:     otpauth://totp/"))
-        #expect(terminal.text.contains("\u{1B}[") && (terminal.text.contains("▀") || terminal.text.contains("▄")),
-                "a QR code drawn with half blocks on the terminal: \(terminal.text)")
+        #expect(
+            terminal.text.contains("\u{1B}[") && (terminal.text.contains("▀") || terminal.text.contains("▄")),
+            "a QR code drawn with half blocks on the terminal: \(terminal.text)")
         terminal.type("\(try await AuthenticatorApp(secret: secret).nextCode())\n")
         let status = await terminal.finish(upTo: 120)
         #expect(status == 0, "\(terminal.text)")

@@ -61,7 +61,8 @@ struct OfflineTests {
         let shell = ClientSandbox()
         defer { shell.remove() }
         let url = "http://127.0.0.1:\(CommandRunner.freePort())"
-        let result = try await shell.run(["login", "--server", url, "--email", "a@example.com", "--password-stdin", "--store", "file"], input: "whatever pw\n")
+        let result = try await shell.run(
+            ["login", "--server", url, "--email", "a@example.com", "--password-stdin", "--store", "file"], input: "whatever pw\n")
         #expect(result.status == 3)
         #expect(result.stderr.contains("Could not reach the server (\(url))"))
         #expect(try await shell.run(["status"]).status == 1)

@@ -22,7 +22,8 @@ final class PrivateKeyring: Sendable {
     }()
 
     /// Why the keyring tests are skipped, when they are.
-    static let skipReason: Comment = "no Linux desktop keyring to run: install libsecret-1-0, gnome-keyring and dbus (.ci/run does, then scripts/test.sh runs these)"
+    static let skipReason: Comment =
+        "no Linux desktop keyring to run: install libsecret-1-0, gnome-keyring and dbus (.ci/run does, then scripts/test.sh runs these)"
 
     let directory: URL
     let address: String
@@ -49,7 +50,8 @@ final class PrivateKeyring: Sendable {
         // Short path: a unix socket path must fit in 108 bytes.
         let directory = URL(fileURLWithPath: "/tmp/lk-keyring-\(UUID().uuidString.prefix(8))", isDirectory: true)
         for sub in ["data", "run", "config", "cache"] {
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         let socket = directory.appendingPathComponent("bus").path
         let address = "unix:path=\(socket)"

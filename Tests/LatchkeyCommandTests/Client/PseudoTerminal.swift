@@ -23,13 +23,13 @@ final class PseudoTerminal: @unchecked Sendable {
         typealias Grant = @convention(c) (Int32) -> Int32
         typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
         guard let library = dlopen(nil, RTLD_NOW),
-              let openSymbol = dlsym(library, "posix_openpt"), let grantSymbol = dlsym(library, "grantpt"),
-              let unlockSymbol = dlsym(library, "unlockpt"), let nameSymbol = dlsym(library, "ptsname")
+            let openSymbol = dlsym(library, "posix_openpt"), let grantSymbol = dlsym(library, "grantpt"),
+            let unlockSymbol = dlsym(library, "unlockpt"), let nameSymbol = dlsym(library, "ptsname")
         else { throw PseudoTerminalError("no pseudo-terminal functions") }
         master = unsafeBitCast(openSymbol, to: OpenPT.self)(O_RDWR | O_NOCTTY)
         guard master >= 0, unsafeBitCast(grantSymbol, to: Grant.self)(master) == 0,
-              unsafeBitCast(unlockSymbol, to: Grant.self)(master) == 0,
-              let name = unsafeBitCast(nameSymbol, to: Name.self)(master)
+            unsafeBitCast(unlockSymbol, to: Grant.self)(master) == 0,
+            let name = unsafeBitCast(nameSymbol, to: Name.self)(master)
         else {
             throw PseudoTerminalError("cannot open a pseudo-terminal")
         }

@@ -25,8 +25,9 @@ struct RevocationTests {
         let status = try await shell.run(["status"])
         #expect(status.status == 1)
         #expect(status.stderr.contains("Not signed in."))
-        #expect(!FileManager.default.fileExists(atPath: shell.profileDirectory().appendingPathComponent("credentials/session.sealed").path),
-                "the dead session is wiped")
+        #expect(
+            !FileManager.default.fileExists(atPath: shell.profileDirectory().appendingPathComponent("credentials/session.sealed").path),
+            "the dead session is wiped")
         await server.discard()
     }
 

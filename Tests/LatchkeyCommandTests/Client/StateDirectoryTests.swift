@@ -40,7 +40,8 @@ struct StateDirectoryTests {
         let login = ["login", "--server", server.url, "--email", "xdg@example.com", "--password-stdin", "--store", "file"]
 
         let xdg = base.appendingPathComponent("config")
-        let first = try CommandRunner.start(login, environment: ["XDG_CONFIG_HOME": xdg.path], input: "xdg password 1\n", removing: ClientSandbox.ambient)
+        let first = try CommandRunner.start(
+            login, environment: ["XDG_CONFIG_HOME": xdg.path], input: "xdg password 1\n", removing: ClientSandbox.ambient)
         #expect(await first.wait(upTo: 60))
         #expect(await first.result().status == 0, "\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: xdg.appendingPathComponent("latchkey/profiles/default/profile.json").path))

@@ -10,7 +10,10 @@ struct TerminalGuidanceTests {
     func commandSuggestions() async throws {
         let shell = ClientSandbox()
         defer { shell.remove() }
-        for (typed, expected) in [("logn", "login"), ("lgoin", "login"), ("stauts", "status"), ("sigup", "signup"), ("whomai", "whoami"), ("reset", "reset-password"), ("tokne", "token")] {
+        for (typed, expected) in [
+            ("logn", "login"), ("lgoin", "login"), ("stauts", "status"), ("sigup", "signup"), ("whomai", "whoami"), ("reset", "reset-password"),
+            ("tokne", "token"),
+        ] {
             let result = try await shell.run([typed])
             #expect(result.status == 2, "\(typed): \(result.stderr)")
             #expect(result.stderr.contains("'\(typed)' is not a latchkey command. Did you mean '\(expected)'?"), "\(typed): \(result.stderr)")
@@ -69,8 +72,9 @@ struct TerminalGuidanceTests {
         await server.discard()
     }
 
-    @Test("signup at a terminal: a profile that signed in with this email says so before any password prompt",
-          .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no pseudo-terminals (/dev/ptmx) here"))
+    @Test(
+        "signup at a terminal: a profile that signed in with this email says so before any password prompt",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no pseudo-terminals (/dev/ptmx) here"))
     func existingAccountKnownLocally() async throws {
         let server = try await ClientTestServer.start()
         let shell = ClientSandbox()

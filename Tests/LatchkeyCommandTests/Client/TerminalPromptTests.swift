@@ -5,8 +5,9 @@ import Testing
 /// that clears its line.
 @Suite("latchkey at a terminal: hidden password prompt, spinner")
 struct TerminalPromptTests {
-    @Test("login on a terminal: asks for the email and the password, never echoes the password, spinner while signing in",
-          .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no pseudo-terminals (/dev/ptmx) here"))
+    @Test(
+        "login on a terminal: asks for the email and the password, never echoes the password, spinner while signing in",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no pseudo-terminals (/dev/ptmx) here"))
     func hiddenPasswordPrompt() async throws {
         // A slow password hash (bcrypt cost 13) makes the sign-in take long enough to spin.
         let server = try await ClientTestServer.start(configure: { $0.bcryptCost = 13 })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// No answer tells whether an address has an account: sign-up, recovery, resend and `/otp`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Anonymous sign-ins (`POST /signup` with no address) and `GET /reauthenticate`.
@@ -30,7 +31,8 @@ struct AnonymousAndReauthenticationTests {
             // A second anonymous user does not collide with the first (no address is unique).
             #expect(TestSession(try await server.request(.POST, "/signup", json: [:])) != nil)
 
-            let added = try await server.request(.PUT, "/user", json: ["email": "real@example.com", "password": "a real password"], bearer: session.accessToken)
+            let added = try await server.request(
+                .PUT, "/user", json: ["email": "real@example.com", "password": "a real password"], bearer: session.accessToken)
             #expect(added.status == 200, "\(added.text)")
             let code = try server.emailCode(to: "real@example.com")
             let confirmed = try await server.request(.POST, "/verify", json: ["type": "email_change", "email": "real@example.com", "token": code])
@@ -46,8 +48,9 @@ struct AnonymousAndReauthenticationTests {
     func reauthentication() async throws {
         try await TestServer.with(configure: { $0.securePasswordChange = true }) { server in
             let session = try await server.signUp("careful@example.com")
-            #expect(try await server.request(.PUT, "/user", json: ["password": "fresh session ok"], bearer: session.accessToken).status == 200,
-                    "a fresh session needs no nonce")
+            #expect(
+                try await server.request(.PUT, "/user", json: ["password": "fresh session ok"], bearer: session.accessToken).status == 200,
+                "a fresh session needs no nonce")
             server.clock.advance(by: 24 * 3600 + 1)
             let refreshed = try #require(TestSession(try await server.refresh(session.refreshToken)))
             try await server.request(.PUT, "/user", json: ["password": "second new password"], bearer: refreshed.accessToken)
@@ -57,7 +60,9 @@ struct AnonymousAndReauthenticationTests {
             let wrong = nonce == "000000" ? "000001" : "000000"
             try await server.request(.PUT, "/user", json: ["password": "second new password", "nonce": wrong], bearer: refreshed.accessToken)
                 .expectError(422, "reauthentication_not_valid")
-            #expect(try await server.request(.PUT, "/user", json: ["password": "second new password", "nonce": nonce], bearer: refreshed.accessToken).status == 200)
+            #expect(
+                try await server.request(.PUT, "/user", json: ["password": "second new password", "nonce": nonce], bearer: refreshed.accessToken)
+                    .status == 200)
             try await server.request(.PUT, "/user", json: ["password": "third new password", "nonce": nonce], bearer: refreshed.accessToken)
                 .expectError(422, "reauthentication_not_valid")
             try await server.request(.GET, "/reauthenticate").expectError(401, "no_authorization")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `POST /signup` and `POST /token?grant_type=password`.
@@ -8,7 +9,8 @@ struct SignUpAndSignInTests {
     @Test("autoconfirm sign-up returns a GoTrue session with the user's fields")
     func signUpAutoconfirm() async throws {
         try await TestServer.with { server in
-            let response = try await server.request(.POST, "/signup", json: ["email": "  New.User@Example.COM ", "password": "  spaced password  ", "data": ["display_name": "New"]])
+            let response = try await server.request(
+                .POST, "/signup", json: ["email": "  New.User@Example.COM ", "password": "  spaced password  ", "data": ["display_name": "New"]])
             #expect(response.status == 200)
             let json = response.json
             #expect(json["token_type"] as? String == "bearer")
@@ -17,7 +19,9 @@ struct SignUpAndSignInTests {
             let user = try #require(json["user"] as? [String: Any])
             #expect(user["email"] as? String == "new.user@example.com", "trimmed and lower-cased")
             #expect(UUID(uuidString: user["id"] as? String ?? "") != nil)
-            for key in ["aud", "role", "email_confirmed_at", "confirmed_at", "last_sign_in_at", "app_metadata", "user_metadata", "created_at", "updated_at"] {
+            for key in [
+                "aud", "role", "email_confirmed_at", "confirmed_at", "last_sign_in_at", "app_metadata", "user_metadata", "created_at", "updated_at",
+            ] {
                 #expect(user[key] != nil, "user.\(key)")
             }
             #expect((user["user_metadata"] as? [String: Any])?["display_name"] as? String == "New")
@@ -59,7 +63,8 @@ struct SignUpAndSignInTests {
                 #expect(bad.status == 400, "\(email)")
                 #expect(bad.errorCode == "validation_failed", "\(email)")
             }
-            let tooLong = try await server.request(.POST, "/signup", json: ["email": "long@example.com", "password": String(repeating: "x", count: 73)])
+            let tooLong = try await server.request(
+                .POST, "/signup", json: ["email": "long@example.com", "password": String(repeating: "x", count: 73)])
             #expect(tooLong.status == 400)
             #expect(try await server.signIn("weak@example.com", "short").errorCode == "invalid_credentials", "nothing was created")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `GET/PUT /user` and the public-profile rule of `GET/PUT /profiles/{id}`.
@@ -12,7 +13,8 @@ struct UserRoutesTests {
             let user = try await server.request(.GET, "/user", bearer: session.accessToken)
             #expect(user.status == 200)
             #expect(user["id"] as? String == session.userID)
-            let update = try await server.request(.PUT, "/user", rawBody: #"{"data": {"plan": "pro", "theme": null, "age": 30}}"#, bearer: session.accessToken)
+            let update = try await server.request(
+                .PUT, "/user", rawBody: #"{"data": {"plan": "pro", "theme": null, "age": 30}}"#, bearer: session.accessToken)
             #expect(update.status == 200)
             let metadata = try #require(update["user_metadata"] as? [String: Any])
             #expect(metadata["plan"] as? String == "pro")
@@ -47,9 +49,12 @@ struct UserRoutesTests {
             #expect(create.status == 200)
             let session = try #require(TestSession(try await server.signIn("old@example.com")))
             let taken = try await server.request(
-                .POST, "/admin/users", json: ["email": "taken2@example.com", "password": "correct horse battery"], bearer: server.server.serviceRoleKey)
+                .POST, "/admin/users", json: ["email": "taken2@example.com", "password": "correct horse battery"],
+                bearer: server.server.serviceRoleKey)
             #expect(taken.status == 200)
-            #expect(try await server.request(.PUT, "/user", json: ["email": "taken2@example.com"], bearer: session.accessToken).errorCode == "email_exists")
+            #expect(
+                try await server.request(.PUT, "/user", json: ["email": "taken2@example.com"], bearer: session.accessToken).errorCode
+                    == "email_exists")
             let change = try await server.request(.PUT, "/user", json: ["email": "New@Example.com"], bearer: session.accessToken)
             #expect(change.status == 200)
             #expect(change["email"] as? String == "old@example.com")
@@ -65,7 +70,8 @@ struct UserRoutesTests {
     @Test("any signed-in user reads any profile; only the owner writes it; anonymous readers are refused")
     func profileRule() async throws {
         try await TestServer.with { server in
-            let alice = try await server.signUp("alice@example.com", data: ["display_name": "Alice", "avatar_url": "https://img.example.com/a.png", "secret_note": "private"])
+            let alice = try await server.signUp(
+                "alice@example.com", data: ["display_name": "Alice", "avatar_url": "https://img.example.com/a.png", "secret_note": "private"])
             let bob = try await server.signUp("bob@example.com")
             let read = try await server.request(.GET, "/profiles/\(alice.userID)", bearer: bob.accessToken)
             #expect(read.status == 200)
@@ -79,10 +85,13 @@ struct UserRoutesTests {
             let after = try await server.request(.GET, "/profiles/\(alice.userID)", bearer: alice.accessToken)
             #expect(after["display_name"] as? String == "Alice", "nothing was written")
 
-            let own = try await server.request(.PUT, "/profiles/\(bob.userID)", json: ["display_name": " Bob ", "avatar_url": "https://img.example.com/b.png"], bearer: bob.accessToken)
+            let own = try await server.request(
+                .PUT, "/profiles/\(bob.userID)", json: ["display_name": " Bob ", "avatar_url": "https://img.example.com/b.png"],
+                bearer: bob.accessToken)
             #expect(own.status == 200)
             #expect(own["display_name"] as? String == "Bob")
-            let badAvatar = try await server.request(.PUT, "/profiles/\(bob.userID)", json: ["avatar_url": "javascript:alert(1)"], bearer: bob.accessToken)
+            let badAvatar = try await server.request(
+                .PUT, "/profiles/\(bob.userID)", json: ["avatar_url": "javascript:alert(1)"], bearer: bob.accessToken)
             #expect(badAvatar.status == 400)
 
             #expect(try await server.request(.GET, "/profiles/\(alice.userID)").status == 401)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `GET /admin/users` pagination as GoTrue answers it: empty parameters are the defaults, and
@@ -63,12 +64,15 @@ struct AdminPaginationTests {
 
             // Other parameters are kept, re-encoded with sorted keys as Go encodes a query.
             let filtered = try await server.request(.GET, "/admin/users?per_page=2&page=1&filter=a%20b+c", bearer: key)
-            #expect(filtered.headers.first(name: "Link")
-                == #"</admin/users?filter=a+b+c&page=2&per_page=2>; rel="next", </admin/users?filter=a+b+c&page=3&per_page=2>; rel="last""#)
+            #expect(
+                filtered.headers.first(name: "Link")
+                    == #"</admin/users?filter=a+b+c&page=2&per_page=2>; rel="next", </admin/users?filter=a+b+c&page=3&per_page=2>; rel="last""#)
 
             // Behind the /auth/v1 prefix the links name the path GoTrue sees behind Supabase's gateway.
             let prefixed = try await server.request(.GET, "/auth/v1/admin/users?page=2&per_page=2", bearer: key)
-            #expect(prefixed.headers.first(name: "Link") == #"</admin/users?page=3&per_page=2>; rel="next", </admin/users?page=3&per_page=2>; rel="last""#)
+            #expect(
+                prefixed.headers.first(name: "Link") == #"</admin/users?page=3&per_page=2>; rel="next", </admin/users?page=3&per_page=2>; rel="last""#
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+
 @testable import LatchkeyServer
 
 /// `/admin/...`: user management for the service_role key, and nobody else.
@@ -16,7 +17,8 @@ struct AdminRoutesTests {
                 (.post, "/admin/users/\(user.userID)/logout"), (.get, "/admin/audit"),
             ]
             for (method, path) in endpoints {
-                let asUser = try await server.request(method.nio, path, json: method == .get ? nil : ["email": "x@example.com"], bearer: user.accessToken)
+                let asUser = try await server.request(
+                    method.nio, path, json: method == .get ? nil : ["email": "x@example.com"], bearer: user.accessToken)
                 #expect(asUser.status == 403, "\(method) \(path)")
                 #expect(asUser.errorCode == "not_admin", "\(method) \(path)")
                 let anonymous = try await server.request(method.nio, path, json: method == .get ? nil : [:])
@@ -33,7 +35,11 @@ struct AdminRoutesTests {
         try await TestServer.with { server in
             let key = server.server.serviceRoleKey
             let created = try await server.request(
-                .POST, "/admin/users", json: ["email": "Made@Example.com", "password": "made password", "email_confirm": true, "user_metadata": ["display_name": "Made"], "app_metadata": ["plan": "gold"]],
+                .POST, "/admin/users",
+                json: [
+                    "email": "Made@Example.com", "password": "made password", "email_confirm": true, "user_metadata": ["display_name": "Made"],
+                    "app_metadata": ["plan": "gold"],
+                ],
                 bearer: key)
             #expect(created.status == 200)
             let id = try #require(created["id"] as? String)
@@ -49,7 +55,8 @@ struct AdminRoutesTests {
             #expect(try await server.request(.GET, "/admin/users?per_page=0", bearer: key).status == 400)
 
             #expect(try await server.request(.GET, "/admin/users/\(id)", bearer: key)["email"] as? String == "made@example.com")
-            let updated = try await server.request(.PUT, "/admin/users/\(id)", json: ["user_metadata": ["display_name": "Renamed"], "password": "changed password"], bearer: key)
+            let updated = try await server.request(
+                .PUT, "/admin/users/\(id)", json: ["user_metadata": ["display_name": "Renamed"], "password": "changed password"], bearer: key)
             #expect(updated.status == 200)
             #expect(try await server.signIn("made@example.com", "changed password").status == 200)
             #expect(try await server.request(.PUT, "/admin/users/\(id)", json: ["role": "service_role"], bearer: key).status == 400)
@@ -100,7 +107,8 @@ struct AdminRoutesTests {
             let key = server.server.serviceRoleKey
             let phone = try await server.signUp("reset@example.com", "old password 123")
             let laptop = try #require(TestSession(try await server.signIn("reset@example.com", "old password 123")))
-            let renamed = try await server.request(.PUT, "/admin/users/\(phone.userID)", json: ["user_metadata": ["display_name": "Reset"]], bearer: key)
+            let renamed = try await server.request(
+                .PUT, "/admin/users/\(phone.userID)", json: ["user_metadata": ["display_name": "Reset"]], bearer: key)
             #expect(renamed.status == 200)
             #expect(try await server.isAlive(laptop), "a change without a password ends nothing")
             let reset = try await server.request(.PUT, "/admin/users/\(phone.userID)", json: ["password": "new password 456"], bearer: key)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// The one reading of a database URL, shared by `serve` and `backup`.
@@ -30,7 +31,9 @@ struct DatabaseLocationTests {
     func validationMessages() {
         var configuration = ServerConfiguration(dataDirectory: data)
         configuration.port = 70000
-        #expect(throws: ConfigurationError("--port (LATCHKEY_PORT, GOTRUE_API_PORT, PORT) must be between 0 and 65535")) { try configuration.validate() }
+        #expect(throws: ConfigurationError("--port (LATCHKEY_PORT, GOTRUE_API_PORT, PORT) must be between 0 and 65535")) {
+            try configuration.validate()
+        }
         configuration = ServerConfiguration(dataDirectory: data)
         configuration.jwtSecret = "short"
         let secret = #expect(throws: ConfigurationError.self) { try configuration.validate() }
@@ -40,11 +43,13 @@ struct DatabaseLocationTests {
         let smtp = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(smtp?.description.hasPrefix("--smtp-url (LATCHKEY_SMTP_URL, GOTRUE_SMTP_HOST)") == true)
         #expect(smtp?.description.contains("topsecret") == false)
-        #expect(ConfigurationError("--page-templates /x is not a folder").namingSetting().description
-            == "--page-templates (LATCHKEY_PAGE_TEMPLATES) /x is not a folder")
+        #expect(
+            ConfigurationError("--page-templates /x is not a folder").namingSetting().description
+                == "--page-templates (LATCHKEY_PAGE_TEMPLATES) /x is not a folder")
         #expect(ConfigurationError("--database postgres:// needs a host").namingSetting().description.hasPrefix("--database (LATCHKEY_DATABASE, "))
-        #expect(ConfigurationError("--port (LATCHKEY_PORT, GOTRUE_API_PORT, PORT) must be").namingSetting().description
-            == "--port (LATCHKEY_PORT, GOTRUE_API_PORT, PORT) must be", "a message that names the variables already stays")
+        #expect(
+            ConfigurationError("--port (LATCHKEY_PORT, GOTRUE_API_PORT, PORT) must be").namingSetting().description
+                == "--port (LATCHKEY_PORT, GOTRUE_API_PORT, PORT) must be", "a message that names the variables already stays")
         #expect(ConfigurationError("JWT keys: the list is empty").namingSetting().description == "JWT keys: the list is empty")
     }
 }

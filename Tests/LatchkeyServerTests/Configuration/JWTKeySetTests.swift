@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyWire
 import Testing
+
 @testable import LatchkeyServer
 
 /// `--jwt-keys` / `GOTRUE_JWT_KEYS` parsing: every mistake is a startup error that names the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// The six-digit codes every email carries: `POST /verify {email, token, type}`.
@@ -42,7 +43,9 @@ struct EmailCodeTests {
             try await server.request(.POST, "/verify", json: ["type": "recovery", "email": "alice@example.com", "token": alicesCode])
                 .expectError(403, "otp_expired")
             // Neither attempt spent Alice's code.
-            #expect(TestSession(try await server.request(.POST, "/verify", json: ["type": "email", "email": "alice@example.com", "token": alicesCode])) != nil)
+            #expect(
+                TestSession(try await server.request(.POST, "/verify", json: ["type": "email", "email": "alice@example.com", "token": alicesCode]))
+                    != nil)
         }
     }
 
@@ -62,7 +65,8 @@ struct EmailCodeTests {
             try await server.request(.POST, "/verify", json: ["type": "signup", "email": "guess@example.com", "token": code])
                 .expectError(429, "over_request_rate_limit")
             server.clock.advance(by: 301)
-            #expect(TestSession(try await server.request(.POST, "/verify", json: ["type": "signup", "email": "guess@example.com", "token": code])) != nil)
+            #expect(
+                TestSession(try await server.request(.POST, "/verify", json: ["type": "signup", "email": "guess@example.com", "token": code])) != nil)
         }
     }
 
@@ -84,10 +88,16 @@ struct EmailCodeTests {
     func recoveryAndEmailChangeByCode() async throws {
         try await server { server in
             try await signUp(server, "forgot@example.com")
-            _ = try await server.request(.POST, "/verify", json: ["type": "email", "email": "forgot@example.com", "token": try server.emailCode(to: "forgot@example.com")])
-            #expect(try await server.request(.POST, "/recover", json: ["email": "forgot@example.com"]).status == 200, "recovery right after the confirmation")
-            let recovered = try #require(TestSession(try await server.request(
-                .POST, "/verify", json: ["type": "recovery", "email": "forgot@example.com", "token": try server.emailCode(to: "forgot@example.com")])))
+            _ = try await server.request(
+                .POST, "/verify", json: ["type": "email", "email": "forgot@example.com", "token": try server.emailCode(to: "forgot@example.com")])
+            #expect(
+                try await server.request(.POST, "/recover", json: ["email": "forgot@example.com"]).status == 200,
+                "recovery right after the confirmation")
+            let recovered = try #require(
+                TestSession(
+                    try await server.request(
+                        .POST, "/verify",
+                        json: ["type": "recovery", "email": "forgot@example.com", "token": try server.emailCode(to: "forgot@example.com")])))
             #expect(try await server.request(.PUT, "/user", json: ["email": "moved@example.com"], bearer: recovered.accessToken).status == 200)
             let code = try server.emailCode(to: "moved@example.com")
             try await server.request(.POST, "/verify", json: ["type": "email_change", "email": "forgot@example.com", "token": code])

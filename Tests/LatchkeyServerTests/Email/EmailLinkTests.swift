@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Confirmation, recovery and resend, with the links read from the outbox files.
@@ -53,7 +54,9 @@ struct EmailLinkTests {
             _ = try await server.request(.POST, "/signup", json: ["email": "c3@example.com", "password": "correct horse battery"])
             let token = try server.linkToken(to: "c3@example.com", type: "signup")
             for evil in ["https://evil.example.net/steal", "https://app.example.com.evil.net/welcome", "https://app.example.com/welcomeX"] {
-                let policy = RedirectPolicy(siteURL: "https://app.example.com/welcome", origin: ServerOrigin("http://127.0.0.1:9999"), additionalURLs: ["myapp://auth-callback"])
+                let policy = RedirectPolicy(
+                    siteURL: "https://app.example.com/welcome", origin: ServerOrigin("http://127.0.0.1:9999"),
+                    additionalURLs: ["myapp://auth-callback"])
                 #expect(policy.resolve(evil) == "https://app.example.com/welcome", "\(evil)")
                 #expect(policy.resolve("myapp://auth-callback/done") == "myapp://auth-callback/done")
                 #expect(policy.resolve("https://app.example.com/welcome/next") == "https://app.example.com/welcome/next")
@@ -113,4 +116,3 @@ struct EmailLinkTests {
         }
     }
 }
-

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `POST /otp`, `POST /magiclink`, `POST /invite` and `POST /admin/generate_link`.
@@ -53,7 +54,8 @@ struct EmailSignInTests {
     func invite() async throws {
         try await TestServer.with(configure: { $0.autoconfirm = false }) { server in
             let admin = server.server.serviceRoleKey
-            try await server.request(.POST, "/invite", json: ["email": "guest@example.com"], bearer: server.server.anonKey).expectError(403, "not_admin")
+            try await server.request(.POST, "/invite", json: ["email": "guest@example.com"], bearer: server.server.anonKey).expectError(
+                403, "not_admin")
             try await server.request(.POST, "/invite", json: ["email": "guest@example.com"]).expectError(401, "no_authorization")
             let invited = try await server.request(.POST, "/invite", json: ["email": "Guest@Example.com", "data": ["team": "blue"]], bearer: admin)
             #expect(invited.status == 200, "\(invited.text)")
@@ -71,37 +73,49 @@ struct EmailSignInTests {
     func generateLink() async throws {
         try await TestServer.with(configure: { $0.autoconfirm = false }) { server in
             let admin = server.server.serviceRoleKey
-            try await server.request(.POST, "/admin/generate_link", json: ["type": "signup", "email": "x@example.com"], bearer: server.server.anonKey)
-                .expectError(403, "not_admin")
+            try await server.request(
+                .POST, "/admin/generate_link", json: ["type": "signup", "email": "x@example.com"], bearer: server.server.anonKey
+            )
+            .expectError(403, "not_admin")
             let signup = try await server.request(
-                .POST, "/admin/generate_link", json: ["type": "signup", "email": "gen@example.com", "password": "correct horse battery"], bearer: admin)
+                .POST, "/admin/generate_link", json: ["type": "signup", "email": "gen@example.com", "password": "correct horse battery"],
+                bearer: admin)
             #expect(signup.status == 200, "\(signup.text)")
             #expect(signup["verification_type"] as? String == "signup")
             #expect((signup["action_link"] as? String)?.contains("/verify?token=") == true)
             #expect(signup["email"] as? String == "gen@example.com")
             #expect(try server.mailCount(to: "gen@example.com") == 0)
             let otp = try #require(signup["email_otp"] as? String)
-            #expect(TestSession(try await server.request(.POST, "/verify", json: ["type": "signup", "email": "gen@example.com", "token": otp])) != nil)
+            #expect(
+                TestSession(try await server.request(.POST, "/verify", json: ["type": "signup", "email": "gen@example.com", "token": otp])) != nil)
 
             for type in ["magiclink", "recovery"] {
-                let generated = try await server.request(.POST, "/admin/generate_link", json: ["type": type, "email": "gen@example.com"], bearer: admin)
+                let generated = try await server.request(
+                    .POST, "/admin/generate_link", json: ["type": type, "email": "gen@example.com"], bearer: admin)
                 let hashed = try #require(generated["hashed_token"] as? String, "\(generated.text)")
                 #expect(TestSession(try await server.request(.POST, "/verify", json: ["type": type, "token_hash": hashed])) != nil, "\(type)")
             }
             let change = try await server.request(
-                .POST, "/admin/generate_link", json: ["type": "email_change_new", "email": "gen@example.com", "new_email": "gen2@example.com"], bearer: admin)
+                .POST, "/admin/generate_link", json: ["type": "email_change_new", "email": "gen@example.com", "new_email": "gen2@example.com"],
+                bearer: admin)
             let changeOTP = try #require(change["email_otp"] as? String, "\(change.text)")
             let changed = try await server.request(.POST, "/verify", json: ["type": "email_change", "email": "gen2@example.com", "token": changeOTP])
             #expect((changed["user"] as? [String: Any])?["email"] as? String == "gen2@example.com")
 
-            let magicForNew = try await server.request(.POST, "/admin/generate_link", json: ["type": "magiclink", "email": "fresh@example.com"], bearer: admin)
+            let magicForNew = try await server.request(
+                .POST, "/admin/generate_link", json: ["type": "magiclink", "email": "fresh@example.com"], bearer: admin)
             #expect(magicForNew["verification_type"] as? String == "signup", "a magic link for no account is a sign-up link")
             try await server.request(.POST, "/admin/generate_link", json: ["type": "recovery", "email": "none@example.com"], bearer: admin)
                 .expectError(404, "user_not_found")
-            try await server.request(.POST, "/admin/generate_link", json: ["type": "signup", "email": "gen2@example.com", "password": "x password"], bearer: admin)
-                .expectError(422, "email_exists")
-            try await server.request(.POST, "/admin/generate_link", json: ["type": "email_change_current", "email": "gen2@example.com", "new_email": "y@example.com"], bearer: admin)
-                .expectError(400, "validation_failed")
+            try await server.request(
+                .POST, "/admin/generate_link", json: ["type": "signup", "email": "gen2@example.com", "password": "x password"], bearer: admin
+            )
+            .expectError(422, "email_exists")
+            try await server.request(
+                .POST, "/admin/generate_link", json: ["type": "email_change_current", "email": "gen2@example.com", "new_email": "y@example.com"],
+                bearer: admin
+            )
+            .expectError(400, "validation_failed")
             try await server.request(.POST, "/admin/generate_link", json: ["type": "bogus", "email": "gen2@example.com"], bearer: admin)
                 .expectError(400, "validation_failed")
         }

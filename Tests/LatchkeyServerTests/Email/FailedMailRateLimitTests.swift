@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+
 @testable import LatchkeyServer
 
 /// An email that cannot be delivered does not use up the address's email slot (one a minute,
@@ -83,7 +84,8 @@ struct FailedMailRateLimitTests {
             #expect(files.count == 1, "one mail delivered: \(files)")
         }
         try await Self.with { server, mailer in
-            #expect(try await server.request(.POST, "/signup", json: ["email": "again@example.com", "password": "correct horse battery"]).status == 200)
+            #expect(
+                try await server.request(.POST, "/signup", json: ["email": "again@example.com", "password": "correct horse battery"]).status == 200)
             server.clock.advance(by: 61)
             try await Self.expectSlotReturned(server, mailer, mailName: "confirmation") {
                 try await server.request(.POST, "/signup", json: ["email": "again@example.com", "password": "correct horse battery"])
@@ -94,7 +96,8 @@ struct FailedMailRateLimitTests {
     @Test("resend of the confirmation and of an email change")
     func resend() async throws {
         try await Self.with { server, mailer in
-            #expect(try await server.request(.POST, "/signup", json: ["email": "resend@example.com", "password": "correct horse battery"]).status == 200)
+            #expect(
+                try await server.request(.POST, "/signup", json: ["email": "resend@example.com", "password": "correct horse battery"]).status == 200)
             server.clock.advance(by: 61)
             try await Self.expectSlotReturned(server, mailer, mailName: "confirmation") {
                 try await server.request(.POST, "/resend", json: ["type": "signup", "email": "resend@example.com"])

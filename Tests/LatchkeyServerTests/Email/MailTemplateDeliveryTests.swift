@@ -1,8 +1,10 @@
 import Foundation
 import LatchkeyTesting
 import Testing
-@testable import LatchkeyServer
+
 import class LatchkeyTestSupport.ChildProcess
+
+@testable import LatchkeyServer
 
 /// Templated mails as they arrive: over SMTP at a real server (aiosmtpd), and in the outbox;
 /// read back by Python's `email` package as a mail client would, and by every helper that reads
@@ -14,25 +16,25 @@ struct MailTemplateDeliveryTests {
     static let templates: [String: String] = [
         "confirmation.subject": "Bestätige deine Anmeldung, {{ .Data.name }} ✓",
         "confirmation.txt": """
-            Grüße {{ .Data.name }}!
+        Grüße {{ .Data.name }}!
 
-            Bestätige {{ .Email }} über diesen Link:
-            {{ .ConfirmationURL }}
+        Bestätige {{ .Email }} über diesen Link:
+        {{ .ConfirmationURL }}
 
-            Oder gib diesen Code ein: {{ .Token }}
-            (token_hash {{ .TokenHash }}, weiter zu {{ .RedirectTo }}, Seite {{ .SiteURL }})
-            \(String(repeating: "Eine sehr lange Zeile mit Umlauten äöü, ", count: 6))
+        Oder gib diesen Code ein: {{ .Token }}
+        (token_hash {{ .TokenHash }}, weiter zu {{ .RedirectTo }}, Seite {{ .SiteURL }})
+        \(String(repeating: "Eine sehr lange Zeile mit Umlauten äöü, ", count: 6))
 
-            """,
+        """,
         "confirmation.html": """
-            <html><body>
-            <p>Grüße <b>{{ .Data.name }}</b>!</p>
-            <p><a href="{{ .ConfirmationURL }}">Bestätigen</a></p>
-            <p>Code: <strong>{{ .Token }}</strong></p>
-            <p>{{ .SiteURL }}/auth/confirm?token_hash={{ .TokenHash }}&type=email</p>
-            </body></html>
+        <html><body>
+        <p>Grüße <b>{{ .Data.name }}</b>!</p>
+        <p><a href="{{ .ConfirmationURL }}">Bestätigen</a></p>
+        <p>Code: <strong>{{ .Token }}</strong></p>
+        <p>{{ .SiteURL }}/auth/confirm?token_hash={{ .TokenHash }}&type=email</p>
+        </body></html>
 
-            """,
+        """,
     ]
 
     @Test("over SMTP: multipart/alternative with both parts, the link and the code; a client decodes it; the code and the link verify")
@@ -56,7 +58,8 @@ struct MailTemplateDeliveryTests {
                     #expect(mail.defects.isEmpty, "\(mail.defects)")
                     #expect(mail.contentType == "multipart/alternative")
                     #expect(mail.parts.map(\.contentType) == ["text/plain", "text/html"])
-                    #expect(mail.parts.allSatisfy { $0.charset == "utf-8" && $0.transferEncoding == "quoted-printable" }, "non-ASCII parts are encoded")
+                    #expect(
+                        mail.parts.allSatisfy { $0.charset == "utf-8" && $0.transferEncoding == "quoted-printable" }, "non-ASCII parts are encoded")
                     #expect(mail.longestLine <= 78, "lines within RFC 5322's 78 (quoted-printable soft breaks): \(mail.longestLine)")
                     #expect(mail.bareLineFeeds == 0)
                     #expect(mail.subject == "Bestätige deine Anmeldung, Ada <& Co> ✓")
@@ -78,7 +81,8 @@ struct MailTemplateDeliveryTests {
 
                     // The code confirms the address (GoTrue's `{{ .Token }}`); the link's token is
                     // then spent with it (one token, as in GoTrue).
-                    let verified = try await server.request(.POST, "/verify", json: ["type": "signup", "email": "ada@example.com", "token": String(code)])
+                    let verified = try await server.request(
+                        .POST, "/verify", json: ["type": "signup", "email": "ada@example.com", "token": String(code)])
                     #expect(verified.status == 200, "\(verified.text)")
                 }
             }
@@ -88,7 +92,8 @@ struct MailTemplateDeliveryTests {
     @Test("the outbox holds the same MIME: both parts for a client, and every outbox reader finds the link and the code")
     func outbox() async throws {
         try await TestServer.with(configure: { $0.autoconfirm = false }) { server in
-            #expect(try await server.request(.POST, "/signup", json: ["email": "eve@example.com", "password": "correct horse battery"]).status == 200)
+            #expect(
+                try await server.request(.POST, "/signup", json: ["email": "eve@example.com", "password": "correct horse battery"]).status == 200)
             let raw = try #require(try server.outbox().last)
             let mail = try await MailClientView.read(raw)
             #expect(mail.defects.isEmpty, "\(mail.defects)")
@@ -105,7 +110,8 @@ struct MailTemplateDeliveryTests {
             // The README's walkthrough reads the code with sed from the raw file: exactly once.
             let file = try #require(try FileManager.default.contentsOfDirectory(atPath: server.server.outboxDirectory.path).first)
             let (status, output) = try await ChildProcess.run(
-                executable: "/bin/sed", arguments: ["-n", #"s/.*this code: \([0-9]\{6\}\).*/\1/p"#, server.server.outboxDirectory.appendingPathComponent(file).path],
+                executable: "/bin/sed",
+                arguments: ["-n", #"s/.*this code: \([0-9]\{6\}\).*/\1/p"#, server.server.outboxDirectory.appendingPathComponent(file).path],
                 environment: [:])
             #expect(status == 0 && String(decoding: output, as: UTF8.self) == "\(code)\n")
 
@@ -127,7 +133,8 @@ struct MailTemplateDeliveryTests {
                 $0.autoconfirm = false
                 $0.mailTemplatesDirectory = folder
             }) { server in
-                #expect(try await server.request(.POST, "/signup", json: ["email": "zoe@example.com", "password": "correct horse battery"]).status == 200)
+                #expect(
+                    try await server.request(.POST, "/signup", json: ["email": "zoe@example.com", "password": "correct horse battery"]).status == 200)
                 let parsed = try #require(try server.server.outboxMails().last)
                 #expect(parsed.subject.hasPrefix("Bestätige deine Anmeldung"))
                 #expect(parsed.raw.contains("Content-Transfer-Encoding: quoted-printable"))

@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyTesting
 import LatchkeyWire
 import Testing
+
 @testable import LatchkeyServer
 
 /// Mail templates: GoTrue's `{{ .Variable }}` syntax, substitution only, checked when the
@@ -20,17 +21,21 @@ struct MailTemplateTests {
 
     @Test("GoTrue's spellings substitute; Go's trim markers trim; metadata keys resolve")
     func substitution() throws {
-        let template = try Self.parse("Hi {{ .Data.name }} ({{.Data.age}}, {{ .Data.vip }}{{ .Data.missing }}):\n  {{- .Token -}}  \n{{.ConfirmationURL}}")
-        #expect(template.render(Self.values, escapingHTML: false) == "Hi <Ada & Co> (36, true):123456https://auth.example/verify?token=abc&type=signup")
+        let template = try Self.parse(
+            "Hi {{ .Data.name }} ({{.Data.age}}, {{ .Data.vip }}{{ .Data.missing }}):\n  {{- .Token -}}  \n{{.ConfirmationURL}}")
+        #expect(
+            template.render(Self.values, escapingHTML: false) == "Hi <Ada & Co> (36, true):123456https://auth.example/verify?token=abc&type=signup")
     }
 
     @Test("HTML values are escaped; text values are not")
     func escaping() throws {
         let template = try Self.parse("<a href=\"{{ .ConfirmationURL }}\">{{ .Data.name }}</a> {{ .Email }}")
-        #expect(template.render(Self.values, escapingHTML: true)
-            == "<a href=\"https://auth.example/verify?token=abc&amp;type=signup\">&lt;Ada &amp; Co&gt;</a> o&#39;brien@example.com")
-        #expect(template.render(Self.values, escapingHTML: false)
-            == "<a href=\"https://auth.example/verify?token=abc&type=signup\"><Ada & Co></a> o'brien@example.com")
+        #expect(
+            template.render(Self.values, escapingHTML: true)
+                == "<a href=\"https://auth.example/verify?token=abc&amp;type=signup\">&lt;Ada &amp; Co&gt;</a> o&#39;brien@example.com")
+        #expect(
+            template.render(Self.values, escapingHTML: false)
+                == "<a href=\"https://auth.example/verify?token=abc&type=signup\"><Ada & Co></a> o'brien@example.com")
     }
 
     @Test("unknown variables, unsupported constructs and unclosed tags are refused with the line")

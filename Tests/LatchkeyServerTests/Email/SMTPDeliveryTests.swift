@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// ``SMTPMailer`` against a real SMTP server: Debian's python3-aiosmtpd
@@ -39,9 +40,10 @@ struct SMTPDeliveryTests {
     func quotedPrintableAndAlternative() async throws {
         try await SMTPTestServer.with(.startTLS) { server in
             let mailer = try server.mailer(try server.settings(), sender: "Équipe Latchkey <team@latchkey.example>")
-            try await mailer.send(MailMessage(
-                to: "bo@example.com", subject: "Hello", body: "Grüße — \(Self.link)\n",
-                html: "<p>Grüße — <a href=\"\(Self.link)\">reset</a></p>"))
+            try await mailer.send(
+                MailMessage(
+                    to: "bo@example.com", subject: "Hello", body: "Grüße — \(Self.link)\n",
+                    html: "<p>Grüße — <a href=\"\(Self.link)\">reset</a></p>"))
             let mail = try #require(try await server.waitForMessages().first)
             let (headers, body) = try splitMessage(mail.data)
             #expect(decodeRFC2047(try #require(headers["From"])) == "Équipe Latchkey <team@latchkey.example>")
@@ -219,7 +221,8 @@ func decodeQuotedPrintable(_ text: String) -> String {
     var index = 0
     while index < joined.count {
         if joined[index] == UInt8(ascii: "="), index + 2 < joined.count,
-            let value = UInt8(String(decoding: joined[index + 1...index + 2], as: UTF8.self), radix: 16) {
+            let value = UInt8(String(decoding: joined[index + 1...index + 2], as: UTF8.self), radix: 16)
+        {
             bytes.append(value)
             index += 3
         } else {

@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyTesting
 import Logging
 import Testing
+
 @testable import LatchkeyServer
 
 /// The real server, configured with an SMTP URL as `latchkey serve --smtp-url` configures it,
@@ -27,7 +28,9 @@ struct SMTPServerEndToEndTests {
                 let mail = try #require(try await smtp.waitForMessages().first)
                 #expect(mail.authenticated && !mail.tls)
                 #expect(mail.mailFrom == "auth@latchkey.example" && mail.recipients == ["rita@example.com"])
-                #expect(mail.data.contains("\r\nFrom: Latchkey <auth@latchkey.example>\r\n") || mail.data.hasPrefix("From: Latchkey <auth@latchkey.example>\r\n"))
+                #expect(
+                    mail.data.contains("\r\nFrom: Latchkey <auth@latchkey.example>\r\n")
+                        || mail.data.hasPrefix("From: Latchkey <auth@latchkey.example>\r\n"))
                 #expect(mail.data.contains("\r\nTo: rita@example.com\r\n"))
                 #expect(!server.outboxExists)
                 let token = try #require(Self.token(in: mail.data, type: "recovery"))

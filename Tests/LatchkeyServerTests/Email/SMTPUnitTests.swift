@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
+
 @testable import LatchkeyServer
 
 /// The SMTP pieces that need no server: reply parsing, dot-stuffing, MIME encoding, settings.
@@ -49,7 +50,8 @@ struct SMTPUnitTests {
             .compose(MailMessage(to: "b@example.com", subject: "hi\r\nBcc: evil@example.com", body: "x"))
         #expect(!composed.contains("\r\nBcc:"))
         #expect(throws: SMTPError.self) {
-            try MailComposer(from: MailAddress(parsing: "a@latchkey.example")).compose(MailMessage(to: "b@example.com>\r\nRCPT TO:<c@x", subject: "s", body: "x"))
+            try MailComposer(from: MailAddress(parsing: "a@latchkey.example")).compose(
+                MailMessage(to: "b@example.com>\r\nRCPT TO:<c@x", subject: "s", body: "x"))
         }
         #expect(MailComposer.mailbox(try MailAddress(parsing: "\"Smith, Ann\" <ann@example.com>")) == "\"Smith, Ann\" <ann@example.com>")
     }
@@ -64,7 +66,9 @@ struct SMTPUnitTests {
         let smtps = try SMTPSettings(url: "smtps://mail.example.com")
         #expect(smtps.port == 465 && smtps.security == .implicitTLS && smtps.username == nil)
         #expect(try SMTPSettings(url: "smtp://h:25").security == .startTLS(required: true))
-        for bad in ["http://u:topsecret@h", "smtp://u:topsecret@h?tls=off", "smtps://u:topsecret@h?starttls=optional", "smtp://:topsecret@h", "nonsense"] {
+        for bad in [
+            "http://u:topsecret@h", "smtp://u:topsecret@h?tls=off", "smtps://u:topsecret@h?starttls=optional", "smtp://:topsecret@h", "nonsense",
+        ] {
             let error = #expect(throws: ConfigurationError.self) { try SMTPSettings(url: bad) }
             #expect(error?.description.contains("topsecret") == false)
         }

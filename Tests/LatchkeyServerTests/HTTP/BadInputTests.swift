@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+
 @testable import LatchkeyServer
 
 /// Bad input gets a 4xx JSON error: never a 5xx, a crash or a partial write.
@@ -13,7 +14,10 @@ struct BadInputTests {
             let endpoints = [
                 "/signup", "/token?grant_type=password", "/token?grant_type=refresh_token", "/verify", "/recover", "/resend",
             ]
-            let bodies = ["{not json", "[1,2,3]", "\"string\"", "42", "null", #"{"email": 5, "password": []}"#, #"{"refresh_token": {"a": 1}}"#, #"{"type": 7}"#]
+            let bodies = [
+                "{not json", "[1,2,3]", "\"string\"", "42", "null", #"{"email": 5, "password": []}"#, #"{"refresh_token": {"a": 1}}"#,
+                #"{"type": 7}"#,
+            ]
             for path in endpoints {
                 for body in bodies {
                     let response = try await server.request(.POST, path, rawBody: body)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Browsers on another origin (supabase-js): preflights and responses carry CORS headers as
@@ -29,7 +30,9 @@ struct CORSTests {
                 #expect(response.headers.first(name: "Access-Control-Allow-Methods") == "POST")
                 #expect(response.headers.first(name: "Access-Control-Allow-Headers") == Self.supabaseJSHeaders)
                 #expect(response.headers.first(name: "Access-Control-Allow-Credentials") == "true")
-                #expect(response.headers["Vary"].joined(separator: ", ").contains("Origin, Access-Control-Request-Method, Access-Control-Request-Headers"))
+                #expect(
+                    response.headers["Vary"].joined(separator: ", ").contains("Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
+                )
             }
             for method in ["GET", "PUT", "PATCH", "DELETE"] {
                 #expect(try await preflight(server, "/user", method: method).headers.first(name: "Access-Control-Allow-Methods") == method)

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyTestSupport
 import Testing
+
 @testable import LatchkeyServer
 
 /// The cleanup task against a long-lived session: ten thousand rotations. A load test (about 30

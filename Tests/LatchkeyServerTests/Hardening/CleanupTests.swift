@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LatchkeyTestSupport
 import Testing
+
 @testable import LatchkeyServer
 
 /// The cleanup task against the real server: tables stay bounded, and nobody is signed out or

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Connections held open by the dozen: the server keeps answering. A load test — it holds 75

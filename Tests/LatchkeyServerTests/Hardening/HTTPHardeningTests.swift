@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// What clients that do not speak proper HTTP, or hold connections open, get: a 4xx JSON error
@@ -22,7 +23,10 @@ struct HTTPHardeningTests {
     @Test(
         "malformed requests get a 4xx JSON error and a closed connection",
         arguments: [
-            ("bad chunk size", "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n{}\r\n0\r\n\r\n", 400),
+            (
+                "bad chunk size",
+                "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n{}\r\n0\r\n\r\n", 400
+            ),
             ("bad Content-Length", "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}", 400),
             ("two Content-Lengths", "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}", 400),
             ("unknown method", "FROBNICATE /health HTTP/1.1\r\nHost: x\r\n\r\n", 400),
@@ -42,7 +46,8 @@ struct HTTPHardeningTests {
     @Test("CONNECT is refused (405 JSON) and the connection closed, also after a request on the same connection")
     func connectRefused() async throws {
         try await TestServer.with { server in
-            let connection = try await Self.exchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n", server: server)
+            let connection = try await Self.exchange(
+                "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET / HTTP/1.1\r\n\r\n", server: server)
             #expect(connection.status == 405)
             #expect(connection.text.lowercased().contains("x-sb-error-code: method_not_allowed"), "\(connection.text)")
             #expect(connection.text.lowercased().contains("connection: close"))
@@ -104,7 +109,8 @@ struct HTTPHardeningTests {
 
             // A body one byte at a time: 408 JSON, then closed.
             let slowBody = try await RawConnection.open(
-                port: server.server.port, sending: "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
+                port: server.server.port,
+                sending: "POST /signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
             for _ in 0..<150 where slowBody.isOpen {
                 try? await slowBody.send(" ")
                 try await Task.sleep(for: .milliseconds(100))

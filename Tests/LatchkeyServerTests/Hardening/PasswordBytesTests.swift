@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// bcrypt stops at a NUL byte and ignores everything past 72 bytes: such passwords are refused

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `--session-inactivity-timeout`, as GoTrue's `GOTRUE_SESSIONS_INACTIVITY_TIMEOUT`.

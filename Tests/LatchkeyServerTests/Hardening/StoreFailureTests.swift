@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import LatchkeyServer
 
 /// What clients get when the database cannot be used, and what a failed sign-up leaves behind.
@@ -63,7 +64,8 @@ struct StoreFailureTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await TestServer.with(directory: directory, configure: { $0.autoconfirm = autoconfirm }) { server in
             // The second write of the sign-up fails, after the user row was written in the same transaction.
-            try Self.execute("CREATE TRIGGER fail_\(table) BEFORE INSERT ON \(table) BEGIN SELECT RAISE(ABORT, 'injected failure'); END", on: directory)
+            try Self.execute(
+                "CREATE TRIGGER fail_\(table) BEFORE INSERT ON \(table) BEGIN SELECT RAISE(ABORT, 'injected failure'); END", on: directory)
             let failed = try await server.request(.POST, "/signup", json: ["email": "atomic@example.com", "password": "correct horse battery"])
             #expect(failed.status >= 500)
             #expect(failed.errorCode != nil, "a JSON error")
@@ -74,7 +76,9 @@ struct StoreFailureTests {
             if again.status != 200 {
                 // The failed attempt counted against the address's one-email-a-minute limit.
                 server.clock.advance(by: 61)
-                #expect(try await server.request(.POST, "/signup", json: ["email": "atomic@example.com", "password": "correct horse battery"]).status == 200)
+                #expect(
+                    try await server.request(.POST, "/signup", json: ["email": "atomic@example.com", "password": "correct horse battery"]).status
+                        == 200)
             }
             #expect(try Self.count("users", in: directory) == 1)
             #expect(try Self.count(table, in: directory) == 1)

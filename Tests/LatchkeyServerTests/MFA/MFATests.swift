@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyQRCode
 import Testing
+
 @testable import LatchkeyServer
 
 /// Multi-factor sign-in with TOTP factors, end to end against the real server: enrolment,
@@ -36,7 +37,9 @@ struct MFATests {
 
     static func challenge(_ server: TestServer, _ bearer: String, _ factorID: String, headers: [(String, String)] = []) async throws -> String {
         let response = try await server.request(.POST, "/factors/\(factorID)/challenge", json: [:], bearer: bearer, headers: headers)
-        guard response.status == 200, let id = response["id"] as? String else { throw TestFailure("challenge failed: \(response.status) \(response.text)") }
+        guard response.status == 200, let id = response["id"] as? String else {
+            throw TestFailure("challenge failed: \(response.status) \(response.text)")
+        }
         return id
     }
 
@@ -52,7 +55,9 @@ struct MFATests {
         let factor = try await enroll(server, session.accessToken, name: name)
         let challengeID = try await challenge(server, session.accessToken, factor.id)
         let verified = try await verify(server, session.accessToken, factor.id, challenge: challengeID, code: code(factor.secret, server))
-        guard verified.status == 200, let raised = TestSession(verified) else { throw TestFailure("verify failed: \(verified.status) \(verified.text)") }
+        guard verified.status == 200, let raised = TestSession(verified) else {
+            throw TestFailure("verify failed: \(verified.status) \(verified.text)")
+        }
         return (factor, raised)
     }
 
@@ -110,7 +115,8 @@ struct MFATests {
             #expect(expiresAt == Int(server.clock.now().timeIntervalSince1970) + 300)
             let challengeID = try #require(challengeResponse["id"] as? String)
 
-            let verified = try await Self.verify(server, session.accessToken, factor.id, challenge: challengeID, code: Self.code(factor.secret, server))
+            let verified = try await Self.verify(
+                server, session.accessToken, factor.id, challenge: challengeID, code: Self.code(factor.secret, server))
             #expect(verified.status == 200, "\(verified.text)")
             let raised = try #require(TestSession(verified))
             let claims = try Self.claims(raised.accessToken)
@@ -152,7 +158,8 @@ struct MFATests {
             let replayed = try await Self.verify(server, raised.accessToken, factor.id, challenge: second, code: right)
             #expect(replayed.status == 422 && replayed.errorCode == "mfa_verification_failed")
             // The previous step's code (within the drift) is older than the used one: refused too.
-            let older = try await Self.verify(server, raised.accessToken, factor.id, challenge: second, code: Self.code(factor.secret, server, steps: -1))
+            let older = try await Self.verify(
+                server, raised.accessToken, factor.id, challenge: second, code: Self.code(factor.secret, server, steps: -1))
             #expect(older.status == 422)
             server.clock.advance(by: 30)
             let next = try await Self.verify(server, raised.accessToken, factor.id, challenge: second, code: Self.code(factor.secret, server))
@@ -162,14 +169,19 @@ struct MFATests {
 
     @Test("expired, unknown, foreign and other-address challenges and factors are refused with GoTrue's codes")
     func challengeRules() async throws {
-        try await TestServer.with(configure: { Self.roomy(&$0); $0.trustedProxies = ["127.0.0.1/32", "::1/128"] }) { server in
+        try await TestServer.with(configure: {
+            Self.roomy(&$0)
+            $0.trustedProxies = ["127.0.0.1/32", "::1/128"]
+        }) { server in
             let session = try await server.signUp("rules@example.com")
             let factor = try await Self.enroll(server, session.accessToken)
             let challengeID = try await Self.challenge(server, session.accessToken, factor.id)
             server.clock.advance(by: 301)
-            let expired = try await Self.verify(server, session.accessToken, factor.id, challenge: challengeID, code: Self.code(factor.secret, server))
+            let expired = try await Self.verify(
+                server, session.accessToken, factor.id, challenge: challengeID, code: Self.code(factor.secret, server))
             #expect(expired.status == 422 && expired.errorCode == "mfa_challenge_expired")
-            let deleted = try await Self.verify(server, session.accessToken, factor.id, challenge: challengeID, code: Self.code(factor.secret, server))
+            let deleted = try await Self.verify(
+                server, session.accessToken, factor.id, challenge: challengeID, code: Self.code(factor.secret, server))
             #expect(deleted.status == 422 && deleted.errorCode == "mfa_factor_not_found", "an expired challenge is deleted")
 
             let unknownChallenge = try await Self.verify(server, session.accessToken, factor.id, challenge: UUID().uuidString, code: "123456")
@@ -188,11 +200,13 @@ struct MFATests {
             let foreignDelete = try await server.request(.DELETE, "/factors/\(factor.id)", bearer: mallory.accessToken)
             #expect(foreignDelete.status == 404)
             let ownChallenge = try await Self.challenge(server, session.accessToken, factor.id)
-            let foreignVerify = try await Self.verify(server, mallory.accessToken, factor.id, challenge: ownChallenge, code: Self.code(factor.secret, server))
+            let foreignVerify = try await Self.verify(
+                server, mallory.accessToken, factor.id, challenge: ownChallenge, code: Self.code(factor.secret, server))
             #expect(foreignVerify.status == 404)
             // A challenge of another factor does not verify this one.
             let malloryFactor = try await Self.enroll(server, mallory.accessToken)
-            let crossed = try await Self.verify(server, mallory.accessToken, malloryFactor.id, challenge: ownChallenge, code: Self.code(malloryFactor.secret, server))
+            let crossed = try await Self.verify(
+                server, mallory.accessToken, malloryFactor.id, challenge: ownChallenge, code: Self.code(malloryFactor.secret, server))
             #expect(crossed.status == 422 && crossed.errorCode == "mfa_factor_not_found")
 
             // The code must come from the address that asked for the challenge.
@@ -225,7 +239,8 @@ struct MFATests {
             #expect(email.status == 401 && email.errorCode == "insufficient_aal")
             let metadata = try await server.request(.PUT, "/user", json: ["data": ["theme": "dark"]], bearer: low.accessToken)
             #expect(metadata.status == 200, "metadata needs no aal2")
-            let second = try await server.request(.POST, "/factors", json: ["factor_type": "totp", "friendly_name": "second"], bearer: low.accessToken)
+            let second = try await server.request(
+                .POST, "/factors", json: ["factor_type": "totp", "friendly_name": "second"], bearer: low.accessToken)
             #expect(second.status == 403 && second.errorCode == "insufficient_aal")
             let unenroll = try await server.request(.DELETE, "/factors/\(factor.id)", bearer: low.accessToken)
             #expect(unenroll.status == 422 && unenroll.errorCode == "insufficient_aal")
@@ -286,13 +301,19 @@ struct MFATests {
 
     @Test("limits: enrolled factors, unique friendly names, expiry of unverified factors, factor types, anonymous users")
     func limits() async throws {
-        try await TestServer.with(configure: { Self.roomy(&$0); $0.mfaMaxEnrolledFactors = 2; $0.enableAnonymousUsers = true }) { server in
+        try await TestServer.with(configure: {
+            Self.roomy(&$0)
+            $0.mfaMaxEnrolledFactors = 2
+            $0.enableAnonymousUsers = true
+        }) { server in
             let session = try await server.signUp("limits@example.com")
             _ = try await Self.enroll(server, session.accessToken, name: "one")
-            let conflict = try await server.request(.POST, "/factors", json: ["factor_type": "totp", "friendly_name": "one"], bearer: session.accessToken)
+            let conflict = try await server.request(
+                .POST, "/factors", json: ["factor_type": "totp", "friendly_name": "one"], bearer: session.accessToken)
             #expect(conflict.status == 422 && conflict.errorCode == "mfa_factor_name_conflict")
             _ = try await Self.enroll(server, session.accessToken, name: "two")
-            let third = try await server.request(.POST, "/factors", json: ["factor_type": "totp", "friendly_name": "three"], bearer: session.accessToken)
+            let third = try await server.request(
+                .POST, "/factors", json: ["factor_type": "totp", "friendly_name": "three"], bearer: session.accessToken)
             #expect(third.status == 422 && third.errorCode == "too_many_enrolled_mfa_factors")
 
             // Unverified factors expire (GoTrue's 300 s): enrolling then removes them.
@@ -300,7 +321,8 @@ struct MFATests {
             _ = try await Self.enroll(server, session.accessToken, name: "one")
             #expect(try await Self.factors(server, session.accessToken).map { $0["friendly_name"] as? String } == ["one"])
 
-            let phone = try await server.request(.POST, "/factors", json: ["factor_type": "phone", "phone": "+15555550100"], bearer: session.accessToken)
+            let phone = try await server.request(
+                .POST, "/factors", json: ["factor_type": "phone", "phone": "+15555550100"], bearer: session.accessToken)
             #expect(phone.status == 422 && phone.errorCode == "mfa_phone_enroll_not_enabled")
             let bogus = try await server.request(.POST, "/factors", json: ["factor_type": "sms"], bearer: session.accessToken)
             #expect(bogus.status == 400 && bogus.errorCode == "validation_failed")
@@ -313,7 +335,10 @@ struct MFATests {
 
     @Test("verified factors are limited too")
     func verifiedLimit() async throws {
-        try await TestServer.with(configure: { Self.roomy(&$0); $0.mfaMaxVerifiedFactors = 1 }) { server in
+        try await TestServer.with(configure: {
+            Self.roomy(&$0)
+            $0.mfaMaxVerifiedFactors = 1
+        }) { server in
             let session = try await server.signUp("verified-limit@example.com")
             let (_, high) = try await Self.enrollAndVerify(server, session)
             let second = try await server.request(.POST, "/factors", json: ["factor_type": "totp", "friendly_name": "b"], bearer: high.accessToken)
@@ -382,7 +407,8 @@ struct MFATests {
             let listed = try await server.request(.GET, base, bearer: admin)
             #expect(listed.status == 200)
             #expect(Set((listed.jsonArray ?? []).compactMap { $0["id"] as? String }) == [factor.id, other.id])
-            let empty = try await server.request(.GET, "/admin/users/\(try await server.signUp("nofactors@example.com").userID)/factors", bearer: admin)
+            let empty = try await server.request(
+                .GET, "/admin/users/\(try await server.signUp("nofactors@example.com").userID)/factors", bearer: admin)
             #expect(empty.status == 200 && empty.text.hasPrefix("["), "an empty list, not null")
 
             for bearer in [high.accessToken, server.server.anonKey] {

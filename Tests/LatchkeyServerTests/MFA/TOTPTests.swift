@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// TOTP (RFC 6238) against the RFC's published test vectors, base32, and sealed secrets.
@@ -58,7 +59,10 @@ struct TOTPTests {
     @Test("the otpauth URI has GoTrue's shape")
     func uri() {
         let uri = TOTP.uri(secret: "JBSWY3DPEHPK3PXP", issuer: "example.com:3000", account: "ada+mfa@example.com")
-        #expect(uri == "otpauth://totp/example.com:3000:ada+mfa@example.com?algorithm=SHA1&digits=6&issuer=example.com%3A3000&period=30&secret=JBSWY3DPEHPK3PXP")
+        #expect(
+            uri
+                == "otpauth://totp/example.com:3000:ada+mfa@example.com?algorithm=SHA1&digits=6&issuer=example.com%3A3000&period=30&secret=JBSWY3DPEHPK3PXP"
+        )
         #expect(TOTP.uri(secret: "A", issuer: "My App", account: "a@b.c").hasPrefix("otpauth://totp/My%20App:a@b.c?"))
     }
 

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+
 @testable import LatchkeyServer
 
 /// `--metrics-enabled` and the database pool's use in `/metrics`.
@@ -15,11 +16,26 @@ struct MetricsSettingsTests {
         var labels: [String] { made.withLockedValue { $0 } }
 
         private func note(_ label: String) { made.withLockedValue { $0.append(label) } }
-        func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler { note(label); return Handler() }
-        func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler { note(label); return Handler() }
-        func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler { note(label); return Handler() }
-        func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler { note(label); return Handler() }
-        func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler { note(label); return Handler() }
+        func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+            note(label)
+            return Handler()
+        }
+        func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+            note(label)
+            return Handler()
+        }
+        func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+            note(label)
+            return Handler()
+        }
+        func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
+            note(label)
+            return Handler()
+        }
+        func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+            note(label)
+            return Handler()
+        }
         func destroyCounter(_ handler: any CounterHandler) {}
         func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {}
         func destroyRecorder(_ handler: any RecorderHandler) {}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `GET /ready` and `GET /metrics` on the real server. Each server keeps its metrics in a
@@ -63,7 +64,8 @@ struct OperationsRoutesTests {
                 text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
             }
             #expect(value(#"latchkey_http_requests_total{method="POST",route="/signup",status="200"}"#) == 1)
-            #expect(value(#"latchkey_http_requests_total{method="GET",route="/admin/users/{id}",status="404"}"#) == 1, "route templates, never raw paths")
+            #expect(
+                value(#"latchkey_http_requests_total{method="GET",route="/admin/users/{id}",status="404"}"#) == 1, "route templates, never raw paths")
             #expect(!text.contains("/admin/users/" + "0"), "\(text)")
             #expect(value(#"latchkey_sign_ins_total{grant_type="password",result="success"}"#) ?? 0 >= 1)
             #expect(value(#"latchkey_sign_ins_total{grant_type="password",result="failure"}"#) ?? 0 >= 1)

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Testing
+
 @testable import LatchkeyServer
 
 /// The server's own pages for email links, when the site URL is the server itself (no
@@ -14,7 +15,9 @@ struct HostedPageTests {
     static let newPassword = "a brand new passphrase"
 
     /// A standalone server: no site URL, sign-ups confirmed by email.
-    func standalone(autoconfirm: Bool = false, configure: @escaping (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> Void) async throws {
+    func standalone(
+        autoconfirm: Bool = false, configure: @escaping (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> Void
+    ) async throws {
         try await TestServer.with(configure: {
             $0.autoconfirm = autoconfirm
             configure(&$0)
@@ -26,8 +29,10 @@ struct HostedPageTests {
     @Test("GET / and every page are HTML with strict security headers and no script")
     func headers() async throws {
         try await standalone { server in
-            for path in ["/", "/welcome/confirmed", "/welcome/email-changed", "/welcome/link-error?code=otp_expired&type=signup",
-                         "/welcome/password", "/welcome/password-changed", "/welcome/sent"] {
+            for path in [
+                "/", "/welcome/confirmed", "/welcome/email-changed", "/welcome/link-error?code=otp_expired&type=signup",
+                "/welcome/password", "/welcome/password-changed", "/welcome/sent",
+            ] {
                 let page = try await server.request(.GET, path)
                 #expect(page.headers.first(name: "Content-Type") == "text/html; charset=utf-8", "\(path)")
                 page.expectPageHeaders(path)
@@ -78,7 +83,8 @@ struct HostedPageTests {
             #expect(try server.mailCount(to: "h2@example.com") == 2)
             let unknown = try await server.form("/welcome/resend", ["type": "signup", "email": "nobody@example.com"])
             #expect(unknown.status == 303 && unknown.headers.first(name: "Location") == "sent")
-            let crossSite = try await server.form("/welcome/resend", ["type": "signup", "email": "h2@example.com"], headers: [("Sec-Fetch-Site", "cross-site")])
+            let crossSite = try await server.form(
+                "/welcome/resend", ["type": "signup", "email": "h2@example.com"], headers: [("Sec-Fetch-Site", "cross-site")])
             #expect(crossSite.status == 403)
             #expect(try server.mailCount(to: "h2@example.com") == 2)
             let invalid = try await server.form("/welcome/resend", ["type": "signup", "email": "not an address"])
@@ -149,7 +155,8 @@ struct HostedPageTests {
 
             // The same ticket and CSRF field again: refused, nothing changed.
             let reused = try await server.form(
-                "/welcome/password", ["csrf": csrf, "password": "yet another passphrase", "password_confirmation": "yet another passphrase"], cookie: cookie)
+                "/welcome/password", ["csrf": csrf, "password": "yet another passphrase", "password_confirmation": "yet another passphrase"],
+                cookie: cookie)
             #expect(reused.status == 403)
             #expect(reused.text.contains("This form has expired"))
             #expect(reused.text.contains("name=\"type\" value=\"recovery\""), "with a form to ask for a new link")
@@ -169,11 +176,26 @@ struct HostedPageTests {
             forged[3] = String(Int(forged[3])! + 3600)
             let attempts: [(String, TestResponse)] = [
                 ("no CSRF field", try await server.form("/welcome/password", fields, cookie: cookie)),
-                ("wrong CSRF field", try await server.form("/welcome/password", fields.merging(["csrf": "x" + csrf.dropFirst()]) { $1 }, cookie: cookie)),
+                (
+                    "wrong CSRF field",
+                    try await server.form("/welcome/password", fields.merging(["csrf": "x" + csrf.dropFirst()]) { $1 }, cookie: cookie)
+                ),
                 ("no ticket", try await server.form("/welcome/password", fields.merging(["csrf": csrf]) { $1 })),
-                ("a forged expiry", try await server.form("/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: "latchkey_form_ticket=" + forged.joined(separator: "."))),
-                ("cross-site", try await server.form("/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: cookie, headers: [("Sec-Fetch-Site", "cross-site")])),
-                ("another origin", try await server.form("/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: cookie, headers: [("Origin", "https://evil.example.net")])),
+                (
+                    "a forged expiry",
+                    try await server.form(
+                        "/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: "latchkey_form_ticket=" + forged.joined(separator: "."))
+                ),
+                (
+                    "cross-site",
+                    try await server.form(
+                        "/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: cookie, headers: [("Sec-Fetch-Site", "cross-site")])
+                ),
+                (
+                    "another origin",
+                    try await server.form(
+                        "/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: cookie, headers: [("Origin", "https://evil.example.net")])
+                ),
             ]
             for (name, response) in attempts {
                 #expect(response.status == 403, "\(name)")
@@ -184,7 +206,9 @@ struct HostedPageTests {
             #expect(try await server.signIn("r2@example.com", Self.newPassword).status == 400)
 
             // The genuine form still works after the refused attempts (Origin: null is what a no-referrer page sends).
-            let changed = try await server.form("/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: cookie, headers: [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")])
+            let changed = try await server.form(
+                "/welcome/password", fields.merging(["csrf": csrf]) { $1 }, cookie: cookie,
+                headers: [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")])
             #expect(changed.status == 303)
             #expect(try await server.signIn("r2@example.com", Self.newPassword).status == 200)
         }
@@ -197,7 +221,8 @@ struct HostedPageTests {
             let csrf = try #require(form.csrf)
             server.clock.advance(by: HostedPages.formTTL + 1)
             #expect(try await server.request(.GET, "/welcome/password", headers: [("Cookie", cookie)]).status == 403)
-            let late = try await server.form("/welcome/password", ["csrf": csrf, "password": Self.newPassword, "password_confirmation": Self.newPassword], cookie: cookie)
+            let late = try await server.form(
+                "/welcome/password", ["csrf": csrf, "password": Self.newPassword, "password_confirmation": Self.newPassword], cookie: cookie)
             #expect(late.status == 403)
             #expect(try await server.signIn("r3@example.com", Self.password).status == 200)
         }
@@ -208,15 +233,18 @@ struct HostedPageTests {
         try await standalone(autoconfirm: true) { server in
             let (cookie, form, _) = try await recoveryForm(server, "r4@example.com")
             let csrf = try #require(form.csrf)
-            let short = try await server.form("/welcome/password", ["csrf": csrf, "password": "short", "password_confirmation": "short"], cookie: cookie)
+            let short = try await server.form(
+                "/welcome/password", ["csrf": csrf, "password": "short", "password_confirmation": "short"], cookie: cookie)
             #expect(short.status == 422)
             #expect(short.text.contains("role=\"alert\"") && short.text.contains("aria-invalid=\"true\""))
             #expect(short.text.contains("at least 8 characters") || short.text.contains("8 characters"))
-            let mistyped = try await server.form("/welcome/password", ["csrf": csrf, "password": Self.newPassword, "password_confirmation": Self.newPassword + "x"], cookie: cookie)
+            let mistyped = try await server.form(
+                "/welcome/password", ["csrf": csrf, "password": Self.newPassword, "password_confirmation": Self.newPassword + "x"], cookie: cookie)
             #expect(mistyped.status == 422 && mistyped.text.contains("not the same"))
             #expect(mistyped.csrf == csrf)
             #expect(try await server.signIn("r4@example.com", Self.password).status == 200)
-            let changed = try await server.form("/welcome/password", ["csrf": csrf, "password": Self.newPassword, "password_confirmation": Self.newPassword], cookie: cookie)
+            let changed = try await server.form(
+                "/welcome/password", ["csrf": csrf, "password": Self.newPassword, "password_confirmation": Self.newPassword], cookie: cookie)
             #expect(changed.status == 303)
         }
     }
@@ -232,7 +260,9 @@ struct HostedPageTests {
             let cookie = String(try #require(followed.headers.first(name: "Set-Cookie")).prefix { $0 != ";" })
             let form = try await server.request(.GET, "/welcome/password", headers: [("Cookie", cookie)])
             #expect(form.text.contains("Choose your password"))
-            let changed = try await server.form("/welcome/password", ["csrf": try #require(form.csrf), "password": Self.newPassword, "password_confirmation": Self.newPassword], cookie: cookie)
+            let changed = try await server.form(
+                "/welcome/password", ["csrf": try #require(form.csrf), "password": Self.newPassword, "password_confirmation": Self.newPassword],
+                cookie: cookie)
             #expect(changed.status == 303)
             #expect(try await server.signIn("i1@example.com", Self.newPassword).status == 200)
         }
@@ -249,9 +279,11 @@ struct HostedPageTests {
             let location = try #require(followed.headers.first(name: "Location"))
             #expect(location.hasPrefix("com.example.app://callback#access_token="), "\(location)")
 
-            _ = try await server.request(.POST, "/signup", json: [
-                "email": "a2@example.com", "password": Self.password, "code_challenge": PKCETests.s256, "code_challenge_method": "S256",
-            ])
+            _ = try await server.request(
+                .POST, "/signup",
+                json: [
+                    "email": "a2@example.com", "password": Self.password, "code_challenge": PKCETests.s256, "code_challenge_method": "S256",
+                ])
             let pkce = try server.linkToken(to: "a2@example.com", type: "signup")
             let pkceFollowed = try await server.request(.GET, "/verify?token=\(pkce)&type=signup")
             #expect(try #require(pkceFollowed.headers.first(name: "Location")).contains("?code="))

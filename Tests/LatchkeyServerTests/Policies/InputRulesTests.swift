@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 @Suite("Input rules")
@@ -19,7 +20,10 @@ struct InputRulesTests {
 
     @Test func emails() throws {
         #expect(try InputRules.normalizedEmail("  Mixed.Case+tag@Example.COM\n") == "mixed.case+tag@example.com")
-        for bad in [nil, "", "   ", "plain", "a@b", "@example.com", "a@.example.com", "a@example.com.", "a b@example.com", "a@@example.com", "<a>@example.com"] {
+        for bad in [
+            nil, "", "   ", "plain", "a@b", "@example.com", "a@.example.com", "a@example.com.", "a b@example.com", "a@@example.com",
+            "<a>@example.com",
+        ] {
             #expect(throws: AuthError.self, "\(String(describing: bad))") { try InputRules.normalizedEmail(bad) }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Rate limits answer GoTrue's 429 with Retry-After and cost an attacker, not the user.

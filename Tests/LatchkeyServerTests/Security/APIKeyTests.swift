@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LatchkeyWire
 import Testing
+
 @testable import LatchkeyServer
 
 /// API keys as GoTrue takes them: any token signed with the server's key and algorithm whose
@@ -13,7 +14,9 @@ struct APIKeyTests {
 
     /// A token with `header` and `claims`, its `header.payload` MACed with HMAC-SHA256 under
     /// `secret` whatever the header says (`signature: nil` signs; `""` leaves it empty).
-    static func token(header: [String: Any] = ["alg": "HS256", "typ": "JWT"], _ claims: [String: Any], secret: String = secret, signature: String? = nil) throws -> String {
+    static func token(
+        header: [String: Any] = ["alg": "HS256", "typ": "JWT"], _ claims: [String: Any], secret: String = secret, signature: String? = nil
+    ) throws -> String {
         let head = Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
         let payload = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
         if let signature { return "\(head).\(payload).\(signature)" }
@@ -53,7 +56,8 @@ struct APIKeyTests {
             let noRole = try await server.request(.GET, "/admin/users", bearer: try Self.token(["iss": "supabase"]))
             noRole.expectError(403, "not_admin")
 
-            let expired = try await server.request(.GET, "/admin/users", bearer: try Self.token(["role": "service_role", "iat": now - 7200, "exp": now - 3723]))
+            let expired = try await server.request(
+                .GET, "/admin/users", bearer: try Self.token(["role": "service_role", "iat": now - 7200, "exp": now - 3723]))
             expired.expectError(403, "bad_jwt")
             #expect(expired["msg"] as? String == Self.parseFailure + "token has invalid claims: token is expired by 1h2m3s")
             let expiredNow = try await server.request(.GET, "/admin/users", bearer: try Self.token(["role": "service_role", "exp": now]))
@@ -95,13 +99,15 @@ struct APIKeyTests {
             let serviceRole = try await server.request(.GET, "/admin/users", bearer: try Self.token(["role": "service_role"]))
             serviceRole.expectError(403, "not_admin")
             let user = try await server.signUp("would-be-admin@example.com")
-            let promote = try await server.request(.PUT, "/admin/users/\(user.userID)", json: ["role": "ops_admin"], bearer: try Self.token(["role": "ops_admin"]))
+            let promote = try await server.request(
+                .PUT, "/admin/users/\(user.userID)", json: ["role": "ops_admin"], bearer: try Self.token(["role": "ops_admin"]))
             promote.expectError(400, "validation_failed")
         }
         try await TestServer.with { server in
             let user = try await server.signUp("would-be-admin@example.com")
             for role in ["service_role", "supabase_admin"] {
-                let promote = try await server.request(.PUT, "/admin/users/\(user.userID)", json: ["role": role], bearer: server.server.serviceRoleKey)
+                let promote = try await server.request(
+                    .PUT, "/admin/users/\(user.userID)", json: ["role": role], bearer: server.server.serviceRoleKey)
                 promote.expectError(400, "validation_failed")
             }
         }
@@ -118,20 +124,25 @@ struct APIKeyTests {
                     let forged = try Self.token(header: ["alg": alg, "typ": "JWT"], claims)
                     let response = try await server.request(.GET, path, bearer: forged)
                     response.expectError(403, "bad_jwt")
-                    #expect(response["msg"] as? String == Self.parseFailure + "token signature is invalid: signing method \(alg) is invalid", "\(alg) \(path)")
+                    #expect(
+                        response["msg"] as? String == Self.parseFailure + "token signature is invalid: signing method \(alg) is invalid",
+                        "\(alg) \(path)")
                 }
             }
             let unsigned = try Self.token(header: ["alg": "none"], ["role": "service_role"], signature: "")
             #expect(try await server.request(.GET, "/admin/users", bearer: unsigned).errorCode == "bad_jwt")
             let lowercase = try Self.token(header: ["alg": "hs256"], ["role": "service_role"])
-            #expect(try await server.request(.GET, "/admin/users", bearer: lowercase)["msg"] as? String
-                == Self.parseFailure + "token is unverifiable: signing method (alg) is unavailable")
+            #expect(
+                try await server.request(.GET, "/admin/users", bearer: lowercase)["msg"] as? String
+                    == Self.parseFailure + "token is unverifiable: signing method (alg) is unavailable")
             let noAlg = try Self.token(header: ["typ": "JWT"], ["role": "service_role"])
-            #expect(try await server.request(.GET, "/admin/users", bearer: noAlg)["msg"] as? String
-                == Self.parseFailure + "token is unverifiable: signing method (alg) is unspecified")
+            #expect(
+                try await server.request(.GET, "/admin/users", bearer: noAlg)["msg"] as? String
+                    == Self.parseFailure + "token is unverifiable: signing method (alg) is unspecified")
             let wrongKey = try Self.token(["role": "service_role"], secret: String(repeating: "w", count: 40))
-            #expect(try await server.request(.GET, "/admin/users", bearer: wrongKey)["msg"] as? String
-                == Self.parseFailure + "token signature is invalid: signature is invalid")
+            #expect(
+                try await server.request(.GET, "/admin/users", bearer: wrongKey)["msg"] as? String
+                    == Self.parseFailure + "token signature is invalid: signature is invalid")
             // A kid naming no key does not change the algorithm rules (GoTrue falls back to the secret).
             let withKid = try Self.token(header: ["alg": "HS256", "kid": "unknown"], ["role": "service_role"])
             #expect(try await server.request(.GET, "/admin/users", bearer: withKid).status == 200)

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-import LatchkeyWire
 import JWTKit
+import LatchkeyTesting
+import LatchkeyWire
 import Testing
 import _CryptoExtras
+
 @testable import LatchkeyServer
-import LatchkeyTesting
 
 /// Asymmetric signing keys (`--jwt-keys`, GoTrue's `GOTRUE_JWT_KEYS`) end to end: tokens
 /// signed with ES256 and RS256 carry the key's `kid`, `/.well-known/jwks.json` publishes the
@@ -66,7 +67,9 @@ struct JWTKeysTests {
         return try await keys.verify(token, as: IndependentClaims.self)
     }
 
-    @Test("ES256 and RS256 tokens carry the kid, verify with only the published JWKS, and open the API; the legacy API keys still work", arguments: [JWTKeySet.Algorithm.es256, .rs256])
+    @Test(
+        "ES256 and RS256 tokens carry the kid, verify with only the published JWKS, and open the API; the legacy API keys still work",
+        arguments: [JWTKeySet.Algorithm.es256, .rs256])
     func asymmetricSigning(algorithm: JWTKeySet.Algorithm) async throws {
         let key = try Self.jwk(algorithm)
         let kid = try #require(key["kid"] as? String)
@@ -92,7 +95,8 @@ struct JWTKeysTests {
             #expect(publicKey["alg"] as? String == algorithm.rawValue)
             #expect(publicKey["use"] as? String == "sig")
             #expect(publicKey["key_ops"] as? [String] == ["verify"])
-            let expectedMembers: Set<String> = algorithm == .es256 ? ["kty", "kid", "alg", "use", "key_ops", "crv", "x", "y"] : ["kty", "kid", "alg", "use", "key_ops", "n", "e"]
+            let expectedMembers: Set<String> =
+                algorithm == .es256 ? ["kty", "kid", "alg", "use", "key_ops", "crv", "x", "y"] : ["kty", "kid", "alg", "use", "key_ops", "n", "e"]
             #expect(Set(publicKey.keys) == expectedMembers, "public members only")
             for member in ["x", "y", "n", "e"] where publicKey[member] != nil {
                 #expect(publicKey[member] as? String == key[member] as? String)
@@ -165,19 +169,25 @@ struct JWTKeysTests {
         let (oldKid, newKid) = (try #require(old["kid"] as? String), try #require(new["kid"] as? String))
         let (first, second, third) = (try Self.keySet([old]), try Self.keySet([new, Self.verifyOnly(old)]), try Self.keySet([new]))
 
-        let before = try await TestServer.with(directory: directory, clock: clock, configure: {
-            $0.jwtSecret = Self.secret
-            $0.jwtKeys = first
-        }) { server in
+        let before = try await TestServer.with(
+            directory: directory, clock: clock,
+            configure: {
+                $0.jwtSecret = Self.secret
+                $0.jwtKeys = first
+            }
+        ) { server in
             try await server.signUp("rotation@example.com")
         }
         #expect(try Self.header(of: before.accessToken)["kid"] as? String == oldKid)
 
         // Step 2: the new key signs, the old one only verifies.
-        let after = try await TestServer.with(directory: directory, clock: clock, configure: {
-            $0.jwtSecret = Self.secret
-            $0.jwtKeys = second
-        }) { server in
+        let after = try await TestServer.with(
+            directory: directory, clock: clock,
+            configure: {
+                $0.jwtSecret = Self.secret
+                $0.jwtKeys = second
+            }
+        ) { server in
             #expect(try await server.request(.GET, "/user", bearer: before.accessToken).status == 200, "a token of the old key still verifies")
             let signIn = try await server.signIn("rotation@example.com")
             let session = try #require(TestSession(signIn))
@@ -193,10 +203,13 @@ struct JWTKeysTests {
         }
 
         // Step 3: once old tokens have expired, the old key goes.
-        try await TestServer.with(directory: directory, clock: clock, configure: {
-            $0.jwtSecret = Self.secret
-            $0.jwtKeys = third
-        }) { server in
+        try await TestServer.with(
+            directory: directory, clock: clock,
+            configure: {
+                $0.jwtSecret = Self.secret
+                $0.jwtKeys = third
+            }
+        ) { server in
             let refused = try await server.request(.GET, "/user", bearer: before.accessToken)
             refused.expectError(403, "bad_jwt")
             // No configured key is ES256 any more, so the algorithm itself is refused (as GoTrue's valid methods).
@@ -227,7 +240,8 @@ struct JWTKeysTests {
             // Everything an attacker knows about the public keys, used as an HMAC secret.
             let ecPoint = try #require(Base64URL.decode(ec["x"] as! String)) + (try #require(Base64URL.decode(ec["y"] as! String)))
             let ecPublic = try P256.Signing.PublicKey(rawRepresentation: ecPoint)
-            let rsaPublic = try _RSA.Signing.PublicKey(n: try #require(Base64URL.decode(rsa["n"] as! String)), e: try #require(Base64URL.decode(rsa["e"] as! String)))
+            let rsaPublic = try _RSA.Signing.PublicKey(
+                n: try #require(Base64URL.decode(rsa["n"] as! String)), e: try #require(Base64URL.decode(rsa["e"] as! String)))
             var publicSecrets: [Data] = [
                 ecPublic.x963Representation, ecPublic.derRepresentation, Data(ecPublic.pemRepresentation.utf8),
                 rsaPublic.derRepresentation, Data(rsaPublic.pemRepresentation.utf8), Data(rsaPublic.pkcs1DERRepresentation),
@@ -246,13 +260,22 @@ struct JWTKeysTests {
             }
 
             for secret in publicSecrets {
-                for (kid, reason) in [(ecKid, "token signature is invalid: key is of invalid type"), (rsaKid, "token signature is invalid: key is of invalid type")] {
-                    try await expectRefused(try Self.token(header: ["alg": "HS256", "typ": "JWT", "kid": kid], claims: claims, sign: Self.hmac(secret)), reason, "HS256 with kid \(kid)")
-                    try await expectRefused(try Self.token(header: ["alg": "HS256", "kid": kid], claims: admin, sign: Self.hmac(secret)), reason, "admin HS256 with kid")
+                for (kid, reason) in [
+                    (ecKid, "token signature is invalid: key is of invalid type"), (rsaKid, "token signature is invalid: key is of invalid type"),
+                ] {
+                    try await expectRefused(
+                        try Self.token(header: ["alg": "HS256", "typ": "JWT", "kid": kid], claims: claims, sign: Self.hmac(secret)), reason,
+                        "HS256 with kid \(kid)")
+                    try await expectRefused(
+                        try Self.token(header: ["alg": "HS256", "kid": kid], claims: admin, sign: Self.hmac(secret)), reason, "admin HS256 with kid")
                 }
                 // No kid, or a kid naming no key: the legacy secret checks it, and it is not that.
-                try await expectRefused(try Self.token(header: ["alg": "HS256", "typ": "JWT"], claims: admin, sign: Self.hmac(secret)), "token signature is invalid: signature is invalid", "HS256 without kid")
-                try await expectRefused(try Self.token(header: ["alg": "HS256", "kid": "other"], claims: admin, sign: Self.hmac(secret)), "token signature is invalid: signature is invalid", "HS256 unknown kid")
+                try await expectRefused(
+                    try Self.token(header: ["alg": "HS256", "typ": "JWT"], claims: admin, sign: Self.hmac(secret)),
+                    "token signature is invalid: signature is invalid", "HS256 without kid")
+                try await expectRefused(
+                    try Self.token(header: ["alg": "HS256", "kid": "other"], claims: admin, sign: Self.hmac(secret)),
+                    "token signature is invalid: signature is invalid", "HS256 unknown kid")
             }
 
             let parts = session.accessToken.split(separator: ".").map(String.init)
@@ -260,18 +283,28 @@ struct JWTKeysTests {
                 "\(Base64URL.encode(try JSONSerialization.data(withJSONObject: header))).\(parts[1]).\(parts[2])"
             }
             // The genuine signature under another header.
-            try await expectRefused(try relabelled(["alg": "ES256", "kid": rsaKid]), "token signature is invalid: key is of invalid type", "kid swapped to the RSA key")
-            try await expectRefused(try relabelled(["alg": "RS256", "kid": ecKid]), "token signature is invalid: key is of invalid type", "alg swapped to RS256")
-            try await expectRefused(try relabelled(["alg": "ES384", "kid": ecKid]), "token signature is invalid: signing method ES384 is invalid", "alg ES384")
-            try await expectRefused(try relabelled(["alg": "ES256"]), "token is unverifiable: error while executing keyfunc: unrecognized JWT kid for algorithm ES256", "no kid")
-            try await expectRefused(try relabelled(["alg": "ES256", "kid": "unknown"]), "token is unverifiable: error while executing keyfunc: unrecognized JWT kid for algorithm ES256", "unknown kid")
-            try await expectRefused(try relabelled(["alg": "none", "kid": ecKid]), "token signature is invalid: signing method none is invalid", "alg none")
+            try await expectRefused(
+                try relabelled(["alg": "ES256", "kid": rsaKid]), "token signature is invalid: key is of invalid type", "kid swapped to the RSA key")
+            try await expectRefused(
+                try relabelled(["alg": "RS256", "kid": ecKid]), "token signature is invalid: key is of invalid type", "alg swapped to RS256")
+            try await expectRefused(
+                try relabelled(["alg": "ES384", "kid": ecKid]), "token signature is invalid: signing method ES384 is invalid", "alg ES384")
+            try await expectRefused(
+                try relabelled(["alg": "ES256"]), "token is unverifiable: error while executing keyfunc: unrecognized JWT kid for algorithm ES256",
+                "no kid")
+            try await expectRefused(
+                try relabelled(["alg": "ES256", "kid": "unknown"]),
+                "token is unverifiable: error while executing keyfunc: unrecognized JWT kid for algorithm ES256", "unknown kid")
+            try await expectRefused(
+                try relabelled(["alg": "none", "kid": ecKid]), "token signature is invalid: signing method none is invalid", "alg none")
             try await expectRefused("\(parts[0]).\(parts[1]).", nil, "no signature")
             try await expectRefused("\(parts[0]).\(parts[1]).\(parts[2].dropLast(4))AAAA", nil, "altered signature")
 
             // Signed by another EC key under the server's kid.
             let attacker = P256.Signing.PrivateKey()
-            let foreign = try Self.token(header: ["alg": "ES256", "typ": "JWT", "kid": ecKid], claims: claims) { try attacker.signature(for: $0).rawRepresentation }
+            let foreign = try Self.token(header: ["alg": "ES256", "typ": "JWT", "kid": ecKid], claims: claims) {
+                try attacker.signature(for: $0).rawRepresentation
+            }
             try await expectRefused(foreign, "token signature is invalid: signature is invalid", "another EC key")
             // A tampered payload under the genuine signature.
             var escalated = claims

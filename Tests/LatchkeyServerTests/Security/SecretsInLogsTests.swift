@@ -1,8 +1,9 @@
 import Foundation
+import LatchkeyTesting
 import Logging
 import Testing
+
 @testable import LatchkeyServer
-import LatchkeyTesting
 
 /// Nothing secret reaches the logs: run a whole session's life at trace level and search
 /// every line for the password, the tokens and the email address.

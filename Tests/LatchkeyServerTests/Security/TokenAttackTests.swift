@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LatchkeyWire
 import Testing
+
 @testable import LatchkeyServer
 
 /// Attempts to get past bearer authentication: forged, unsigned, expired and misused tokens.
@@ -31,7 +32,10 @@ struct TokenAttackTests {
         try await TestServer.with { server in
             let session = try await server.signUp("claims@example.com")
             let claims = try claims(from: session.accessToken)
-            for key in ["iss", "sub", "aud", "exp", "iat", "email", "phone", "role", "aal", "amr", "session_id", "is_anonymous", "app_metadata", "user_metadata"] {
+            for key in [
+                "iss", "sub", "aud", "exp", "iat", "email", "phone", "role", "aal", "amr", "session_id", "is_anonymous", "app_metadata",
+                "user_metadata",
+            ] {
                 #expect(claims[key] != nil, "claim \(key)")
             }
             #expect(claims["aud"] as? String == "authenticated")

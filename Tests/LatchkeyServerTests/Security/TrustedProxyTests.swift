@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyTesting
 import Logging
 import Testing
+
 @testable import LatchkeyServer
 
 /// `--trusted-proxy`: `X-Forwarded-For` is believed only from a trusted peer, hop by hop from
@@ -66,11 +67,16 @@ struct TrustedProxyTests {
     @Test("via a trusted proxy the right-most untrusted address is the client: audit log, access log, rate limits per client")
     func trustedProxy() async throws {
         let logs = LogCapture()
-        try await TestServer.with(logger: logs.logger, configure: {
-            $0.trustedProxies = ["127.0.0.1/32", "10.0.0.0/8"]
-            $0.rateLimits.signInsPerIP = .init(count: 3, per: 300)
-        }) { server in
-            _ = try await server.request(.POST, "/signup", json: ["email": "proxied@example.com", "password": "correct horse battery"], headers: [("X-Forwarded-For", "192.0.2.50")])
+        try await TestServer.with(
+            logger: logs.logger,
+            configure: {
+                $0.trustedProxies = ["127.0.0.1/32", "10.0.0.0/8"]
+                $0.rateLimits.signInsPerIP = .init(count: 3, per: 300)
+            }
+        ) { server in
+            _ = try await server.request(
+                .POST, "/signup", json: ["email": "proxied@example.com", "password": "correct horse battery"],
+                headers: [("X-Forwarded-For", "192.0.2.50")])
             func signIn(from chain: String) async throws -> TestResponse {
                 try await server.request(
                     .POST, "/token?grant_type=password", json: ["email": "proxied@example.com", "password": "correct horse battery"],
@@ -98,7 +104,10 @@ struct TrustedProxyTests {
             _ = try await server.refresh(session.refreshToken)
             let requests = logs.lines.filter { $0.contains("request") && $0.contains("method=") }
             #expect(requests.contains { $0.hasPrefix("info request") && $0.contains("method=GET") && $0.contains("path=/verify ") })
-            #expect(requests.contains { $0.contains("path=/health") && $0.contains("status=200") && $0.contains("duration_ms=") && $0.contains("client_ip=127.0.0.1") })
+            #expect(
+                requests.contains {
+                    $0.contains("path=/health") && $0.contains("status=200") && $0.contains("duration_ms=") && $0.contains("client_ip=127.0.0.1")
+                })
             #expect(requests.contains { $0.contains("path=/verify") && !$0.contains("status=200") }, "error answers are logged with their status")
             let all = logs.lines.joined(separator: "\n")
             for secret in ["supersecrettokenvalue", "secretapikeyvalue", session.refreshToken, session.accessToken, "redirect_to"] {

@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import Testing
+
 @testable import LatchkeyServer
 
 @Suite("Verified-token cache")
@@ -25,15 +26,18 @@ struct VerifiedTokenCacheTests {
     func expiryStillChecked() async throws {
         let signer = await TokenSigner(secret: String(repeating: "c", count: 40), origin: ServerOrigin("test"))
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        let token = try await signer.sign(AccessTokenClaims(
-            iss: .init(value: "test"), sub: .init(value: "u"), aud: .init(value: "authenticated"),
-            exp: .init(value: now.addingTimeInterval(60)), iat: .init(value: now), email: nil, phone: "", role: "authenticated",
-            aal: nil, amr: nil, sessionID: "s", isAnonymous: false, appMetadata: nil, userMetadata: nil))
+        let token = try await signer.sign(
+            AccessTokenClaims(
+                iss: .init(value: "test"), sub: .init(value: "u"), aud: .init(value: "authenticated"),
+                exp: .init(value: now.addingTimeInterval(60)), iat: .init(value: now), email: nil, phone: "", role: "authenticated",
+                aal: nil, amr: nil, sessionID: "s", isAnonymous: false, appMetadata: nil, userMetadata: nil))
         #expect(try await signer.verify(token, now: now).sessionID == "s")
         #expect(try await signer.verify(token, now: now).sessionID == "s", "second check from the cache")
         await #expect(throws: AuthError.invalidJWT("token has invalid claims: token is expired by 1s")) {
             try await signer.verify(token, now: now.addingTimeInterval(61))
         }
-        await #expect(throws: AuthError.invalidJWT("token signature is invalid: signature is invalid")) { try await signer.verify(token + "x", now: now) }
+        await #expect(throws: AuthError.invalidJWT("token signature is invalid: signature is invalid")) {
+            try await signer.verify(token + "x", now: now)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// The README's GoTrue compatibility table says which GoTrue routes are served; this keeps it

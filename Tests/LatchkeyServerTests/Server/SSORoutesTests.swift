@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+
 @testable import LatchkeyServer
 
 /// `/sso`: SAML is not served; the routes answer GoTrue's error for a disabled SAML.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `/health`, `/settings` and `/openapi.yaml`, and the document's agreement with the routes.
@@ -24,7 +25,10 @@ struct ServiceRoutesTests {
         var inPaths = false
         var currentPath: String?
         for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "paths:" { inPaths = true; continue }
+            if line == "paths:" {
+                inPaths = true
+                continue
+            }
             guard inPaths else { continue }
             if !line.hasPrefix(" "), !line.isEmpty, !line.hasPrefix("#") { break }
             if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
@@ -47,7 +51,9 @@ struct ServiceRoutesTests {
                 Set(LatchkeyApplication.routeDescriptions(service: service).map { "\($0.method) \($0.path)" })
             }
             #expect(!served.isEmpty)
-            #expect(documented == served, "undocumented: \(served.subtracting(documented).sorted()); not served: \(documented.subtracting(served).sorted())")
+            #expect(
+                documented == served,
+                "undocumented: \(served.subtracting(documented).sorted()); not served: \(documented.subtracting(served).sorted())")
         }
     }
 }
@@ -60,7 +66,8 @@ struct GatewayPrefixTests {
         try await TestServer.with { server in
             #expect(try await server.request(.GET, "/auth/v1/health").status == 200)
             try await server.signUp("prefix@example.com")
-            let signIn = try await server.request(.POST, "/auth/v1/token?grant_type=password", json: ["email": "prefix@example.com", "password": "correct horse battery"])
+            let signIn = try await server.request(
+                .POST, "/auth/v1/token?grant_type=password", json: ["email": "prefix@example.com", "password": "correct horse battery"])
             #expect(signIn.status == 200)
             let session = try #require(TestSession(signIn))
             #expect(try await server.request(.GET, "/auth/v1/user", bearer: session.accessToken).status == 200)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import LatchkeyServer
 import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyServer
 
 /// `--access-token-ttl`: any lifetime of at least one second, as GoTrue takes any positive one.
 @Suite("Access-token lifetime")

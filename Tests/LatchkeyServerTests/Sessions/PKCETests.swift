@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// PKCE email flows (supabase-swift's default): links that redirect with `?code=`, and
@@ -58,7 +59,9 @@ struct PKCETests {
             try await server.request(.POST, "/token?grant_type=pkce", json: ["auth_code": code, "code_verifier": Self.verifier])
                 .expectError(404, "flow_state_not_found")
             let plain = try await authCode(server, "plain@example.com", challenge: Self.verifier, method: "plain")
-            #expect(TestSession(try await server.request(.POST, "/token?grant_type=pkce", json: ["auth_code": plain, "code_verifier": Self.verifier])) != nil)
+            #expect(
+                TestSession(try await server.request(.POST, "/token?grant_type=pkce", json: ["auth_code": plain, "code_verifier": Self.verifier]))
+                    != nil)
         }
     }
 
@@ -74,11 +77,17 @@ struct PKCETests {
                 .expectError(404, "flow_state_not_found")
             for (challenge, method) in [("short", "s256"), (Self.s256, ""), (Self.s256 + "!", "s256"), (Self.s256, "md5")] {
                 try await server.request(
-                    .POST, "/signup", json: ["email": "bad@example.com", "password": "correct horse battery", "code_challenge": challenge, "code_challenge_method": method]
+                    .POST, "/signup",
+                    json: [
+                        "email": "bad@example.com", "password": "correct horse battery", "code_challenge": challenge, "code_challenge_method": method,
+                    ]
                 ).expectError(400, "validation_failed")
             }
-            #expect(try await server.request(.POST, "/token?grant_type=password", json: ["email": "bad@example.com", "password": "correct horse battery"]).status == 400,
-                    "a refused challenge created no account")
+            #expect(
+                try await server.request(
+                    .POST, "/token?grant_type=password", json: ["email": "bad@example.com", "password": "correct horse battery"]
+                ).status == 400,
+                "a refused challenge created no account")
         }
     }
 
@@ -87,12 +96,18 @@ struct PKCETests {
         try await server { server in
             let code = try await authCode(server, "again@example.com")
             _ = try await server.request(.POST, "/token?grant_type=pkce", json: ["auth_code": code, "code_verifier": Self.verifier])
-            #expect(try await server.request(.POST, "/recover", json: ["email": "again@example.com", "code_challenge": Self.s256, "code_challenge_method": "S256"]).status == 200)
+            #expect(
+                try await server.request(
+                    .POST, "/recover", json: ["email": "again@example.com", "code_challenge": Self.s256, "code_challenge_method": "S256"]
+                ).status == 200)
             let token = try server.linkToken(to: "again@example.com", type: "recovery")
             let followed = try await server.request(.GET, "/verify?type=recovery&token=\(token)")
             let location = try #require(followed.headers.first(name: "Location"))
             let recoveryCode = try #require(URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value)
-            #expect(TestSession(try await server.request(.POST, "/token?grant_type=pkce", json: ["auth_code": recoveryCode, "code_verifier": Self.verifier])) != nil)
+            #expect(
+                TestSession(
+                    try await server.request(.POST, "/token?grant_type=pkce", json: ["auth_code": recoveryCode, "code_verifier": Self.verifier]))
+                    != nil)
             let reused = try await server.request(.GET, "/verify?type=recovery&token=\(token)")
             let error = try #require(reused.headers.first(name: "Location"))
             #expect(error.hasPrefix("https://app.example.com?"), "\(error)")

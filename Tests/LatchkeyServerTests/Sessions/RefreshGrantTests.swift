@@ -1,9 +1,10 @@
 import Foundation
-@testable import LatchkeyServer
 import LatchkeyTesting
 import LatchkeyWire
 import Logging
 import Testing
+
+@testable import LatchkeyServer
 
 /// The refresh grant without HTTP: rate limiting happens once per refresh, outside the store's
 /// transaction.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// The pure refresh rules, case by case: the decision, and the changes that carry it out.
@@ -7,10 +8,12 @@ import Testing
 struct RefreshRotationTests {
     let tokens = OpaqueTokens(jwtSecret: String(repeating: "s", count: 40))
     let now = Date(timeIntervalSince1970: 2_000_000_000)
-    let user = UserRecord(email: "a@example.com", passwordHash: nil, createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0))
+    let user = UserRecord(
+        email: "a@example.com", passwordHash: nil, createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0))
 
     func request(_ token: String) -> RefreshRotation.Request {
-        RefreshRotation.Request(presentedToken: token, now: now, reuseInterval: 10, ipAddress: "127.0.0.1", successor: { [tokens] in tokens.successor(of: $0) })
+        RefreshRotation.Request(
+            presentedToken: token, now: now, reuseInterval: 10, ipAddress: "127.0.0.1", successor: { [tokens] in tokens.successor(of: $0) })
     }
 
     /// The decision for `token`, presented while the store holds these records.
@@ -25,7 +28,8 @@ struct RefreshRotationTests {
     }
 
     func record(_ token: String, session: SessionRecord, revokedAt: Date?) -> RefreshTokenRecord {
-        RefreshTokenRecord(tokenHash: OpaqueTokens.hash(token), sessionID: session.id, userID: user.id, parentHash: nil, revokedAt: revokedAt, createdAt: now)
+        RefreshTokenRecord(
+            tokenHash: OpaqueTokens.hash(token), sessionID: session.id, userID: user.id, parentHash: nil, revokedAt: revokedAt, createdAt: now)
     }
 
     @Test func successorsAreDeterministicAndDistinct() {
@@ -48,7 +52,9 @@ struct RefreshRotationTests {
         let s = session()
         let t0 = OpaqueTokens.random()
         let t1 = tokens.successor(of: t0)
-        let decision = decide(t0, record: record(t0, session: s, revokedAt: now.addingTimeInterval(-86_400)), session: s, user: user, active: record(t1, session: s, revokedAt: nil))
+        let decision = decide(
+            t0, record: record(t0, session: s, revokedAt: now.addingTimeInterval(-86_400)), session: s, user: user,
+            active: record(t1, session: s, revokedAt: nil))
         #expect(decision == .returnActive(token: t1))
     }
 
@@ -56,9 +62,13 @@ struct RefreshRotationTests {
         let s = session()
         let t0 = OpaqueTokens.random()
         let t2 = tokens.successor(of: tokens.successor(of: t0))
-        let recent = decide(t0, record: record(t0, session: s, revokedAt: now.addingTimeInterval(-3)), session: s, user: user, active: record(t2, session: s, revokedAt: nil))
+        let recent = decide(
+            t0, record: record(t0, session: s, revokedAt: now.addingTimeInterval(-3)), session: s, user: user,
+            active: record(t2, session: s, revokedAt: nil))
         #expect(recent == .returnActive(token: t2))
-        let old = decide(t0, record: record(t0, session: s, revokedAt: now.addingTimeInterval(-30)), session: s, user: user, active: record(t2, session: s, revokedAt: nil))
+        let old = decide(
+            t0, record: record(t0, session: s, revokedAt: now.addingTimeInterval(-30)), session: s, user: user,
+            active: record(t2, session: s, revokedAt: nil))
         #expect(old == .revokeSession)
     }
 
@@ -94,10 +104,17 @@ struct RefreshRotationTests {
         let successor = tokens.successor(of: t)
         #expect(plan.changes.count == 4)
         #expect(plan.changes.first == .markSpent(tokenHash: spent.tokenHash, at: now))
-        #expect(plan.changes.contains(.insertToken(RefreshTokenRecord(
-            tokenHash: OpaqueTokens.hash(successor), sessionID: s.id, userID: user.id, parentHash: spent.tokenHash, revokedAt: nil, createdAt: now))))
+        #expect(
+            plan.changes.contains(
+                .insertToken(
+                    RefreshTokenRecord(
+                        tokenHash: OpaqueTokens.hash(successor), sessionID: s.id, userID: user.id, parentHash: spent.tokenHash, revokedAt: nil,
+                        createdAt: now))))
         #expect(plan.changes.contains(.touchSession(id: s.id, at: now)))
-        guard case .audit(let entry) = try #require(plan.changes.last) else { Issue.record("no audit entry"); return }
+        guard case .audit(let entry) = try #require(plan.changes.last) else {
+            Issue.record("no audit entry")
+            return
+        }
         #expect(entry.action == .tokenRefreshed && entry.actorID == user.id && entry.ipAddress == "127.0.0.1")
         var touched = s
         touched.refreshedAt = now
@@ -114,7 +131,10 @@ struct RefreshRotationTests {
         let plan = RefreshRotation.plan(state, request(stranger))
         #expect(plan.result == .refused(.refreshTokenAlreadyUsed))
         #expect(plan.changes.first == .revokeSession(id: s.id, at: now))
-        guard case .audit(let entry) = try #require(plan.changes.last), plan.changes.count == 2 else { Issue.record("no audit entry"); return }
+        guard case .audit(let entry) = try #require(plan.changes.last), plan.changes.count == 2 else {
+            Issue.record("no audit entry")
+            return
+        }
         #expect(entry.action == .tokenRevoked)
         #expect(entry.traits == ["reason": .string("refresh_token_reuse_detected"), "session_id": .string(s.id.uuidString.lowercased())])
     }
@@ -124,7 +144,8 @@ struct RefreshRotationTests {
         let t0 = OpaqueTokens.random()
         let t1 = tokens.successor(of: t0)
         let parent = RefreshTokenState(
-            token: record(t0, session: s, revokedAt: now.addingTimeInterval(-1)), session: s, user: user, activeToken: record(t1, session: s, revokedAt: nil))
+            token: record(t0, session: s, revokedAt: now.addingTimeInterval(-1)), session: s, user: user,
+            activeToken: record(t1, session: s, revokedAt: nil))
         let handedBack = RefreshRotation.plan(parent, request(t0))
         #expect(handedBack.changes.isEmpty)
         #expect(handedBack.result == .issued(session: s, user: user, refreshToken: t1))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// `POST /token?grant_type=refresh_token`: rotation, parent reuse, the reuse interval,

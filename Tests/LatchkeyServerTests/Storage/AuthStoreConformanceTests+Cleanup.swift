@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// The cleanup's deletes and the atomic sign-up, against every store.
@@ -21,14 +22,19 @@ extension AuthStoreConformanceTests {
             // Old and new email links, PKCE flows and audit entries.
             let other = Self.user("links@example.com")
             try await store.insertUser(other, audit: nil)
-            let oldLink = OneTimeToken(userID: user.id, kind: .recovery, tokenHash: OpaqueTokens.hash("old-link"), relatesTo: user.email, createdAt: t0.addingTimeInterval(-100))
-            let newLink = OneTimeToken(userID: other.id, kind: .recovery, tokenHash: OpaqueTokens.hash("new-link"), relatesTo: other.email, createdAt: t0)
+            let oldLink = OneTimeToken(
+                userID: user.id, kind: .recovery, tokenHash: OpaqueTokens.hash("old-link"), relatesTo: user.email,
+                createdAt: t0.addingTimeInterval(-100))
+            let newLink = OneTimeToken(
+                userID: other.id, kind: .recovery, tokenHash: OpaqueTokens.hash("new-link"), relatesTo: other.email, createdAt: t0)
             try await store.saveOneTimeToken(oldLink, updatingUser: nil, audit: nil)
             try await store.saveOneTimeToken(newLink, updatingUser: nil, audit: nil)
-            let oldFlow = FlowState(userID: user.id, authenticationMethod: "recovery", codeChallenge: "c", codeChallengeMethod: .plain,
-                                    authCodeHash: "old-code", createdAt: t0.addingTimeInterval(-100))
-            let newFlow = FlowState(userID: user.id, authenticationMethod: "recovery", codeChallenge: "c", codeChallengeMethod: .plain,
-                                    authCodeHash: "new-code", createdAt: t0)
+            let oldFlow = FlowState(
+                userID: user.id, authenticationMethod: "recovery", codeChallenge: "c", codeChallengeMethod: .plain,
+                authCodeHash: "old-code", createdAt: t0.addingTimeInterval(-100))
+            let newFlow = FlowState(
+                userID: user.id, authenticationMethod: "recovery", codeChallenge: "c", codeChallengeMethod: .plain,
+                authCodeHash: "new-code", createdAt: t0)
             try await store.saveFlowState(oldFlow)
             try await store.saveFlowState(newFlow)
             for index in 0..<5 { try await store.appendAudit(Self.audit(.login, user, at: t0.addingTimeInterval(Double(index - 100)))) }
@@ -127,18 +133,23 @@ extension AuthStoreConformanceTests {
             user.lastSignInAt = t0
             let session = SessionRecord(userID: user.id, createdAt: t0, updatedAt: t0, refreshedAt: t0, notAfter: nil, authMethod: "password")
             try await store.insertUser(
-                user, audit: Self.audit(.userSignedUp, user), start: .session(session, refreshTokenHash: OpaqueTokens.hash("first"), audit: Self.audit(.login, user)))
+                user, audit: Self.audit(.userSignedUp, user),
+                start: .session(session, refreshTokenHash: OpaqueTokens.hash("first"), audit: Self.audit(.login, user)))
             #expect(try await store.sessionWithUser(id: session.id)?.user == user)
             #expect(try await store.sessionID(ofRefreshTokenHash: OpaqueTokens.hash("first")) == session.id)
             #expect(try await store.auditEntries(offset: 0, limit: 10).map(\.action) == [.login, .userSignedUp])
 
             var pending = Self.user("pending@example.com")
             pending.confirmationSentAt = t0
-            let link = OneTimeToken(userID: pending.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("confirm"), relatesTo: pending.email, createdAt: t0)
-            let flow = FlowState(userID: pending.id, authenticationMethod: "email/signup", codeChallenge: "c", codeChallengeMethod: .s256, createdAt: t0)
+            let link = OneTimeToken(
+                userID: pending.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("confirm"), relatesTo: pending.email, createdAt: t0)
+            let flow = FlowState(
+                userID: pending.id, authenticationMethod: "email/signup", codeChallenge: "c", codeChallengeMethod: .s256, createdAt: t0)
             try await store.insertUser(pending, audit: nil, start: .confirmation(link, flow: flow, audit: nil))
             #expect(try await store.user(id: pending.id) == pending)
-            #expect(try await store.issueAuthCode(userID: pending.id, authenticationMethod: "email/signup", authCodeHash: "code", issuedAt: t0)?.id == flow.id)
+            #expect(
+                try await store.issueAuthCode(userID: pending.id, authenticationMethod: "email/signup", authCodeHash: "code", issuedAt: t0)?.id
+                    == flow.id)
             #expect(try await store.consumeOneTimeToken(hash: link.tokenHash, kinds: [.confirmation])?.user == pending)
 
             // The second step fails (its PKCE flow's id is taken): the account is not left behind.
@@ -147,9 +158,11 @@ extension AuthStoreConformanceTests {
             try await store.saveFlowState(taken)
             var clash = taken
             clash.userID = orphan.id
-            let orphanLink = OneTimeToken(userID: orphan.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("orphan"), relatesTo: orphan.email, createdAt: t0)
+            let orphanLink = OneTimeToken(
+                userID: orphan.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("orphan"), relatesTo: orphan.email, createdAt: t0)
             await #expect(throws: (any Error).self) {
-                try await store.insertUser(orphan, audit: Self.audit(.userSignedUp, orphan), start: .confirmation(orphanLink, flow: clash, audit: nil))
+                try await store.insertUser(
+                    orphan, audit: Self.audit(.userSignedUp, orphan), start: .confirmation(orphanLink, flow: clash, audit: nil))
             }
             #expect(try await store.user(id: orphan.id) == nil)
             #expect(try await store.user(email: orphan.email) == nil)

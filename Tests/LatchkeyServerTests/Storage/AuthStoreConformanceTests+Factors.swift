@@ -1,22 +1,28 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Factors, challenges and sessions' assurance levels, against every store.
 extension AuthStoreConformanceTests {
     static func factor(_ user: UserRecord, name: String, status: FactorRecord.Status = .unverified, createdAt: Date = t0) -> FactorRecord {
-        FactorRecord(userID: user.id, friendlyName: name, status: status, sealedSecret: "v1:sealed-\(name)", createdAt: createdAt, updatedAt: createdAt)
+        FactorRecord(
+            userID: user.id, friendlyName: name, status: status, sealedSecret: "v1:sealed-\(name)", createdAt: createdAt, updatedAt: createdAt)
     }
 
     /// Applies `changes` to `user`'s factors and returns the state the plan saw.
     @discardableResult
-    func change(_ store: any AuthStore, _ user: UserRecord, challenge: UUID? = nil, session: UUID? = nil, _ changes: [FactorChange]) async throws -> FactorState {
+    func change(
+        _ store: any AuthStore, _ user: UserRecord, challenge: UUID? = nil, session: UUID? = nil, _ changes: [FactorChange]
+    ) async throws -> FactorState {
         try await store.changeFactors(of: user.id, challengeID: challenge, sessionID: session) { state in
             FactorPlan(changes: changes, result: state)
         }
     }
 
-    @Test("factors and challenges round-trip, every field intact; the plan sees the user's factors, the challenge and the session", arguments: StoreKind.available)
+    @Test(
+        "factors and challenges round-trip, every field intact; the plan sees the user's factors, the challenge and the session",
+        arguments: StoreKind.available)
     func factorRoundTrip(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (user, session, _) = try await signedIn(store, email: "mfa@example.com")
@@ -26,7 +32,8 @@ extension AuthStoreConformanceTests {
             let second = Self.factor(user, name: "two", status: .verified, createdAt: t0.addingTimeInterval(1))
             let challenge = ChallengeRecord(factorID: first.id, createdAt: t0, ipAddress: "192.0.2.1")
             let (other, _, _) = try await signedIn(store, email: "other@example.com")
-            try await change(store, user, [.insertFactor(second), .insertFactor(first), .insertChallenge(challenge), .audit(Self.audit(.factorInProgress, user))])
+            try await change(
+                store, user, [.insertFactor(second), .insertFactor(first), .insertChallenge(challenge), .audit(Self.audit(.factorInProgress, user))])
             try await change(store, other, [.insertFactor(Self.factor(other, name: "one"))])
 
             #expect(try await store.factors(userID: user.id) == [first, second], "oldest first")
@@ -54,7 +61,9 @@ extension AuthStoreConformanceTests {
         }
     }
 
-    @Test("raising a session stores its level, factor and methods; a new refresh token replaces every old one; lower sessions end", arguments: StoreKind.available)
+    @Test(
+        "raising a session stores its level, factor and methods; a new refresh token replaces every old one; lower sessions end",
+        arguments: StoreKind.available)
     func raiseSession(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (user, session, oldToken) = try await signedIn(store, email: "raise@example.com")
@@ -67,11 +76,14 @@ extension AuthStoreConformanceTests {
             raised.verifiedMethods = [AuthenticationMethodReference(method: "totp", timestamp: Int(t0.timeIntervalSince1970) + 60)]
             raised.updatedAt = t0.addingTimeInterval(60)
             let newToken = OpaqueTokens.random()
-            try await change(store, user, session: session.id, [
-                .insertFactor(factor), .updateSessionAssurance(raised),
-                .replaceRefreshToken(RefreshTokenRecord(hash: OpaqueTokens.hash(newToken), of: raised, parentHash: nil, createdAt: t0.addingTimeInterval(60))),
-                .endLowerAssuranceSessions(userID: user.id, except: session.id),
-            ])
+            try await change(
+                store, user, session: session.id,
+                [
+                    .insertFactor(factor), .updateSessionAssurance(raised),
+                    .replaceRefreshToken(
+                        RefreshTokenRecord(hash: OpaqueTokens.hash(newToken), of: raised, parentHash: nil, createdAt: t0.addingTimeInterval(60))),
+                    .endLowerAssuranceSessions(userID: user.id, except: session.id),
+                ])
             #expect(try await store.sessionWithUser(id: session.id)?.session == raised)
             #expect(try await store.sessionWithUser(id: lower.id) == nil, "the user's aal1 session ended")
             #expect(try await store.sessionWithUser(id: strangerSession.id) != nil, "other users' sessions stay")
@@ -118,10 +130,12 @@ extension AuthStoreConformanceTests {
             let recent = Self.factor(user, name: "recent", createdAt: t0)
             let oldChallenge = ChallengeRecord(factorID: verified.id, createdAt: t0.addingTimeInterval(-5000), ipAddress: "127.0.0.1")
             let newChallenge = ChallengeRecord(factorID: challenged.id, createdAt: t0.addingTimeInterval(-10), ipAddress: "127.0.0.1")
-            try await change(store, user, [
-                .insertFactor(old), .insertFactor(challenged), .insertFactor(verified), .insertFactor(recent),
-                .insertChallenge(oldChallenge), .insertChallenge(newChallenge),
-            ])
+            try await change(
+                store, user,
+                [
+                    .insertFactor(old), .insertFactor(challenged), .insertFactor(verified), .insertFactor(recent),
+                    .insertChallenge(oldChallenge), .insertChallenge(newChallenge),
+                ])
             let cutoffs = StaleRowCutoffs(
                 refreshTokensSpentBefore: t0, sessionsEndedBefore: t0, sessionsRefreshedBefore: nil, oneTimeTokensCreatedBefore: t0,
                 flowStatesCreatedBefore: t0, auditEntriesCreatedBefore: t0, unverifiedFactorsCreatedBefore: t0.addingTimeInterval(-300),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// Sessions and refresh-token rotation: the part of the conformance suite that decides whether
@@ -14,7 +15,8 @@ extension AuthStoreConformanceTests {
     }
 
     /// A signed-up user with one session; returns the session and its first refresh token.
-    func signedIn(_ store: any AuthStore, email: String = "s@example.com", notAfter: Date? = nil) async throws -> (UserRecord, SessionRecord, String) {
+    func signedIn(_ store: any AuthStore, email: String = "s@example.com", notAfter: Date? = nil) async throws -> (UserRecord, SessionRecord, String)
+    {
         let user = try await store.user(email: email) ?? Self.user(email)
         if try await store.user(id: user.id) == nil { try await store.insertUser(user, audit: nil) }
         let session = SessionRecord(userID: user.id, createdAt: t0, updatedAt: t0, refreshedAt: t0, notAfter: notAfter, authMethod: "password")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// The one conformance suite every ``AuthStore`` must pass, run unchanged against each store
@@ -92,7 +93,8 @@ struct AuthStoreConformanceTests {
             let user = Self.user("gone@example.com")
             try await store.insertUser(user, audit: nil)
             let refresh = OpaqueTokens.random()
-            let session = SessionRecord(userID: user.id, createdAt: Self.t0, updatedAt: Self.t0, refreshedAt: Self.t0, notAfter: nil, authMethod: "password")
+            let session = SessionRecord(
+                userID: user.id, createdAt: Self.t0, updatedAt: Self.t0, refreshedAt: Self.t0, notAfter: nil, authMethod: "password")
             try await store.createSession(session, refreshTokenHash: OpaqueTokens.hash(refresh), updatingUser: nil, audit: nil)
             let link = OneTimeToken(userID: user.id, kind: .recovery, tokenHash: OpaqueTokens.hash("link"), relatesTo: user.email, createdAt: Self.t0)
             try await store.saveOneTimeToken(link, updatingUser: nil, audit: nil)
@@ -130,11 +132,13 @@ struct AuthStoreConformanceTests {
         try await kind.withStore { store in
             var user = Self.user("link@example.com")
             try await store.insertUser(user, audit: nil)
-            let old = OneTimeToken(userID: user.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("old"), relatesTo: user.email, createdAt: Self.t0)
+            let old = OneTimeToken(
+                userID: user.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("old"), relatesTo: user.email, createdAt: Self.t0)
             try await store.saveOneTimeToken(old, updatingUser: nil, audit: nil)
             user.confirmationSentAt = Self.t0.addingTimeInterval(5)
             let new = OneTimeToken(
-                userID: user.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("new"), relatesTo: user.email, createdAt: Self.t0.addingTimeInterval(5))
+                userID: user.id, kind: .confirmation, tokenHash: OpaqueTokens.hash("new"), relatesTo: user.email,
+                createdAt: Self.t0.addingTimeInterval(5))
             try await store.saveOneTimeToken(new, updatingUser: user, audit: Self.audit(.userConfirmationRequested, user))
             #expect(try await store.user(id: user.id)?.confirmationSentAt == user.confirmationSentAt, "the user was saved with the token")
 

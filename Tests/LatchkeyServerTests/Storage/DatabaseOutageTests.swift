@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyTestSupport
 import Testing
+
 @testable import LatchkeyServer
 
 /// A PostgreSQL outage: requests get 503 JSON errors, never a hang or a crash, and the instance
@@ -54,7 +55,10 @@ struct DatabaseOutageTests {
                 let deadline = ContinuousClock.now + .seconds(120)
                 while ContinuousClock.now < deadline {
                     let response = try await server.request(.GET, "/user", bearer: session.accessToken)
-                    if response.status == 200 { recovered = response; break }
+                    if response.status == 200 {
+                        recovered = response
+                        break
+                    }
                     #expect(response.status == 503)
                     try await Task.sleep(for: .milliseconds(250))
                 }

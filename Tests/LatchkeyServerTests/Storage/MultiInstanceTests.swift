@@ -1,8 +1,9 @@
 import Foundation
+import LatchkeyTesting
 import Logging
 import Testing
+
 @testable import LatchkeyServer
-import LatchkeyTesting
 
 /// Several `latchkey serve` instances on one PostgreSQL database, as behind a load balancer:
 /// two real servers on different ports, each with its own pool, sharing the database and the

@@ -1,8 +1,9 @@
 import Foundation
+import LatchkeyTesting
 import Logging
 import Testing
+
 @testable import LatchkeyServer
-import LatchkeyTesting
 
 /// A restart on the same data directory keeps users, sessions and the signing secret;
 /// files are private to the server's user.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LatchkeyServer
 
 /// How `--database postgres://…` is read: defaults, TLS modes, credentials kept out of logs,
@@ -44,11 +45,13 @@ struct PostgresDatabaseURLTests {
         _ = try url.connectionConfiguration()
     }
 
-    @Test("unusable URLs are refused with a message that says what to fix", arguments: [
-        "postgres://", "postgres://latchkey@/auth", "postgres://latchkey@127.0.0.1", "postgres://latchkey@127.0.0.1/auth?sslmode=sometimes",
-        "postgres://latchkey@127.0.0.1/auth?connect_timeout=soon", "mysql://latchkey@127.0.0.1/auth",
-        "postgres://latchkey@127.0.0.1/auth?sslmode=verify-full&sslrootcert=/nonexistent/root.crt",
-    ])
+    @Test(
+        "unusable URLs are refused with a message that says what to fix",
+        arguments: [
+            "postgres://", "postgres://latchkey@/auth", "postgres://latchkey@127.0.0.1", "postgres://latchkey@127.0.0.1/auth?sslmode=sometimes",
+            "postgres://latchkey@127.0.0.1/auth?connect_timeout=soon", "mysql://latchkey@127.0.0.1/auth",
+            "postgres://latchkey@127.0.0.1/auth?sslmode=verify-full&sslrootcert=/nonexistent/root.crt",
+        ])
     func refused(url: String) throws {
         #expect(throws: ConfigurationError.self) {
             let parsed = try PostgresDatabaseURL(url)

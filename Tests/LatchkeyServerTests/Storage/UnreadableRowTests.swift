@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import LatchkeyServer
 
 /// A stored row holding what the store never writes is reported as unreadable, naming the
@@ -26,7 +27,9 @@ struct UnreadableRowTests {
         try database.close()
         await #expect(throws: StoreError.unreadableRow("users.id holds no UUID")) { try await store.user(email: user.email) }
         await #expect(throws: StoreError.unreadableRow("users.id holds no UUID")) { try await store.listUsers(offset: 0, limit: 10) }
-        await #expect(throws: StoreError.unreadableRow("audit_log.action holds an unknown action")) { try await store.auditEntries(offset: 0, limit: 10) }
+        await #expect(throws: StoreError.unreadableRow("audit_log.action holds an unknown action")) {
+            try await store.auditEntries(offset: 0, limit: 10)
+        }
         try await store.close()
     }
 
@@ -39,7 +42,9 @@ struct UnreadableRowTests {
             try await postgres.autocommit { connection in
                 _ = try await connection.query("UPDATE audit_log SET action = 'made_up'", logger: postgres.logger)
             }
-            await #expect(throws: StoreError.unreadableRow("audit_log.action holds an unknown action")) { try await store.auditEntries(offset: 0, limit: 10) }
+            await #expect(throws: StoreError.unreadableRow("audit_log.action holds an unknown action")) {
+                try await store.auditEntries(offset: 0, limit: 10)
+            }
         }
     }
 }

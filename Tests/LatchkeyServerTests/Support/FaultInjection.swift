@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PostgresNIO
+
 @testable import LatchkeyServer
 
 /// Faults put into a store's own database, so a test can see what a transaction leaves behind
@@ -12,15 +13,20 @@ enum FaultInjection {
         switch store {
         case let sqlite as SQLiteAuthStore:
             try await sqlite.write { db in
-                try db.execute(sql: "CREATE TRIGGER injected_fault_\(table) BEFORE DELETE ON \(table) BEGIN SELECT RAISE(ABORT, 'injected fault'); END")
+                try db.execute(
+                    sql: "CREATE TRIGGER injected_fault_\(table) BEFORE DELETE ON \(table) BEGIN SELECT RAISE(ABORT, 'injected fault'); END")
             }
         case let postgres as PostgresAuthStore:
             try await postgres.autocommit { connection in
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "CREATE OR REPLACE FUNCTION injected_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$"),
+                    PostgresQuery(
+                        unsafeSQL:
+                            "CREATE OR REPLACE FUNCTION injected_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$"
+                    ),
                     logger: Logger(label: "fault"))
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "CREATE TRIGGER injected_fault_\(table) BEFORE DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION injected_fault()"),
+                    PostgresQuery(
+                        unsafeSQL: "CREATE TRIGGER injected_fault_\(table) BEFORE DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION injected_fault()"),
                     logger: Logger(label: "fault"))
             }
         default:

@@ -1,4 +1,5 @@
 import Foundation
+
 import class LatchkeyTestSupport.ChildProcess
 
 /// An email as Python's `email` package reads it (`mail_client.py`): an independent MIME

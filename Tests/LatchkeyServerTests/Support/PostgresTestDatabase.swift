@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Testing
+
 @testable import LatchkeyServer
 
 /// Fresh PostgreSQL databases for tests, on the server `LATCHKEY_TEST_POSTGRES_URL` names.
@@ -22,7 +23,8 @@ enum PostgresTestDatabase {
     static var isAvailable: Bool { adminURL != nil }
 
     /// The comment shown next to a skipped PostgreSQL test.
-    static let skipReason: Comment = "LATCHKEY_TEST_POSTGRES_URL is not set: PostgreSQL tests are skipped (scripts/test.sh starts a throwaway server when PostgreSQL is installed)"
+    static let skipReason: Comment =
+        "LATCHKEY_TEST_POSTGRES_URL is not set: PostgreSQL tests are skipped (scripts/test.sh starts a throwaway server when PostgreSQL is installed)"
 
     /// Runs `body` with the URL of a new, empty database; drops the database afterwards.
     static func with<T>(_ body: (String) async throws -> T) async throws -> T {

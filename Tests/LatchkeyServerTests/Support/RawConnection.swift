@@ -37,8 +37,14 @@ final class RawConnection: Sendable {
     func closedByServer(within timeout: Duration) async throws -> Bool {
         let closeFuture = channel.closeFuture
         let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await closeFuture.get(); return true }
-            group.addTask { try await Task.sleep(for: timeout); return false }
+            group.addTask {
+                try await closeFuture.get()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
             let first = try await group.next() ?? false
             if !first { try? await self.channel.close() }
             group.cancelAll()

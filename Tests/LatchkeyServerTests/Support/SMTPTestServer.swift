@@ -2,9 +2,11 @@ import Foundation
 import Logging
 import NIOSSL
 import Testing
-@testable import LatchkeyServer
+
 import class LatchkeyTestSupport.ChildProcess
 import func LatchkeyTestSupport.eventually
+
+@testable import LatchkeyServer
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +19,11 @@ import Darwin
 final class SMTPTestServer: Sendable {
     /// The server's behaviour (see the modes in `smtp_test_server.py`).
     enum Mode: String, Sendable {
-        case startTLS = "starttls", implicitTLS = "implicit", refuseAuth = "refuse-auth", dropData = "drop-data", plain, open
+        case startTLS = "starttls"
+        case implicitTLS = "implicit"
+        case refuseAuth = "refuse-auth"
+        case dropData = "drop-data"
+        case plain, open
     }
 
     /// A message as the server received it.
@@ -60,7 +66,8 @@ final class SMTPTestServer: Sendable {
     }()
 
     static var isAvailable: Bool { python != nil }
-    static let unavailableReason: Comment = "python3-aiosmtpd is not installed (apt-get install python3-aiosmtpd): the SMTP tests against a real server are SKIPPED"
+    static let unavailableReason: Comment =
+        "python3-aiosmtpd is not installed (apt-get install python3-aiosmtpd): the SMTP tests against a real server are SKIPPED"
 
     private static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("smtp_test_server.py").path
@@ -164,7 +171,9 @@ struct SilentListener: Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else {
             closeSocket(fd)

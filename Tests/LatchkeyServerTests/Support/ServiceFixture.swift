@@ -1,7 +1,8 @@
 import Foundation
-import Logging
-@testable import LatchkeyServer
 import LatchkeyTesting
+import Logging
+
+@testable import LatchkeyServer
 
 /// An ``AuthService`` over a temporary SQLite store, for tests that need the service without HTTP.
 enum ServiceFixture {

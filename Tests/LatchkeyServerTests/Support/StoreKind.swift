@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import LatchkeyServer
 
 /// The ``AuthStore`` implementations the conformance suite runs against.

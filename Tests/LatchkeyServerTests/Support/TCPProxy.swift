@@ -1,7 +1,7 @@
 import Foundation
+import LatchkeyTestSupport
 import NIOCore
 import NIOPosix
-import LatchkeyTestSupport
 
 /// A loopback TCP relay that a test can cut and restore, to play a database outage without
 /// stopping the database other tests share.
@@ -85,7 +85,9 @@ final class TCPProxy: Sendable {
                         guard holder.proxy.withLock({ $0?.admit(outbound) }) == true else {
                             return outbound.close()
                         }
-                        return outbound.eventLoop.makeCompletedFuture { try outbound.pipeline.syncOperations.addHandler(RelayHandler(partner: inbound)) }
+                        return outbound.eventLoop.makeCompletedFuture {
+                            try outbound.pipeline.syncOperations.addHandler(RelayHandler(partner: inbound))
+                        }
                     }
                     .connect(host: upstreamHost, port: upstreamPort)
                     .flatMap { outbound in

@@ -1,10 +1,11 @@
 import AsyncHTTPClient
 import Foundation
+import LatchkeyTesting
 import Logging
 import NIOCore
 import NIOHTTP1
+
 @testable import LatchkeyServer
-import LatchkeyTesting
 
 /// The real Latchkey server in this process (``TestAuthServer``) and an HTTP client to talk to
 /// it. No part of the server is mocked. Rate limits are on, as a deployed server has them.

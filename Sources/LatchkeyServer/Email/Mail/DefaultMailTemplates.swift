@@ -16,23 +16,29 @@ enum DefaultMailTemplates {
     private static func wording(_ kind: MailTemplates.Kind) -> Wording {
         switch kind {
         case .confirmation:
-            Wording(subject: "Confirm your signup", action: "to confirm your email address", button: "Confirm your email address",
-                    footer: "If you did not sign up, ignore this message.")
+            Wording(
+                subject: "Confirm your signup", action: "to confirm your email address", button: "Confirm your email address",
+                footer: "If you did not sign up, ignore this message.")
         case .invite:
-            Wording(subject: "You have been invited", action: "to accept the invitation and create your account", button: "Accept the invitation",
-                    footer: nil)
+            Wording(
+                subject: "You have been invited", action: "to accept the invitation and create your account", button: "Accept the invitation",
+                footer: nil)
         case .recovery:
-            Wording(subject: "Reset your password", action: "to reset the password for your account", button: "Reset your password",
-                    footer: "If you did not ask for this, ignore this message; your password is unchanged.")
+            Wording(
+                subject: "Reset your password", action: "to reset the password for your account", button: "Reset your password",
+                footer: "If you did not ask for this, ignore this message; your password is unchanged.")
         case .magicLink:
-            Wording(subject: "Your sign-in link", action: "to sign in", button: "Sign in",
-                    footer: "If you did not ask for this, ignore this message.")
+            Wording(
+                subject: "Your sign-in link", action: "to sign in", button: "Sign in",
+                footer: "If you did not ask for this, ignore this message.")
         case .emailChange:
-            Wording(subject: "Confirm email change", action: "to confirm this as the new email address of your account",
-                    button: "Confirm {{ .NewEmail }}", footer: nil)
+            Wording(
+                subject: "Confirm email change", action: "to confirm this as the new email address of your account",
+                button: "Confirm {{ .NewEmail }}", footer: nil)
         case .reauthentication:
-            Wording(subject: "Confirm it is you", action: "to confirm it is you", button: "",
-                    footer: "If you did not ask for this, someone may know your password: change it.")
+            Wording(
+                subject: "Confirm it is you", action: "to confirm it is you", button: "",
+                footer: "If you did not ask for this, someone may know your password: change it.")
         }
     }
 
@@ -40,7 +46,8 @@ enum DefaultMailTemplates {
 
     static func text(_ kind: MailTemplates.Kind) -> String {
         let wording = wording(kind)
-        var body = kind.hasLink
+        var body =
+            kind.hasLink
             ? "Follow this link \(wording.action):\n\n{{ .ConfirmationURL }}\n\nOr enter this code: {{ .Token }}\n"
             : "Enter this code \(wording.action): {{ .Token }}\n"
         if let footer = wording.footer { body += "\n\(footer)\n" }

@@ -27,6 +27,7 @@ public struct FileOutboxMailer: Mailer {
         let url = directory.appendingPathComponent(name)
         try Data(text.utf8).write(to: url, options: [.atomic])
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
-        logger.info("mail written to outbox", metadata: ["file": "\(name)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))"])
+        logger.info(
+            "mail written to outbox", metadata: ["file": "\(name)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))"])
     }
 }

@@ -61,10 +61,11 @@ struct MailTemplate: Sendable, Equatable {
                 trimNextLeadingSpace = true
             }
             let variable = try variable(in: tag.trimmingCharacters(in: .whitespacesAndNewlines), source: source, line: tagLine)
-            let name = switch variable {
-            case .named(let name): name
-            case .data: "Data"
-            }
+            let name =
+                switch variable {
+                case .named(let name): name
+                case .data: "Data"
+                }
             guard allowed.contains(name) else {
                 throw ConfigurationError(
                     "\(source):\(tagLine): the \(kind) email has no {{ .\(name) }}; it has \(allowed.sorted().map { "{{ .\($0) }}" }.joined(separator: ", "))"
@@ -92,7 +93,8 @@ struct MailTemplate: Sendable, Equatable {
         switch path.count {
         case 1:
             guard path[0] != "Data" else {
-                throw ConfigurationError("\(source):\(line): {{ .Data }} alone prints nothing useful: name a key of the user's metadata, such as {{ .Data.name }}")
+                throw ConfigurationError(
+                    "\(source):\(line): {{ .Data }} alone prints nothing useful: name a key of the user's metadata, such as {{ .Data.name }}")
             }
             return .named(String(path[0]))
         case 2 where path[0] == "Data":

@@ -91,7 +91,8 @@ struct MailTemplates: Sendable {
                     guard !text.contains(where: \.isNewline) else { throw ConfigurationError("\(source): a subject is one line") }
                 }
                 if part == .text, text.allSatisfy(\.isWhitespace) {
-                    throw ConfigurationError("\(source): the plain-text body is empty (it is always sent; to send no HTML part, leave the .html file empty instead)")
+                    throw ConfigurationError(
+                        "\(source): the plain-text body is empty (it is always sent; to send no HTML part, leave the .html file empty instead)")
                 }
                 return try MailTemplate.parse(text, source: source, allowed: kind.variables, kind: kind.rawValue)
             }
@@ -119,7 +120,8 @@ struct MailTemplates: Sendable {
         var files: [String: URL] = [:]
         for name in names.sorted() where !name.hasPrefix(".") {
             guard let dot = name.lastIndex(of: ".") else { continue }
-            let kind = String(name[..<dot]), part = String(name[name.index(after: dot)...])
+            let kind = String(name[..<dot])
+            let part = String(name[name.index(after: dot)...])
             if kinds.contains(kind), parts.contains(part) {
                 files[name] = directory.appendingPathComponent(name)
             } else if kinds.contains(kind) || parts.contains(part) || ["htm", "text", "tmpl", "gohtml"].contains(part) {

@@ -77,7 +77,8 @@ struct MailComposer: Sendable {
     }
 
     static func encodedWords(_ value: String, firstLineUsed: Int) -> [String] {
-        let prefix = "=?UTF-8?B?", suffix = "?="
+        let prefix = "=?UTF-8?B?"
+        let suffix = "?="
         var words: [String] = []
         var chunk: [UInt8] = []
         var budget = 75 - firstLineUsed
@@ -122,7 +123,9 @@ struct MailComposer: Sendable {
         if plain {
             return ([contentType, "Content-Transfer-Encoding: 7bit"], lines.joined(separator: "\r\n"))
         }
-        return ([contentType, "Content-Transfer-Encoding: quoted-printable"], lines.map { quotedPrintable(Array($0.utf8)) }.joined(separator: "\r\n"))
+        return (
+            [contentType, "Content-Transfer-Encoding: quoted-printable"], lines.map { quotedPrintable(Array($0.utf8)) }.joined(separator: "\r\n")
+        )
     }
 
     /// One line in quoted-printable (RFC 2045 §6.7): soft line breaks keep encoded lines at 76

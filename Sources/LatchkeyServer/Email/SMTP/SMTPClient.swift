@@ -45,7 +45,8 @@ struct SMTPClient: Sendable {
                     }
                 }
         } catch {
-            throw SMTPError(stage: .connect, kind: .transient, message: "cannot connect to \(settings.host):\(settings.port): \(Self.describe(error))")
+            throw SMTPError(
+                stage: .connect, kind: .transient, message: "cannot connect to \(settings.host):\(settings.port): \(Self.describe(error))")
         }
         let timedOut = NIOLockedValueBox(false)
         do {
@@ -54,7 +55,8 @@ struct SMTPClient: Sendable {
                     channel: channel.channel, inbound: inbound.makeAsyncIterator(), outbound: outbound,
                     replyTimeout: settings.replyTimeout, timedOut: timedOut, secrets: secrets)
                 if let handshake { try await wire.awaitHandshake(handshake) }
-                return try await converse(&wire, tlsContext: tlsContext, serverHostname: serverHostname, sender: sender, recipient: recipient, data: data)
+                return try await converse(
+                    &wire, tlsContext: tlsContext, serverHostname: serverHostname, sender: sender, recipient: recipient, data: data)
             }
         } catch let error as SMTPError {
             throw error
@@ -392,7 +394,10 @@ enum SMTPDataEncoding {
                 atLineStart = false
             }
         }
-        if previousCR { output.writeInteger(UInt8(ascii: "\n")); atLineStart = true }
+        if previousCR {
+            output.writeInteger(UInt8(ascii: "\n"))
+            atLineStart = true
+        }
         if !atLineStart { output.writeString("\r\n") }
         output.writeString(".\r\n")
         return output

@@ -4,8 +4,15 @@
 package struct SMTPError: MailDeliveryFailure, Equatable {
     /// The step of the conversation that failed.
     package enum Stage: String, Sendable {
-        case connect, greeting, ehlo, startTLS = "starttls", tlsHandshake = "tls handshake", auth
-        case mailFrom = "mail from", rcptTo = "rcpt to", data, message = "message body", quit
+        case connect, greeting, ehlo
+        case startTLS = "starttls"
+        case tlsHandshake = "tls handshake"
+        case auth
+        case mailFrom = "mail from"
+        case rcptTo = "rcpt to"
+        case data
+        case message = "message body"
+        case quit
     }
 
     package enum Kind: Sendable, Equatable {

@@ -32,7 +32,9 @@ package struct SMTPMailer: Mailer {
     }
 
     package func send(_ message: MailMessage) async throws {
-        let metadata: Logger.Metadata = ["smtp": "\(settings.host):\(settings.port)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))"]
+        let metadata: Logger.Metadata = [
+            "smtp": "\(settings.host):\(settings.port)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))",
+        ]
         do {
             let data = try MailComposer(from: sender).compose(message)
             let reply = try await client.deliver(from: sender.address, to: message.to, data: data)

@@ -66,7 +66,9 @@ public struct SMTPSettings: Sendable, Equatable, CustomStringConvertible {
             switch (item.name, item.value) {
             case ("starttls", "optional") where scheme == "smtp": self.security = .startTLS(required: false)
             case ("starttls", "required") where scheme == "smtp": self.security = .startTLS(required: true)
-            default: throw ConfigurationError("--smtp-url: unknown option '\(MailAddress.printable(item.name))' (only starttls=optional|required, with smtp://)")
+            default:
+                throw ConfigurationError(
+                    "--smtp-url: unknown option '\(MailAddress.printable(item.name))' (only starttls=optional|required, with smtp://)")
             }
         }
     }
@@ -74,11 +76,12 @@ public struct SMTPSettings: Sendable, Equatable, CustomStringConvertible {
     /// `smtp://host:port (STARTTLS required)`, with neither user name nor password.
     public var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        let mode = switch security {
-        case .implicitTLS: "implicit TLS"
-        case .startTLS(required: true): "STARTTLS required"
-        case .startTLS(required: false): "STARTTLS optional"
-        }
+        let mode =
+            switch security {
+            case .implicitTLS: "implicit TLS"
+            case .startTLS(required: true): "STARTTLS required"
+            case .startTLS(required: false): "STARTTLS optional"
+            }
         return "\(security == .implicitTLS ? "smtps" : "smtp")://\(hostPart):\(port) (\(mode)\(username == nil ? "" : ", AUTH"))"
     }
 

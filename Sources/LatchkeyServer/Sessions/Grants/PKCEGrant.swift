@@ -34,7 +34,8 @@ struct PKCEGrant: TokenGrant {
         try limits.admitVerification(from: ipAddress)
         guard let flow = try await store.consumeFlowState(authCodeHash: OpaqueTokens.hash(code)) else { throw AuthError.flowStateNotFound }
         // A magic link's flow counts from when its code was issued, every other from its start.
-        let start = flow.authenticationMethod == EmailPurpose.magicLink.authenticationMethod ? (flow.authCodeIssuedAt ?? flow.createdAt) : flow.createdAt
+        let start =
+            flow.authenticationMethod == EmailPurpose.magicLink.authenticationMethod ? (flow.authCodeIssuedAt ?? flow.createdAt) : flow.createdAt
         guard clock.now().timeIntervalSince(start) <= Self.flowStateLifetime else { throw AuthError.flowStateExpired }
         guard PKCEChallenge.matches(challenge: flow.codeChallenge, method: flow.codeChallengeMethod, verifier: verifier) else {
             throw AuthError.badCodeVerifier

@@ -42,8 +42,9 @@ struct RefreshGrant: TokenGrant {
     func session(for body: RefreshGrantBody, ipAddress: String) async throws -> SessionResponse {
         // GoTrue's first check: no token can be shorter than 12 characters (its oldest tokens
         // are 12 lowercase letters or digits).
-        guard let token = body.refresh_token, token.utf8.count > 12
-            || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
+        guard let token = body.refresh_token,
+            token.utf8.count > 12
+                || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
         else { throw AuthError.refreshTokenInvalid }
         let hash = OpaqueTokens.hash(token)
         // The refresh counts against its session once, here: the rotation's transaction may be

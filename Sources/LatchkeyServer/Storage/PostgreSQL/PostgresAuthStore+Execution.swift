@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import PostgresNIO
 import NIOConcurrencyHelpers
+import PostgresNIO
 
 /// How ``PostgresAuthStore`` runs its work: a pooled connection leased within the store's
 /// timeout, an explicit transaction around each call, a retry when PostgreSQL aborts a

@@ -20,7 +20,8 @@ extension PostgresAuthStore {
     func insertSession(_ session: SessionRecord, refreshTokenHash: String, _ connection: PostgresConnection) async throws {
         try await connection.query(PostgresRows.insertSession(session), logger: self.logger)
         try await connection.query(
-            PostgresRows.insertRefreshToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)).query,
+            PostgresRows.insertRefreshToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt))
+                .query,
             logger: self.logger)
     }
 
@@ -32,7 +33,9 @@ extension PostgresAuthStore {
                 SELECT \(unescaped: PostgresRows.sessionColumnsOfS), \(unescaped: PostgresRows.userColumnsOfU)
                 FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = \(id)
                 """, logger: self.logger
-            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount)) }
+            ).firstRow {
+                SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount))
+            }
         }
         return found.map { ($0.session, $0.user) }
     }
@@ -65,7 +68,9 @@ extension PostgresAuthStore {
                 WHERE s.id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(hash))
                 FOR UPDATE OF s
                 """, logger: self.logger
-            ).firstRow { SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount)) }
+            ).firstRow {
+                SessionAndUser(session: try PostgresRows.session($0), user: try PostgresRows.user($0, offset: PostgresRows.sessionColumnCount))
+            }
             // 2. The token itself, locked while the session is; read as it is now, after any
             //    rotation that held the session lock before us.
             let token = try await connection.query(

@@ -149,7 +149,8 @@ package final class PostgresAuthStore: AuthStore, Service {
             // Sessions first (their rows are what rotation locks), then the user; tokens and
             // links go with the user (ON DELETE CASCADE).
             try await connection.query("DELETE FROM sessions WHERE user_id = \(id)", logger: self.logger)
-            let deleted = try await connection.query("DELETE FROM users WHERE id = \(id) RETURNING id", logger: self.logger)
+            let deleted =
+                try await connection.query("DELETE FROM users WHERE id = \(id) RETURNING id", logger: self.logger)
                 .rowCount() > 0
             if deleted, let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
             return deleted
@@ -190,15 +191,18 @@ package final class PostgresAuthStore: AuthStore, Service {
     }
 
     /// `column` is a fixed column name, never input.
-    private func consumeOneTimeToken(column: String, value: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    private func consumeOneTimeToken(
+        column: String, value: String, kinds: [OneTimeToken.Kind]
+    ) async throws -> (token: OneTimeToken, user: UserRecord)? {
         let consumed = try await transaction { connection -> ConsumedToken? in
             // Deleting with RETURNING spends the token exactly once, however many instances race.
-            guard let token = try await connection.query(
-                """
-                DELETE FROM one_time_tokens WHERE \(unescaped: column) = \(value) AND kind = ANY(\(kinds.map(\.rawValue)))
-                RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
-                """, logger: self.logger
-            ).firstRow({ try PostgresRows.oneTimeToken($0) }),
+            guard
+                let token = try await connection.query(
+                    """
+                    DELETE FROM one_time_tokens WHERE \(unescaped: column) = \(value) AND kind = ANY(\(kinds.map(\.rawValue)))
+                    RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
+                    """, logger: self.logger
+                ).firstRow({ try PostgresRows.oneTimeToken($0) }),
                 let user = try await connection.query(
                     "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(token.userID)", logger: self.logger
                 ).firstRow({ try PostgresRows.user($0) })

@@ -1,6 +1,6 @@
 import Foundation
-import PostgresNIO
 import NIOConcurrencyHelpers
+import PostgresNIO
 
 /// Runs one store call on a pooled PostgreSQL connection so that the caller (an HTTP request)
 /// never waits without bound, whatever the database or the network does.
@@ -71,7 +71,11 @@ struct ClosedBeforeUse: Error {}
 /// The shared state of one ``PostgresLeaseGuard/run(_:)`` call: who may still act, and the
 /// caller's continuation, resumed exactly once.
 final class LeaseAttempt<T: Sendable>: Sendable {
-    private enum Phase { case waiting, leased(PostgresConnection), abandoned }
+    private enum Phase {
+        case waiting
+        case leased(PostgresConnection)
+        case abandoned
+    }
 
     private struct State {
         var phase = Phase.waiting

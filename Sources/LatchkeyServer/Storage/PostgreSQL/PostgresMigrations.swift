@@ -22,138 +22,146 @@ enum PostgresMigrations {
 
     /// Every migration, oldest first. Never edit one that has shipped: add a new one.
     static let all: [Migration] = [
-        Migration(version: "v1: users, sessions, refresh tokens, links, audit", statements: [
-            """
-            CREATE TABLE users (
-                id UUID PRIMARY KEY,
-                aud TEXT NOT NULL,
-                role TEXT NOT NULL,
-                email TEXT NOT NULL CONSTRAINT users_email_key UNIQUE,
-                password_hash TEXT,
-                email_confirmed_at TIMESTAMPTZ,
-                confirmation_sent_at TIMESTAMPTZ,
-                recovery_sent_at TIMESTAMPTZ,
-                new_email TEXT,
-                email_change_sent_at TIMESTAMPTZ,
-                last_sign_in_at TIMESTAMPTZ,
-                banned_until TIMESTAMPTZ,
-                app_metadata JSONB NOT NULL,
-                user_metadata JSONB NOT NULL,
-                created_at TIMESTAMPTZ NOT NULL,
-                updated_at TIMESTAMPTZ NOT NULL
-            )
-            """,
-            "CREATE INDEX users_created_at ON users (created_at, id)",
-            """
-            CREATE TABLE sessions (
-                id UUID PRIMARY KEY,
-                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                created_at TIMESTAMPTZ NOT NULL,
-                updated_at TIMESTAMPTZ NOT NULL,
-                refreshed_at TIMESTAMPTZ NOT NULL,
-                not_after TIMESTAMPTZ,
-                auth_method TEXT NOT NULL
-            )
-            """,
-            "CREATE INDEX sessions_user_id ON sessions (user_id)",
-            // Tokens outlive their session (no cascade from sessions), so that a token of an ended
-            // session answers session_not_found rather than refresh_token_not_found.
-            """
-            CREATE TABLE refresh_tokens (
-                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                token_hash TEXT NOT NULL UNIQUE,
-                session_id UUID NOT NULL,
-                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                parent_hash TEXT,
-                revoked_at TIMESTAMPTZ,
-                created_at TIMESTAMPTZ NOT NULL
-            )
-            """,
-            "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id, revoked_at)",
-            "CREATE INDEX refresh_tokens_user ON refresh_tokens (user_id)",
-            """
-            CREATE TABLE one_time_tokens (
-                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                kind TEXT NOT NULL,
-                token_hash TEXT NOT NULL UNIQUE,
-                relates_to TEXT NOT NULL,
-                created_at TIMESTAMPTZ NOT NULL,
-                PRIMARY KEY (user_id, kind)
-            )
-            """,
-            """
-            CREATE TABLE audit_log (
-                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                id UUID NOT NULL UNIQUE,
-                action TEXT NOT NULL,
-                actor_id UUID,
-                actor_username TEXT,
-                log_type TEXT NOT NULL,
-                traits JSONB NOT NULL,
-                ip_address TEXT NOT NULL,
-                created_at TIMESTAMPTZ NOT NULL
-            )
-            """,
-        ]),
-        Migration(version: "v2: anonymous and invited users, email codes, PKCE flows", statements: [
-            "ALTER TABLE users ALTER COLUMN email DROP NOT NULL",
-            "ALTER TABLE users ADD COLUMN is_anonymous BOOLEAN NOT NULL DEFAULT FALSE",
-            "ALTER TABLE users ADD COLUMN invited_at TIMESTAMPTZ",
-            "ALTER TABLE one_time_tokens ADD COLUMN code_hash TEXT",
-            "CREATE INDEX one_time_tokens_code ON one_time_tokens (code_hash)",
-            """
-            CREATE TABLE flow_states (
-                id UUID PRIMARY KEY,
-                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                authentication_method TEXT NOT NULL,
-                code_challenge TEXT NOT NULL,
-                code_challenge_method TEXT NOT NULL,
-                auth_code_hash TEXT UNIQUE,
-                auth_code_issued_at TIMESTAMPTZ,
-                created_at TIMESTAMPTZ NOT NULL
-            )
-            """,
-            "CREATE INDEX flow_states_user ON flow_states (user_id, authentication_method, created_at)",
-        ]),
-        Migration(version: "v3: indexes for the cleanup task", statements: [
-            "CREATE INDEX refresh_tokens_revoked_at ON refresh_tokens (revoked_at) WHERE revoked_at IS NOT NULL",
-            "CREATE INDEX refresh_tokens_parent ON refresh_tokens (parent_hash)",
-            "CREATE INDEX audit_log_created_at ON audit_log (created_at)",
-            "CREATE INDEX one_time_tokens_created_at ON one_time_tokens (created_at)",
-        ]),
-        Migration(version: "v4: multi-factor authentication", statements: [
-            "ALTER TABLE sessions ADD COLUMN aal TEXT NOT NULL DEFAULT 'aal1'",
-            "ALTER TABLE sessions ADD COLUMN factor_id UUID",
-            "ALTER TABLE sessions ADD COLUMN verified_methods JSONB NOT NULL DEFAULT '[]'",
-            "CREATE INDEX sessions_factor ON sessions (factor_id) WHERE factor_id IS NOT NULL",
-            """
-            CREATE TABLE mfa_factors (
-                id UUID PRIMARY KEY,
-                user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                friendly_name TEXT NOT NULL,
-                factor_type TEXT NOT NULL,
-                status TEXT NOT NULL,
-                secret TEXT NOT NULL,
-                created_at TIMESTAMPTZ NOT NULL,
-                updated_at TIMESTAMPTZ NOT NULL,
-                last_challenged_at TIMESTAMPTZ,
-                last_used_step BIGINT
-            )
-            """,
-            "CREATE INDEX mfa_factors_user ON mfa_factors (user_id, created_at)",
-            "CREATE INDEX mfa_factors_unverified ON mfa_factors (created_at) WHERE status = 'unverified'",
-            """
-            CREATE TABLE mfa_challenges (
-                id UUID PRIMARY KEY,
-                factor_id UUID NOT NULL REFERENCES mfa_factors(id) ON DELETE CASCADE,
-                created_at TIMESTAMPTZ NOT NULL,
-                verified_at TIMESTAMPTZ,
-                ip_address TEXT NOT NULL
-            )
-            """,
-            "CREATE INDEX mfa_challenges_factor ON mfa_challenges (factor_id)",
-            "CREATE INDEX mfa_challenges_created_at ON mfa_challenges (created_at)",
-        ]),
+        Migration(
+            version: "v1: users, sessions, refresh tokens, links, audit",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id UUID PRIMARY KEY,
+                    aud TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    email TEXT NOT NULL CONSTRAINT users_email_key UNIQUE,
+                    password_hash TEXT,
+                    email_confirmed_at TIMESTAMPTZ,
+                    confirmation_sent_at TIMESTAMPTZ,
+                    recovery_sent_at TIMESTAMPTZ,
+                    new_email TEXT,
+                    email_change_sent_at TIMESTAMPTZ,
+                    last_sign_in_at TIMESTAMPTZ,
+                    banned_until TIMESTAMPTZ,
+                    app_metadata JSONB NOT NULL,
+                    user_metadata JSONB NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL
+                )
+                """,
+                "CREATE INDEX users_created_at ON users (created_at, id)",
+                """
+                CREATE TABLE sessions (
+                    id UUID PRIMARY KEY,
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL,
+                    refreshed_at TIMESTAMPTZ NOT NULL,
+                    not_after TIMESTAMPTZ,
+                    auth_method TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_user_id ON sessions (user_id)",
+                // Tokens outlive their session (no cascade from sessions), so that a token of an ended
+                // session answers session_not_found rather than refresh_token_not_found.
+                """
+                CREATE TABLE refresh_tokens (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    session_id UUID NOT NULL,
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    parent_hash TEXT,
+                    revoked_at TIMESTAMPTZ,
+                    created_at TIMESTAMPTZ NOT NULL
+                )
+                """,
+                "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id, revoked_at)",
+                "CREATE INDEX refresh_tokens_user ON refresh_tokens (user_id)",
+                """
+                CREATE TABLE one_time_tokens (
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    relates_to TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    PRIMARY KEY (user_id, kind)
+                )
+                """,
+                """
+                CREATE TABLE audit_log (
+                    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    id UUID NOT NULL UNIQUE,
+                    action TEXT NOT NULL,
+                    actor_id UUID,
+                    actor_username TEXT,
+                    log_type TEXT NOT NULL,
+                    traits JSONB NOT NULL,
+                    ip_address TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL
+                )
+                """,
+            ]),
+        Migration(
+            version: "v2: anonymous and invited users, email codes, PKCE flows",
+            statements: [
+                "ALTER TABLE users ALTER COLUMN email DROP NOT NULL",
+                "ALTER TABLE users ADD COLUMN is_anonymous BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE users ADD COLUMN invited_at TIMESTAMPTZ",
+                "ALTER TABLE one_time_tokens ADD COLUMN code_hash TEXT",
+                "CREATE INDEX one_time_tokens_code ON one_time_tokens (code_hash)",
+                """
+                CREATE TABLE flow_states (
+                    id UUID PRIMARY KEY,
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    authentication_method TEXT NOT NULL,
+                    code_challenge TEXT NOT NULL,
+                    code_challenge_method TEXT NOT NULL,
+                    auth_code_hash TEXT UNIQUE,
+                    auth_code_issued_at TIMESTAMPTZ,
+                    created_at TIMESTAMPTZ NOT NULL
+                )
+                """,
+                "CREATE INDEX flow_states_user ON flow_states (user_id, authentication_method, created_at)",
+            ]),
+        Migration(
+            version: "v3: indexes for the cleanup task",
+            statements: [
+                "CREATE INDEX refresh_tokens_revoked_at ON refresh_tokens (revoked_at) WHERE revoked_at IS NOT NULL",
+                "CREATE INDEX refresh_tokens_parent ON refresh_tokens (parent_hash)",
+                "CREATE INDEX audit_log_created_at ON audit_log (created_at)",
+                "CREATE INDEX one_time_tokens_created_at ON one_time_tokens (created_at)",
+            ]),
+        Migration(
+            version: "v4: multi-factor authentication",
+            statements: [
+                "ALTER TABLE sessions ADD COLUMN aal TEXT NOT NULL DEFAULT 'aal1'",
+                "ALTER TABLE sessions ADD COLUMN factor_id UUID",
+                "ALTER TABLE sessions ADD COLUMN verified_methods JSONB NOT NULL DEFAULT '[]'",
+                "CREATE INDEX sessions_factor ON sessions (factor_id) WHERE factor_id IS NOT NULL",
+                """
+                CREATE TABLE mfa_factors (
+                    id UUID PRIMARY KEY,
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    friendly_name TEXT NOT NULL,
+                    factor_type TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL,
+                    last_challenged_at TIMESTAMPTZ,
+                    last_used_step BIGINT
+                )
+                """,
+                "CREATE INDEX mfa_factors_user ON mfa_factors (user_id, created_at)",
+                "CREATE INDEX mfa_factors_unverified ON mfa_factors (created_at) WHERE status = 'unverified'",
+                """
+                CREATE TABLE mfa_challenges (
+                    id UUID PRIMARY KEY,
+                    factor_id UUID NOT NULL REFERENCES mfa_factors(id) ON DELETE CASCADE,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    verified_at TIMESTAMPTZ,
+                    ip_address TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX mfa_challenges_factor ON mfa_challenges (factor_id)",
+                "CREATE INDEX mfa_challenges_created_at ON mfa_challenges (created_at)",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -98,7 +98,8 @@ package final class SQLiteAuthStore: AuthStore {
     package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
         try await read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
-            let users = try db.fetchRows(sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
+            let users = try db.fetchRows(
+                sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
             ).map { try SQLiteRows.user($0) }
             return (users, total)
         }
@@ -199,14 +200,17 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     /// `column` is a fixed column name, never input.
-    private func consumeOneTimeToken(column: String, value: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    private func consumeOneTimeToken(
+        column: String, value: String, kinds: [OneTimeToken.Kind]
+    ) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await write { db in
             for row in try db.fetchRows(sql: "SELECT * FROM one_time_tokens WHERE \(column) = ?", arguments: [value]) {
                 let token = try SQLiteRows.oneTimeToken(row)
                 guard kinds.contains(token.kind),
                     let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
                 else { continue }
-                try db.run(sql: "DELETE FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [row["user_id"] as String, token.kind.rawValue])
+                try db.run(
+                    sql: "DELETE FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [row["user_id"] as String, token.kind.rawValue])
                 return (token, try SQLiteRows.user(userRow))
             }
             return nil
@@ -221,14 +225,16 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await write { db in
-            guard let row = try db.fetchRow(
-                sql: "SELECT * FROM flow_states WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC LIMIT 1",
-                arguments: [userID.lowercasedString, authenticationMethod])
+            guard
+                let row = try db.fetchRow(
+                    sql: "SELECT * FROM flow_states WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC LIMIT 1",
+                    arguments: [userID.lowercasedString, authenticationMethod])
             else { return nil }
             var flow = try SQLiteRows.flowState(row)
             flow.authCodeHash = authCodeHash
             flow.authCodeIssuedAt = issuedAt
-            try db.run(sql: "UPDATE flow_states SET auth_code_hash = ?, auth_code_issued_at = ? WHERE id = ?",
+            try db.run(
+                sql: "UPDATE flow_states SET auth_code_hash = ?, auth_code_issued_at = ? WHERE id = ?",
                 arguments: [authCodeHash, issuedAt.timeIntervalSince1970, flow.id.lowercasedString])
             return flow
         }
@@ -391,14 +397,16 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     private static func insert(_ user: UserRecord, _ db: Database) throws {
-        try db.run(sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        try db.run(
+            sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: SQLiteRows.userArguments(user))
     }
 
     private static func update(_ user: UserRecord, _ db: Database) throws {
         var arguments = SQLiteRows.userArguments(user)
         arguments += [user.id.lowercasedString]
-        try db.run(sql: """
+        try db.run(
+            sql: """
                 UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
                 confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,
                 banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ?, is_anonymous = ?,

@@ -5,158 +5,162 @@ enum SQLiteMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: users, sessions, refresh tokens, links, audit") { db in
-            try db.execute(sql: """
-                CREATE TABLE users (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    aud TEXT NOT NULL,
-                    role TEXT NOT NULL,
-                    email TEXT NOT NULL UNIQUE,
-                    password_hash TEXT,
-                    email_confirmed_at DOUBLE,
-                    confirmation_sent_at DOUBLE,
-                    recovery_sent_at DOUBLE,
-                    new_email TEXT,
-                    email_change_sent_at DOUBLE,
-                    last_sign_in_at DOUBLE,
-                    banned_until DOUBLE,
-                    app_metadata TEXT NOT NULL,
-                    user_metadata TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL,
-                    updated_at DOUBLE NOT NULL
-                );
-                CREATE TABLE sessions (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    created_at DOUBLE NOT NULL,
-                    updated_at DOUBLE NOT NULL,
-                    refreshed_at DOUBLE NOT NULL,
-                    not_after DOUBLE,
-                    auth_method TEXT NOT NULL
-                );
-                CREATE INDEX sessions_user_id ON sessions(user_id);
-                -- Tokens outlive their session (no cascade from sessions), so that a token of an
-                -- ended session answers session_not_found rather than refresh_token_not_found.
-                CREATE TABLE refresh_tokens (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    token_hash TEXT NOT NULL UNIQUE,
-                    session_id TEXT NOT NULL,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    parent_hash TEXT,
-                    revoked_at DOUBLE,
-                    created_at DOUBLE NOT NULL
-                );
-                CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id, revoked_at);
-                CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id);
-                CREATE TABLE one_time_tokens (
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    kind TEXT NOT NULL,
-                    token_hash TEXT NOT NULL UNIQUE,
-                    relates_to TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL,
-                    PRIMARY KEY (user_id, kind)
-                );
-                CREATE TABLE audit_log (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    id TEXT NOT NULL UNIQUE,
-                    action TEXT NOT NULL,
-                    actor_id TEXT,
-                    actor_username TEXT,
-                    log_type TEXT NOT NULL,
-                    traits TEXT NOT NULL,
-                    ip_address TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        aud TEXT NOT NULL,
+                        role TEXT NOT NULL,
+                        email TEXT NOT NULL UNIQUE,
+                        password_hash TEXT,
+                        email_confirmed_at DOUBLE,
+                        confirmation_sent_at DOUBLE,
+                        recovery_sent_at DOUBLE,
+                        new_email TEXT,
+                        email_change_sent_at DOUBLE,
+                        last_sign_in_at DOUBLE,
+                        banned_until DOUBLE,
+                        app_metadata TEXT NOT NULL,
+                        user_metadata TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL
+                    );
+                    CREATE TABLE sessions (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL,
+                        refreshed_at DOUBLE NOT NULL,
+                        not_after DOUBLE,
+                        auth_method TEXT NOT NULL
+                    );
+                    CREATE INDEX sessions_user_id ON sessions(user_id);
+                    -- Tokens outlive their session (no cascade from sessions), so that a token of an
+                    -- ended session answers session_not_found rather than refresh_token_not_found.
+                    CREATE TABLE refresh_tokens (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        token_hash TEXT NOT NULL UNIQUE,
+                        session_id TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        parent_hash TEXT,
+                        revoked_at DOUBLE,
+                        created_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX refresh_tokens_session ON refresh_tokens(session_id, revoked_at);
+                    CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id);
+                    CREATE TABLE one_time_tokens (
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        kind TEXT NOT NULL,
+                        token_hash TEXT NOT NULL UNIQUE,
+                        relates_to TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        PRIMARY KEY (user_id, kind)
+                    );
+                    CREATE TABLE audit_log (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        action TEXT NOT NULL,
+                        actor_id TEXT,
+                        actor_username TEXT,
+                        log_type TEXT NOT NULL,
+                        traits TEXT NOT NULL,
+                        ip_address TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL
+                    );
+                    """)
         }
         migrator.registerMigration("v2: anonymous and invited users, email codes, PKCE flows") { db in
             // SQLite cannot drop NOT NULL from a column: the users table is rebuilt (GRDB runs
             // migrations with foreign keys off and checks them before committing).
-            try db.execute(sql: """
-                CREATE TABLE users_v2 (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    aud TEXT NOT NULL,
-                    role TEXT NOT NULL,
-                    email TEXT UNIQUE,
-                    password_hash TEXT,
-                    email_confirmed_at DOUBLE,
-                    confirmation_sent_at DOUBLE,
-                    recovery_sent_at DOUBLE,
-                    new_email TEXT,
-                    email_change_sent_at DOUBLE,
-                    last_sign_in_at DOUBLE,
-                    banned_until DOUBLE,
-                    app_metadata TEXT NOT NULL,
-                    user_metadata TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL,
-                    updated_at DOUBLE NOT NULL,
-                    is_anonymous INTEGER NOT NULL DEFAULT 0,
-                    invited_at DOUBLE
-                );
-                INSERT INTO users_v2 (id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at,
-                    recovery_sent_at, new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata,
-                    user_metadata, created_at, updated_at)
-                SELECT id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at,
-                    recovery_sent_at, new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata,
-                    user_metadata, created_at, updated_at FROM users;
-                DROP TABLE users;
-                ALTER TABLE users_v2 RENAME TO users;
-                ALTER TABLE one_time_tokens ADD COLUMN code_hash TEXT;
-                CREATE INDEX one_time_tokens_code ON one_time_tokens(code_hash);
-                CREATE TABLE flow_states (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    authentication_method TEXT NOT NULL,
-                    code_challenge TEXT NOT NULL,
-                    code_challenge_method TEXT NOT NULL,
-                    auth_code_hash TEXT UNIQUE,
-                    auth_code_issued_at DOUBLE,
-                    created_at DOUBLE NOT NULL
-                );
-                CREATE INDEX flow_states_user ON flow_states(user_id, authentication_method, created_at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE users_v2 (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        aud TEXT NOT NULL,
+                        role TEXT NOT NULL,
+                        email TEXT UNIQUE,
+                        password_hash TEXT,
+                        email_confirmed_at DOUBLE,
+                        confirmation_sent_at DOUBLE,
+                        recovery_sent_at DOUBLE,
+                        new_email TEXT,
+                        email_change_sent_at DOUBLE,
+                        last_sign_in_at DOUBLE,
+                        banned_until DOUBLE,
+                        app_metadata TEXT NOT NULL,
+                        user_metadata TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL,
+                        is_anonymous INTEGER NOT NULL DEFAULT 0,
+                        invited_at DOUBLE
+                    );
+                    INSERT INTO users_v2 (id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at,
+                        recovery_sent_at, new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata,
+                        user_metadata, created_at, updated_at)
+                    SELECT id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at,
+                        recovery_sent_at, new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata,
+                        user_metadata, created_at, updated_at FROM users;
+                    DROP TABLE users;
+                    ALTER TABLE users_v2 RENAME TO users;
+                    ALTER TABLE one_time_tokens ADD COLUMN code_hash TEXT;
+                    CREATE INDEX one_time_tokens_code ON one_time_tokens(code_hash);
+                    CREATE TABLE flow_states (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        authentication_method TEXT NOT NULL,
+                        code_challenge TEXT NOT NULL,
+                        code_challenge_method TEXT NOT NULL,
+                        auth_code_hash TEXT UNIQUE,
+                        auth_code_issued_at DOUBLE,
+                        created_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX flow_states_user ON flow_states(user_id, authentication_method, created_at);
+                    """)
         }
         migrator.registerMigration("v3: indexes for the cleanup task") { db in
             // Finding spent tokens by age, a token's children (the lost-response rule keeps the
             // parent of an active token), and old audit entries, without scanning the tables.
-            try db.execute(sql: """
-                CREATE INDEX refresh_tokens_revoked_at ON refresh_tokens(revoked_at) WHERE revoked_at IS NOT NULL;
-                CREATE INDEX refresh_tokens_parent ON refresh_tokens(parent_hash);
-                CREATE INDEX audit_log_created_at ON audit_log(created_at);
-                CREATE INDEX one_time_tokens_created_at ON one_time_tokens(created_at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE INDEX refresh_tokens_revoked_at ON refresh_tokens(revoked_at) WHERE revoked_at IS NOT NULL;
+                    CREATE INDEX refresh_tokens_parent ON refresh_tokens(parent_hash);
+                    CREATE INDEX audit_log_created_at ON audit_log(created_at);
+                    CREATE INDEX one_time_tokens_created_at ON one_time_tokens(created_at);
+                    """)
         }
         migrator.registerMigration("v4: multi-factor authentication") { db in
             // Sessions carry their assurance level (aal1/aal2), the factor that raised it and the
             // methods verified since sign-in (JSON); factors keep their secret sealed, never plain.
-            try db.execute(sql: """
-                ALTER TABLE sessions ADD COLUMN aal TEXT NOT NULL DEFAULT 'aal1';
-                ALTER TABLE sessions ADD COLUMN factor_id TEXT;
-                ALTER TABLE sessions ADD COLUMN verified_methods TEXT NOT NULL DEFAULT '[]';
-                CREATE INDEX sessions_factor ON sessions(factor_id) WHERE factor_id IS NOT NULL;
-                CREATE TABLE mfa_factors (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    friendly_name TEXT NOT NULL,
-                    factor_type TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    secret TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL,
-                    updated_at DOUBLE NOT NULL,
-                    last_challenged_at DOUBLE,
-                    last_used_step INTEGER
-                );
-                CREATE INDEX mfa_factors_user ON mfa_factors(user_id, created_at);
-                CREATE INDEX mfa_factors_unverified ON mfa_factors(created_at) WHERE status = 'unverified';
-                CREATE TABLE mfa_challenges (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    factor_id TEXT NOT NULL REFERENCES mfa_factors(id) ON DELETE CASCADE,
-                    created_at DOUBLE NOT NULL,
-                    verified_at DOUBLE,
-                    ip_address TEXT NOT NULL
-                );
-                CREATE INDEX mfa_challenges_factor ON mfa_challenges(factor_id);
-                CREATE INDEX mfa_challenges_created_at ON mfa_challenges(created_at);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE sessions ADD COLUMN aal TEXT NOT NULL DEFAULT 'aal1';
+                    ALTER TABLE sessions ADD COLUMN factor_id TEXT;
+                    ALTER TABLE sessions ADD COLUMN verified_methods TEXT NOT NULL DEFAULT '[]';
+                    CREATE INDEX sessions_factor ON sessions(factor_id) WHERE factor_id IS NOT NULL;
+                    CREATE TABLE mfa_factors (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        friendly_name TEXT NOT NULL,
+                        factor_type TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL,
+                        last_challenged_at DOUBLE,
+                        last_used_step INTEGER
+                    );
+                    CREATE INDEX mfa_factors_user ON mfa_factors(user_id, created_at);
+                    CREATE INDEX mfa_factors_unverified ON mfa_factors(created_at) WHERE status = 'unverified';
+                    CREATE TABLE mfa_challenges (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        factor_id TEXT NOT NULL REFERENCES mfa_factors(id) ON DELETE CASCADE,
+                        created_at DOUBLE NOT NULL,
+                        verified_at DOUBLE,
+                        ip_address TEXT NOT NULL
+                    );
+                    CREATE INDEX mfa_challenges_factor ON mfa_challenges(factor_id);
+                    CREATE INDEX mfa_challenges_created_at ON mfa_challenges(created_at);
+                    """)
         }
         return migrator
     }

@@ -29,7 +29,8 @@ enum SQLiteRows {
 
     static func user(_ row: Row, prefix: String = "") throws -> UserRecord {
         UserRecord(
-            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"], email: row[prefix + "email"] as String? ?? "",
+            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"],
+            email: row[prefix + "email"] as String? ?? "",
             passwordHash: row[prefix + "password_hash"],
             emailConfirmedAt: date(row[prefix + "email_confirmed_at"]),
             confirmationSentAt: date(row[prefix + "confirmation_sent_at"]),
@@ -160,11 +161,13 @@ enum SQLiteRows {
                     token.revokedAt?.timeIntervalSince1970, token.createdAt.timeIntervalSince1970,
                 ])
         case .touchSession(let id, let at):
-            try db.run(sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
+            try db.run(
+                sql: "UPDATE sessions SET refreshed_at = ?, updated_at = ? WHERE id = ?",
                 arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970, id.lowercasedString])
         case .revokeSession(let id, let at):
             try db.run(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id.lowercasedString])
-            try db.run(sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
+            try db.run(
+                sql: "UPDATE refresh_tokens SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL",
                 arguments: [at.timeIntervalSince1970, id.lowercasedString])
         case .audit(let entry):
             try insertAudit(entry, db)
