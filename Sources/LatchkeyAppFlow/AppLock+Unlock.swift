@@ -60,6 +60,7 @@ extension AppLock {
         }
         message = nil
         offersPasscode = false
+        offersSignOut = false
         setLocked(false)
         logger.debug("app unlocked", metadata: ["operation": "app_lock"])
         return true
@@ -70,6 +71,8 @@ extension AppLock {
         offersPasscode =
             error.offersPasscode || (keepingPasscode && offersPasscode)
             || availability.map { !$0.isAvailable } ?? false
+        // No passcode: no prompt can open the lock, so the way out is signing out.
+        if error == .passcodeNotSet { offersSignOut = true }
     }
 
     /// Turns the lock on, after one successful biometric check (so nobody enables a lock they
@@ -102,6 +105,7 @@ extension AppLock {
         availabilityNotice = nil
         message = nil
         offersPasscode = false
+        offersSignOut = false
         setLocked(false)
     }
 

@@ -52,6 +52,11 @@ public final class AppLock {
     public internal(set) var message: String?
     /// Whether to show a "Use Passcode" button.
     public internal(set) var offersPasscode = false
+    /// Whether the unlock screen offers signing out instead: the lock cannot be opened on this
+    /// device (no device passcode is set, so neither biometrics nor the passcode can answer).
+    /// Signing out (``LaunchRouter/signOut(scope:)``) disengages the lock; the person signs in
+    /// again with their credentials.
+    public internal(set) var offersSignOut = false
     /// The last availability check, `nil` before the first one.
     public internal(set) var availability: BiometricAvailability?
     /// Set when biometrics became unavailable while the lock is enabled; dismiss with
@@ -193,6 +198,7 @@ public final class AppLock {
     public func noteSignedOut() {
         message = nil
         offersPasscode = false
+        offersSignOut = false
         showsEnableHint = false
         setLocked(false)
     }

@@ -18,12 +18,11 @@ public protocol AppPreferences: Sendable {
     /// Stores `value` under `key`.
     func set(_ value: Bool, forKey key: String)
     /// Whether the preferences can be read now: `false` before the first unlock after a reboot.
-    /// Default `true`.
+    ///
+    /// There is no default: a store kept on disk must answer for itself (a custom store that
+    /// answered `true` while locked would have its empty `false`s believed: a reinstall
+    /// detected, the lock opened).
     var isAvailable: Bool { get }
-}
-
-extension AppPreferences {
-    public var isAvailable: Bool { true }
 }
 
 /// Preferences in `UserDefaults`: the standard defaults, or an app-group suite shared with

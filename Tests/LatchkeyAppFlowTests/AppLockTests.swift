@@ -138,6 +138,21 @@ struct AppLockTests {
         #expect(authenticator.prompts.last == .init(reason: "Enter your device passcode.", policy: .biometricsOrPasscode))
     }
 
+    @Test("No device passcode: neither prompt can open the lock, so signing out is offered and opens it")
+    func passcodeNotSet() async {
+        let lock = makeLock(lockOnLaunch: true)
+        authenticator.script(.passcodeNotSet, .passcodeNotSet)
+        #expect(!lock.offersSignOut)
+        #expect(!(await lock.unlock()))
+        #expect(lock.message == "Please set a device passcode in Settings to use Face ID.")
+        #expect(lock.offersSignOut)
+        #expect(!(await lock.unlockWithPasscode()))
+        #expect(lock.isLocked && lock.offersSignOut)
+        lock.noteSignedOut()  // what LaunchRouter.signOut() does once the session is gone
+        #expect(!lock.isLocked)
+        #expect(!lock.offersSignOut)
+    }
+
     @Test("Cancelling says nothing; failing says so and stays locked")
     func cancelAndFail() async {
         let lock = makeLock(lockOnLaunch: true)
