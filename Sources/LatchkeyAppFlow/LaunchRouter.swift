@@ -17,6 +17,9 @@ import Observation
 /// }
 /// ```
 ///
+/// An app with several windows (iPad, Mac) forwards the app's phase, not one window's:
+/// ``ScenePhases`` combines them.
+///
 /// Guarantees:
 /// - Never a blank screen: `splash` until the session check is decided, and the check has a
 ///   timeout (``Configuration/checkTimeout``) after which the route falls back to login.
