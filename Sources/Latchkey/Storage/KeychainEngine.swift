@@ -101,9 +101,10 @@ protocol KeychainDriver: Sendable {
 /// - an item with another protection (the app changed its accessibility) or none recorded (an
 ///   item from an earlier version): update its data, `kSecAttrAccessible` and tag in place;
 /// - such an update refused (an earlier version's biometry-bound item, which cannot be updated
-///   without authentication): replace the item — but only after a probe item with the new
-///   protection was written, which proves the keychain takes writes now, so a locked device
-///   never loses the item it cannot rewrite.
+///   without authentication): replace the item — but only after a pending copy with the new
+///   data and protection was written, which proves the keychain takes writes now (a locked
+///   device never loses the item it cannot rewrite) and keeps the data if the replacement
+///   stops after its delete.
 struct KeychainEngine: Sendable {
     let driver: any KeychainDriver
     let service: String
@@ -115,8 +116,8 @@ struct KeychainEngine: Sendable {
     static let queue = DispatchQueue(label: "dev.latchkey.keychain", qos: .userInitiated)
     /// How many times a save starts over after racing another writer.
     static let maximumAttempts = 3
-    /// The account of the probe item a replacement writes first.
-    static let probeAccountSuffix = ".latchkey-write-probe"
+    /// The account suffix of the pending copy a replacement writes first.
+    static let pendingAccountSuffix = ".latchkey-pending"
 
     func item(_ key: String) -> KeychainItem {
         KeychainItem(
@@ -150,18 +151,41 @@ struct KeychainEngine: Sendable {
     // MARK: - The decisions (synchronous; the caller chooses the thread)
 
     func loadNow(key: String) throws(StorageError) -> Data? {
-        switch driver.perform(.readData(item(key))) {
+        let item = item(key)
+        switch driver.perform(.readData(item)) {
         case .data(let data): return data
-        case .itemNotFound: return nil
+        case .itemNotFound: return try recoverReplacement(of: item)
         case let outcome: throw Self.error(outcome, operation: "SecItemCopyMatching")
         }
     }
 
     func deleteNow(key: String) throws(StorageError) {
-        switch driver.perform(.delete(item(key))) {
-        case .success, .itemNotFound: return
-        case let outcome: throw Self.error(outcome, operation: "SecItemDelete")
+        let item = item(key)
+        for target in [item, Self.pending(item)] {
+            switch driver.perform(.delete(target)) {
+            case .success, .itemNotFound: continue
+            case let outcome: throw Self.error(outcome, operation: "SecItemDelete")
+            }
         }
+    }
+
+    /// The item a replacement writes the new data to first (``replace(_:data:)``).
+    static func pending(_ item: KeychainItem) -> KeychainItem {
+        var pending = item
+        pending.account += pendingAccountSuffix
+        return pending
+    }
+
+    /// The data of a replacement interrupted after it deleted `item` (its pending copy), put
+    /// back under `item`; `nil` when there is none.
+    private func recoverReplacement(of item: KeychainItem) throws(StorageError) -> Data? {
+        let pending = Self.pending(item)
+        guard case .data(let data) = driver.perform(.readData(pending)), !data.isEmpty else { return nil }
+        // Finish the replacement; if the keychain refuses now, the pending copy still holds it.
+        if driver.perform(.add(item, data: data, protection: protection)) == .success {
+            _ = driver.perform(.delete(pending))
+        }
+        return data
     }
 
     func saveNow(_ data: Data, key: String) throws(StorageError) {
@@ -204,27 +228,34 @@ struct KeychainEngine: Sendable {
         return !usesDataProtectionKeychain || existing.accessibility == protection.accessibility
     }
 
-    /// Deletes `item` and adds it anew with the configured protection, once a probe item with
-    /// that protection was written (or throws without deleting anything).
+    /// Replaces `item` by one with the configured protection, never leaving the data nowhere:
+    /// the new data is first written to a pending copy (which also proves the keychain takes
+    /// writes now; if it does not, nothing is deleted), then `item` is deleted and added anew,
+    /// then the copy is deleted. A failure or a crash after the delete leaves the new data in
+    /// the pending copy, which the next load puts back (``loadNow(key:)``).
     /// - Returns: `false` when another writer added the item between the delete and the add
     ///   (start over: update it).
     private func replace(_ item: KeychainItem, data: Data) throws(StorageError) -> Bool {
-        var probe = item
-        probe.account += Self.probeAccountSuffix
-        var added = driver.perform(.add(probe, data: Data(), protection: protection))
+        let pending = Self.pending(item)
+        var added = driver.perform(.add(pending, data: data, protection: protection))
         if added == .duplicateItem {  // left over from an interrupted replacement
-            _ = driver.perform(.delete(probe))
-            added = driver.perform(.add(probe, data: Data(), protection: protection))
+            _ = driver.perform(.delete(pending))
+            added = driver.perform(.add(pending, data: data, protection: protection))
         }
         guard added == .success else { throw Self.error(added, operation: "SecItemAdd") }
-        _ = driver.perform(.delete(probe))
         switch driver.perform(.delete(item)) {
         case .success, .itemNotFound: break
-        case let outcome: throw Self.error(outcome, operation: "SecItemDelete")
+        case let outcome:
+            _ = driver.perform(.delete(pending))  // the item is intact
+            throw Self.error(outcome, operation: "SecItemDelete")
         }
         switch driver.perform(.add(item, data: data, protection: protection)) {
-        case .success: return true
-        case .duplicateItem: return false
+        case .success:
+            _ = driver.perform(.delete(pending))
+            return true
+        case .duplicateItem:
+            _ = driver.perform(.delete(pending))
+            return false
         case let outcome: throw Self.error(outcome, operation: "SecItemAdd")
         }
     }

@@ -23,6 +23,9 @@ final class FakeKeychain: KeychainDriver, Sendable {
         var locked = false
         /// Runs before the next call of this kind ("add", "update"…), once.
         var before: [String: @Sendable (inout [String: Item]) -> Void] = [:]
+        /// Answers for the next calls of a kind, in order, instead of performing them (`nil`:
+        /// perform that one): a keychain failing in the middle of a sequence.
+        var outcomes: [String: [KeychainOutcome?]] = [:]
     }
 
     static let queueKey = DispatchSpecificKey<String>()
@@ -40,6 +43,11 @@ final class FakeKeychain: KeychainDriver, Sendable {
             state.calls.append(call)
             state.queues.append(DispatchQueue.getSpecific(key: Self.queueKey))
             if let hook = state.before.removeValue(forKey: call.kind) { hook(&state.items) }
+            if var queued = state.outcomes[call.kind], !queued.isEmpty {
+                let outcome = queued.removeFirst()
+                state.outcomes[call.kind] = queued
+                if let outcome { return outcome }
+            }
             return answer(call, &state)
         }
     }
@@ -141,7 +149,7 @@ struct KeychainEngineTests {
         #expect(!keychain.calls.contains { $0.kind == "delete" })
     }
 
-    @Test("An earlier version's biometry-bound item is replaced by an ordinary one, after a probe write")
+    @Test("An earlier version's biometry-bound item is replaced by an ordinary one, after a pending copy is written")
     func biometryBoundItemReplaced() async throws {
         keychain.state.withLock {
             $0.items["session"] = .init(
@@ -157,10 +165,42 @@ struct KeychainEngineTests {
         #expect(!item.biometryBound)
         #expect(item.accessibility == .afterFirstUnlockThisDeviceOnly)
         #expect(item.data == Data("new".utf8))
-        #expect(keychain.items.count == 1, "the probe item is gone")
+        #expect(keychain.items.count == 1, "the pending copy is gone")
         let kinds = keychain.calls.map(\.kind)
-        #expect(kinds == ["readData", "readAttributes", "update", "add", "delete", "delete", "add"])
+        #expect(kinds == ["readData", "readAttributes", "update", "add", "delete", "add", "delete"])
         #expect(try await store.load(key: "session") == Data("new".utf8))
+    }
+
+    @Test("A replacement that fails after deleting the old item loses nothing: the next load puts the new data back")
+    func replacementInterruptedAfterDelete() async throws {
+        keychain.state.withLock {
+            $0.items["session"] = .init(
+                data: Data("old".utf8), accessibility: .whenUnlockedThisDeviceOnly, tag: nil, biometryBound: true)
+            // The pending copy is written; the item's own add, after its delete, fails.
+            $0.outcomes["add"] = [nil, .failure(status: -34018)]
+        }
+        let store = engine(.afterFirstUnlockThisDeviceOnly)
+        await #expect(throws: StorageError.self) { try await store.save(Data("new".utf8), key: "session") }
+        #expect(keychain.items["session"] == nil, "the old item was deleted")
+
+        #expect(try await store.load(key: "session") == Data("new".utf8), "the newest session is not lost")
+        let item = try #require(keychain.items["session"], "the load finished the replacement")
+        #expect(item.data == Data("new".utf8) && !item.biometryBound)
+        #expect(keychain.items.count == 1, "and removed the pending copy")
+
+        try await store.delete(key: "session")
+        #expect(keychain.items.isEmpty)
+    }
+
+    @Test("Deleting also removes a pending copy left by an interrupted replacement")
+    func deleteRemovesPendingCopy() async throws {
+        keychain.state.withLock {
+            $0.items["session.latchkey-pending"] = .init(data: Data("new".utf8), accessibility: .afterFirstUnlockThisDeviceOnly, tag: nil)
+        }
+        let store = engine(.afterFirstUnlockThisDeviceOnly)
+        try await store.delete(key: "session")
+        #expect(keychain.items.isEmpty)
+        #expect(try await store.load(key: "session") == nil, "a signed-out user is not signed back in")
     }
 
     @Test("While the device is locked, an item that cannot be rewritten is kept, and the save reports locked")
