@@ -152,7 +152,8 @@ extension SessionManager {
         } else if unsaved != nil {
             // The newest session is in memory only: store it before spending its token.
             await commitLock.lock()
-            if generation == self.generation, unsaved != nil, let record, record.session.refreshToken == base.session.refreshToken,
+            if generation == self.generation, unsaved != nil, let record,
+               record.session.refreshToken == base.session.refreshToken,
                await persist(record, under: lock, retrying: true) == nil {
                 unsaved = nil
                 storeHolds = record.session.refreshToken

@@ -35,9 +35,9 @@ extension SessionManager {
 
     /// Stores and publishes a session obtained with credentials (a password, an emailed code
     /// or link, an anonymous sign-up), and emits ``SessionEvent/signedIn(_:)``. A session the
-    /// store refuses is kept in memory as unsaved and stored again later, like a refresh's. Switching to
-    /// another account runs the cleanup steps first, so one account never sees another's local
-    /// data.
+    /// store refuses is kept in memory as unsaved and stored again later, like a refresh's.
+    /// Switching to another account runs the cleanup steps first, so one account never sees
+    /// another's local data.
     func commitSignIn(_ received: Session) async throws -> Session {
         let now = clock.now()
         let record = StoredSession(session: received.anchored(receivedAt: now), signedInAt: now, lastServerContact: now)

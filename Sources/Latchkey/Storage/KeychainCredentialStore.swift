@@ -20,8 +20,9 @@ import LocalAuthentication
 /// (`kSecAttrAccessibleWhenUnlockedThisDeviceOnly`), never synchronised to iCloud
 /// (`kSecAttrSynchronizable` false), never restored to another device. Apps that refresh in the
 /// background, and apps whose extensions share the session, choose
-/// ``Accessibility/afterFirstUnlockThisDeviceOnly`` (``backgroundRefresh(service:accessGroup:usesDataProtectionKeychain:)``).
-/// An app and its extensions share items through an ``accessGroup``.
+/// ``Accessibility/afterFirstUnlockThisDeviceOnly``
+/// (``backgroundRefresh(service:accessGroup:usesDataProtectionKeychain:)``). An app and its
+/// extensions share items through an ``accessGroup``.
 ///
 /// With the default, a refresh that completes while the device is locked cannot be written
 /// (``StorageError/locked``): ``SessionManager`` keeps the new session in memory, stores it
