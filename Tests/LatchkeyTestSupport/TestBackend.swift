@@ -7,6 +7,8 @@ import Latchkey
 package final class TestBackend: AuthBackend, Sendable {
     package struct State: Sendable {
         package var refreshCalls = 0
+        /// The refresh tokens presented, in order.
+        package var refreshedWith: [String] = []
         package var signInCalls = 0
         package var userCalls = 0
         package var signOutCalls: [SignOutScope] = []
@@ -37,6 +39,8 @@ package final class TestBackend: AuthBackend, Sendable {
     package init() {}
 
     package var refreshCalls: Int { state.withLock { $0.refreshCalls } }
+    /// The refresh tokens presented, in order.
+    package var refreshedWith: [String] { state.withLock { $0.refreshedWith } }
     package var signInCalls: Int { state.withLock { $0.signInCalls } }
 
     /// The next refreshes fail with these errors (then succeed).
@@ -101,7 +105,10 @@ package final class TestBackend: AuthBackend, Sendable {
     }
 
     package func refresh(refreshToken: String) async throws -> Session {
-        state.withLock { $0.refreshCalls += 1 }
+        state.withLock {
+            $0.refreshCalls += 1
+            $0.refreshedWith.append(refreshToken)
+        }
         await refreshGate.pass()
         let next = state.withLock { state -> Result<Void, BackendError>? in
             state.refreshResults.isEmpty ? nil : state.refreshResults.removeFirst()

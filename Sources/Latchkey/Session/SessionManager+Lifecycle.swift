@@ -5,6 +5,8 @@ extension SessionManager {
     /// Tells the manager the app's lifecycle phase (forward SwiftUI's `scenePhase`).
     ///
     /// - `background`: proactive refresh pauses.
+    /// - `active`: first, a session that could not be stored while the device was locked is
+    ///   stored (``hasUnsavedSession``).
     /// - `active` while the launch could not read the store or the install marker (a locked
     ///   device, a launch before the first unlock after a reboot): launch is decided again
     ///   (``restore()``), whatever the previous phase.
@@ -26,6 +28,8 @@ extension SessionManager {
                 refreshTimer = nil
             }
         case .active:
+            // An active app's device is unlocked: store a session the store refused meanwhile.
+            await saveUnsaved("foreground")
             if case .signedOut(.storageFailure) = state {
                 backgroundedAt = nil
                 await restore()
@@ -80,7 +84,9 @@ extension SessionManager {
     /// Refresh and re-fetch the user; failures are handled (kept or signed out) and logged.
     func revalidate() async {
         do {
-            try await sharedRefresh()
+            if await sessionHeldBackByUnsavedWrite("foreground") == nil {
+                try await sharedRefresh()
+            }
             try await fetchUser()
         } catch {
             logger.info("revalidation did not complete", metadata: metadata("foreground").merging(
@@ -121,7 +127,12 @@ extension SessionManager {
         var updated = base
         updated.session = base.session.replacingUser(user)
         updated.lastServerContact = clock.now()
-        await persist(updated, under: lock)
+        if await persist(updated, under: lock) == nil {
+            unsaved = nil
+        } else if base.session.refreshToken != known.session.refreshToken {
+            // The store holds the tokens adopted here; only the profile is missing from it.
+            unsaved = nil
+        }
         apply(updated, offline: isOffline)
         broadcaster.emit(.userUpdated(user))
         if base.session.refreshToken != known.session.refreshToken {
@@ -146,7 +157,8 @@ extension SessionManager {
     }
 
     /// Arms the proactive refresh: a margin before expiry, or after the backoff delay while
-    /// retrying. Only while active, signed in and automatic refresh is on.
+    /// retrying; at expiry while the session is unsaved (``sessionHeldBackByUnsavedWrite(_:)``).
+    /// Only while active, signed in and automatic refresh is on.
     func scheduleRefresh() {
         refreshTimer?.cancel()
         refreshTimer = nil
@@ -154,6 +166,8 @@ extension SessionManager {
         let due: Date
         if retryAttempt > 0 {
             due = clock.now().addingTimeInterval(configuration.retryDelay(attempt: retryAttempt))
+        } else if unsaved != nil {
+            due = session.expiresAt
         } else {
             let margin = min(configuration.refreshMargin, max(session.expiresIn, 0) / 2)
             due = session.expiresAt.addingTimeInterval(-margin)
@@ -173,6 +187,11 @@ extension SessionManager {
     private func refreshTimerFired(generation: UInt64) async {
         guard generation == self.generation, phase == .active, record != nil else { return }
         refreshTimer = nil
+        if await sessionHeldBackByUnsavedWrite("refresh") != nil {
+            // Still unsaved and valid: refresh when it expires, unless it is stored first.
+            if generation == self.generation, refreshTimer == nil { scheduleRefresh() }
+            return
+        }
         _ = try? await sharedRefresh()
     }
 

@@ -11,11 +11,21 @@ extension SessionManager {
     /// one refresh reaches the server. If the refresh fails for a transient reason while the
     /// current token is still valid, the current session is returned.
     ///
+    /// When the newest session could not be stored (a locked device: see
+    /// ``hasUnsavedSession``), it is stored again first. If it still cannot be, the session in
+    /// memory is returned as long as its access token has not expired, even with less than
+    /// `minTTL` left: refreshing again would leave the store two rotations behind, and the next
+    /// launch signed out. Once it has expired, it is refreshed from the session in memory.
+    ///
     /// - Throws: ``AuthFailure`` — ``AuthFailure/Category/notSignedIn`` when there is no session,
     ///   ``AuthFailure/Category/sessionRevoked`` when the server ended it, or
     ///   ``AuthFailure/Category/network`` when offline with an expired token (the session is kept).
     public func session(minTTL: TimeInterval = 60) async throws -> Session {
         if state == .unknown { await restore() }
+        guard state.isSignedIn, record != nil else {
+            throw AuthFailure(.notSignedIn)
+        }
+        let heldBack = await sessionHeldBackByUnsavedWrite("session")
         guard state.isSignedIn, let current = record?.session else {
             throw AuthFailure(.notSignedIn)
         }
@@ -24,6 +34,7 @@ extension SessionManager {
         if current.remainingLifetime(at: clock.now()) > required {
             return current
         }
+        if heldBack != nil, unsaved != nil, !current.isExpired(at: clock.now()) { return current }
         do {
             return try await sharedRefresh()
         } catch let failure as AuthFailure where failure.isRetryable {
@@ -35,11 +46,16 @@ extension SessionManager {
     }
 
     /// Refreshes now, whatever the token's remaining lifetime; joins a refresh already running.
+    ///
+    /// The one exception: while the newest session cannot be stored (``hasUnsavedSession``)
+    /// and its access token is still valid, it is returned unrefreshed, as
+    /// ``session(minTTL:)`` does.
     /// - Throws: ``AuthFailure``.
     @discardableResult
     public func refresh() async throws -> Session {
         if state == .unknown { await restore() }
         guard record != nil else { throw AuthFailure(.notSignedIn) }
+        if let heldBack = await sessionHeldBackByUnsavedWrite("refresh") { return heldBack }
         return try await sharedRefresh()
     }
 
@@ -109,8 +125,10 @@ extension SessionManager {
     }
 
     /// Runs one rotation under the cross-process lock, as a refresh: re-reads the store first
-    /// (another process may have refreshed or signed out), sends, and stores the new session
-    /// before anyone sees it.
+    /// (another process may have refreshed or signed out), stores an unsaved session first (and
+    /// when that still fails, rotates the one in memory: it holds the server's active token),
+    /// sends, and stores the new session before anyone sees it. A new session that cannot be
+    /// stored is kept in memory as unsaved (``UnsavedSession``).
     func runRotation(_ rotation: Rotation, from start: StoredSession, generation: UInt64) async throws -> Session {
         defer { rotationInFlight = .idle }
         let operation = rotation.operation
@@ -123,10 +141,25 @@ extension SessionManager {
         defer { lock?.release() }
 
         var base = start
-        // Another process may have refreshed (or signed out) while we waited for the lock.
+        // The refresh token the store holds, as far as this process knows.
+        var storeHolds: String? = unsaved.map(\.storeHolds) ?? start.session.refreshToken
+        // Another process may have refreshed (or signed out) while we waited for the lock. A
+        // store still holding what an unsaved session's write missed is not "another process".
         if lock != nil, let stored = try await storedElsewhere(since: start, generation: generation, operation) {
             if case .refresh = rotation, let adopted = await adoptIfFresh(stored, generation: generation) { return adopted }
             base = stored
+            storeHolds = stored.session.refreshToken
+        } else if unsaved != nil {
+            // The newest session is in memory only: store it before spending its token.
+            await commitLock.lock()
+            if generation == self.generation, unsaved != nil, let record,
+               record.session.refreshToken == base.session.refreshToken,
+               await persist(record, under: lock, retrying: true) == nil {
+                unsaved = nil
+                storeHolds = record.session.refreshToken
+                logger.info("stored the session that could not be stored earlier", metadata: metadata(operation))
+            }
+            commitLock.unlock()
         }
 
         let fresh: Session
@@ -172,9 +205,11 @@ extension SessionManager {
                     await commitLock.lock()
                     defer { commitLock.unlock() }
                     guard generation == self.generation else { throw AuthFailure(.notSignedIn) }
+                    unsaved = nil
                     publishRenewed(stored, "adopted a session stored by another process while the lock was given up")
                     return stored.session
                 }
+                storeHolds = stored.session.refreshToken
             }
         }
         await commitLock.lock()
@@ -184,10 +219,16 @@ extension SessionManager {
             throw AuthFailure(.notSignedIn)
         }
         // The rotated session is durable before anyone sees it. If the write fails the session
-        // is still used from memory; the server's parent-reuse rule covers a crash before the
-        // next successful write. It is written even when the lock cannot be taken again: it is
-        // the newest session of this family, and losing it would leave only a spent token.
-        await persist(updated, under: commitLease)
+        // is still used from memory, marked unsaved and stored again at the next opportunity;
+        // the server's parent-reuse rule covers a crash before then, as long as no second
+        // rotation happens meanwhile (``sessionHeldBackByUnsavedWrite(_:)``). It is written even
+        // when the lock cannot be taken again: it is the newest session of this family, and
+        // losing it would leave only a spent token.
+        if await persist(updated, under: commitLease) == nil {
+            unsaved = nil
+        } else {
+            markUnsaved(storeHolds: storeHolds, operation)
+        }
         switch rotation {
         case .refresh:
             publishRenewed(updated, "session refreshed")
@@ -222,12 +263,13 @@ extension SessionManager {
         await commitLock.lock()
         defer { commitLock.unlock() }
         guard generation == self.generation else { return nil }
+        unsaved = nil
         publishRenewed(stored, "adopted a session refreshed by another process")
         return stored.session
     }
 
     /// Publishes renewed tokens (already stored): the state, the event, the next proactive refresh.
-    private func publishRenewed(_ record: StoredSession, _ message: Logger.Message, event: SessionEvent? = nil) {
+    func publishRenewed(_ record: StoredSession, _ message: Logger.Message, event: SessionEvent? = nil) {
         apply(record)
         retryAttempt = 0
         broadcaster.emit(event ?? .tokenRefreshed(record.session))

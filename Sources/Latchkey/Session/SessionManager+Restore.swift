@@ -17,6 +17,9 @@ extension SessionManager {
     ///   (``setPhase(_:)``), signing in with no network request if the token is still valid.
     ///   A read that fails for any reason other than "nothing stored" never wipes anything.
     ///
+    /// While signed in with a session the store refused (``hasUnsavedSession``), the store is
+    /// not re-read: that session is stored again instead, and the state stays as it is.
+    ///
     /// Concurrent calls share one restore. Never throws.
     @discardableResult
     public func restore() async -> AuthState {
@@ -29,8 +32,15 @@ extension SessionManager {
     }
 
     private func performRestore() async -> AuthState {
+        // The session in memory is newer than the store's: re-reading would bring back older,
+        // spent tokens. Store it instead.
+        if unsaved != nil, state.isSignedIn {
+            await saveUnsaved("restore")
+            return state
+        }
         let started = clock.now()
         state = .unknown  // deciding again (a later call re-reads the store)
+        unsaved = nil
         if let reason = await checkInstallMarker() {
             return await finishRestore(signedOut: reason)
         }

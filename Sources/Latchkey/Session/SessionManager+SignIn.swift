@@ -34,9 +34,10 @@ extension SessionManager {
     }
 
     /// Stores and publishes a session obtained with credentials (a password, an emailed code
-    /// or link, an anonymous sign-up), and emits ``SessionEvent/signedIn(_:)``. Switching to
-    /// another account runs the cleanup steps first, so one account never sees another's local
-    /// data.
+    /// or link, an anonymous sign-up), and emits ``SessionEvent/signedIn(_:)``. A session the
+    /// store refuses is kept in memory as unsaved and stored again later, like a refresh's.
+    /// Switching to another account runs the cleanup steps first, so one account never sees
+    /// another's local data.
     func commitSignIn(_ received: Session) async throws -> Session {
         let now = clock.now()
         let record = StoredSession(session: received.anchored(receivedAt: now), signedInAt: now, lastServerContact: now)
@@ -50,9 +51,16 @@ extension SessionManager {
         defer { lock?.release() }
         await commitLock.lock()
         defer { commitLock.unlock() }
+        // What the store holds: the previous session, unless its own write failed.
+        let storeHolds: String? = unsaved.map(\.storeHolds) ?? self.record?.session.refreshToken
         generation += 1
         retryAttempt = 0
-        await persist(record, under: lock)
+        if await persist(record, under: lock) == nil {
+            unsaved = nil
+        } else {
+            // Kept in memory, and stored again at the next opportunity (``saveUnsaved(_:)``).
+            markUnsaved(storeHolds: storeHolds, "sign_in")
+        }
         await markInstalled()
         apply(record)
         broadcaster.emit(.signedIn(record.session))

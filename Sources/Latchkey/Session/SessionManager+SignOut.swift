@@ -123,6 +123,7 @@ extension SessionManager {
 
     private func clearMemory(_ reason: SignOutReason) {
         record = nil
+        unsaved = nil
         state = .signedOut(reason)
         retryAttempt = 0
         refreshTimer?.cancel()

@@ -77,12 +77,22 @@ extension SessionManager {
 
     /// Re-reads the store, holding the cross-process lock, to learn what another process did
     /// since `known` was read. A store that cannot be read counts as unchanged.
+    ///
+    /// While the session in memory is unsaved (``UnsavedSession``), a store that still holds
+    /// what it held when the write failed (``UnsavedSession/storeHolds``, possibly nothing) is
+    /// behind, not changed: the newer session in memory is never replaced by the older stored
+    /// one. Any other tokens were written by another process since, and are newer.
     func rereadStore(comparedTo known: StoredSession, _ operation: String) async -> StoreReread {
         let stored: StoredSession?
         do {
             stored = try await loadRecord()
         } catch {
             logger.warning("cannot re-read the store; using the session in memory", metadata: metadata(operation))
+            return .unchanged(known)
+        }
+        let behind = unsaved.map { $0.storeHolds == stored?.session.refreshToken } ?? false
+        if behind, stored?.session.refreshToken != known.session.refreshToken {
+            logger.debug("the store is behind the unsaved session in memory", metadata: metadata(operation))
             return .unchanged(known)
         }
         guard let stored else { return .signedOut }

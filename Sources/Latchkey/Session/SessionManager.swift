@@ -66,6 +66,12 @@ public actor SessionManager {
     var cleanupSteps: [CleanupStep] = []
     /// The cleanup of the last ended session, while it runs; sign-ins wait for it.
     var pendingCleanup: Task<Void, Never>?
+    /// Set while ``record`` is newer than what the store holds: its write failed (a locked
+    /// device). The session in memory is the authoritative one until it is stored
+    /// (``saveUnsaved(_:)``).
+    var unsaved: UnsavedSession?
+    /// The write of the unsaved session in progress, at most one.
+    var unsavedWrite: Task<Bool, Never>?
 
     /// Creates a manager.
     /// - Parameters:
@@ -138,18 +144,23 @@ public actor SessionManager {
     }
 
     /// Writes `record` to the store (under `lease`, the cross-process lock when held); on
-    /// failure reports it and returns the error (the session stays usable in memory).
+    /// failure reports it (``SessionEvent/storageFailed(_:)``, unless `retrying` a write that
+    /// already failed) and returns the error (the session stays usable in memory).
     @discardableResult
-    func persist(_ record: StoredSession, under lease: StoreLease? = nil) async -> StorageError? {
+    func persist(_ record: StoredSession, under lease: StoreLease? = nil, retrying: Bool = false) async -> StorageError? {
         await underLease(lease, "persist") {
             do {
                 try await store.save(try record.encoded(), key: configuration.storageKey)
                 return nil
             } catch {
                 let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
-                logger.error("could not store session", metadata: metadata("persist").merging(
-                    ["error": "\(storageError)"], uniquingKeysWith: { $1 }))
-                broadcaster.emit(.storageFailed(storageError))
+                let metadata = metadata("persist").merging(["error": "\(storageError)"], uniquingKeysWith: { $1 })
+                if retrying {
+                    logger.notice("still cannot store the session; kept in memory", metadata: metadata)
+                } else {
+                    logger.error("could not store session", metadata: metadata)
+                    broadcaster.emit(.storageFailed(storageError))
+                }
                 return storageError
             }
         }

@@ -20,8 +20,15 @@ import LocalAuthentication
 /// (`kSecAttrAccessibleWhenUnlockedThisDeviceOnly`), never synchronised to iCloud
 /// (`kSecAttrSynchronizable` false), never restored to another device. Apps that refresh in the
 /// background, and apps whose extensions share the session, choose
-/// ``Accessibility/afterFirstUnlockThisDeviceOnly``. An app and its extensions share items
-/// through an ``accessGroup``.
+/// ``Accessibility/afterFirstUnlockThisDeviceOnly``
+/// (``backgroundRefresh(service:accessGroup:usesDataProtectionKeychain:)``). An app and its
+/// extensions share items through an ``accessGroup``.
+///
+/// With the default, a refresh that completes while the device is locked cannot be written
+/// (``StorageError/locked``): ``SessionManager`` keeps the new session in memory, stores it
+/// when protected data becomes available or the app becomes active, and refreshes no further
+/// until then while the access token is valid. The session survives as long as the process
+/// does; with ``Accessibility/afterFirstUnlockThisDeviceOnly`` the write succeeds at once.
 ///
 /// Items never carry a biometric access control: a background refresh must read and write the
 /// session without a prompt, and a biometry-bound item would either prompt or fail. Protect the
@@ -40,9 +47,14 @@ import LocalAuthentication
 public struct KeychainCredentialStore: CredentialStore {
     /// When the item can be read.
     public enum Accessibility: Sendable {
-        /// Only while the device is unlocked, this device only (default).
+        /// Only while the device is unlocked, this device only (default). Reads and writes
+        /// while the device is locked fail with ``StorageError/locked``: a refresh in the
+        /// background is then kept in memory until the device is unlocked.
         case whenUnlockedThisDeviceOnly
-        /// After the first unlock since boot, this device only (background refresh, extensions).
+        /// After the first unlock since boot, this device only: for apps that refresh in the
+        /// background (background tasks, pushes, audio or location apps) and extensions that run
+        /// while the device is locked. Reads and writes fail only before the first unlock after
+        /// a reboot.
         case afterFirstUnlockThisDeviceOnly
 
         var model: KeychainAccessibility {
@@ -83,6 +95,18 @@ public struct KeychainCredentialStore: CredentialStore {
         self.accessibility = accessibility
         self.requiresBiometry = false
         self.usesDataProtectionKeychain = usesDataProtectionKeychain
+    }
+
+    /// A store for an app that refreshes the session while the device may be locked:
+    /// ``Accessibility/afterFirstUnlockThisDeviceOnly``, so every refresh after the first
+    /// unlock since boot is stored at once. An item written earlier with the default is
+    /// rewritten with this class at the next save.
+    public static func backgroundRefresh(
+        service: String, accessGroup: String? = nil, usesDataProtectionKeychain: Bool = true
+    ) -> KeychainCredentialStore {
+        KeychainCredentialStore(
+            service: service, accessGroup: accessGroup, accessibility: .afterFirstUnlockThisDeviceOnly,
+            usesDataProtectionKeychain: usesDataProtectionKeychain)
     }
 
     /// Biometry-bound items are no longer written: a background refresh could not read or
