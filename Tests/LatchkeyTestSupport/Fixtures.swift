@@ -24,8 +24,9 @@ package func sampleSession(
     issuedAt: Date, expiresIn: TimeInterval = 3600, access: String = "access-0", refresh: String = "refresh-0",
     userID: String = "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11"
 ) -> Session {
-    Session(accessToken: access, refreshToken: refresh, expiresIn: expiresIn,
-            expiresAt: issuedAt.addingTimeInterval(expiresIn), user: User(id: userID, email: "ada@example.com"))
+    Session(
+        accessToken: access, refreshToken: refresh, expiresIn: expiresIn,
+        expiresAt: issuedAt.addingTimeInterval(expiresIn), user: User(id: userID, email: "ada@example.com"))
 }
 
 /// Collects events from a manager's stream in the background.

@@ -42,14 +42,16 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     public func signIn(email: String, password: String) async throws -> Session {
-        let body = try await send("POST", "token", query: [("grant_type", "password")],
-                                  body: PasswordGrantBody(email: email, password: password))
+        let body = try await send(
+            "POST", "token", query: [("grant_type", "password")],
+            body: PasswordGrantBody(email: email, password: password))
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
     public func refresh(refreshToken: String) async throws -> Session {
-        let body = try await send("POST", "token", query: [("grant_type", "refresh_token")],
-                                  body: RefreshGrantBody(refresh_token: refreshToken))
+        let body = try await send(
+            "POST", "token", query: [("grant_type", "refresh_token")],
+            body: RefreshGrantBody(refresh_token: refreshToken))
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
@@ -82,7 +84,8 @@ public struct GoTrueBackend: AuthBackend {
     public func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws {
         _ = try await send(
             "POST", "otp", query: redirectTo.map { [("redirect_to", $0)] } ?? [],
-            body: OTPBody(email: email, create_user: createUser, code_challenge: codeChallenge, code_challenge_method: codeChallenge.map { _ in "s256" }))
+            body: OTPBody(
+                email: email, create_user: createUser, code_challenge: codeChallenge, code_challenge_method: codeChallenge.map { _ in "s256" }))
     }
 
     public func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws {
@@ -92,8 +95,9 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     public func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session {
-        let body = try await send("POST", "token", query: [("grant_type", "pkce")],
-                                  body: PKCEGrantBody(auth_code: authCode, code_verifier: codeVerifier))
+        let body = try await send(
+            "POST", "token", query: [("grant_type", "pkce")],
+            body: PKCEGrantBody(auth_code: authCode, code_verifier: codeVerifier))
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
@@ -107,25 +111,29 @@ public struct GoTrueBackend: AuthBackend {
     }
 
     public func enrollTOTPFactor(accessToken: String, friendlyName: String?, issuer: String?) async throws -> TOTPEnrollment {
-        let body = try await send("POST", "factors", body: EnrollFactorBody(factor_type: "totp", friendly_name: friendlyName, issuer: issuer),
-                                  accessToken: accessToken)
+        let body = try await send(
+            "POST", "factors", body: EnrollFactorBody(factor_type: "totp", friendly_name: friendlyName, issuer: issuer),
+            accessToken: accessToken)
         let response = try decode(EnrollFactorResponse.self, from: body)
         guard let totp = response.totp, !totp.secret.isEmpty, !totp.uri.isEmpty else {
             throw BackendError.invalidResponse(reason: "the enrollment carries no TOTP secret")
         }
-        return TOTPEnrollment(factorID: response.id, friendlyName: response.friendly_name.isEmpty ? nil : response.friendly_name,
-                              secret: totp.secret, uri: totp.uri, qrCodeSVG: totp.qr_code)
+        return TOTPEnrollment(
+            factorID: response.id, friendlyName: response.friendly_name.isEmpty ? nil : response.friendly_name,
+            secret: totp.secret, uri: totp.uri, qrCodeSVG: totp.qr_code)
     }
 
     public func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge {
-        let body = try await send("POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: ChallengeFactorBody(), accessToken: accessToken)
+        let body = try await send(
+            "POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: ChallengeFactorBody(), accessToken: accessToken)
         let response = try decode(ChallengeFactorResponse.self, from: body)
         return FactorChallenge(id: response.id, factorID: factorID, expiresAt: Date(timeIntervalSince1970: TimeInterval(response.expires_at)))
     }
 
     public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session {
-        let body = try await send("POST", "factors/\(try Self.pathSegment(factorID))/verify",
-                                  body: VerifyFactorBody(challenge_id: challengeID, code: code), accessToken: accessToken)
+        let body = try await send(
+            "POST", "factors/\(try Self.pathSegment(factorID))/verify",
+            body: VerifyFactorBody(challenge_id: challengeID, code: code), accessToken: accessToken)
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
@@ -146,7 +154,7 @@ public struct GoTrueBackend: AuthBackend {
     /// rather than sent somewhere else.
     static func pathSegment(_ id: String) throws -> String {
         guard !id.isEmpty, id != ".", id != "..", id.rangeOfCharacter(from: CharacterSet(charactersIn: "/?#%\\ ")) == nil,
-              id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+            id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
         else {
             throw BackendError.server(status: 404, code: "mfa_factor_not_found", message: "not a factor identifier", retryAfter: nil)
         }
@@ -188,8 +196,9 @@ public struct GoTrueBackend: AuthBackend {
             headers["Content-Type"] = "application/json"
             data = try JSONEncoder().encode(body)
         }
-        let request = HTTPRequest(method: method, url: components.url!, headers: headers, body: data,
-                                  timeout: configuration.requestTimeout)
+        let request = HTTPRequest(
+            method: method, url: components.url!, headers: headers, body: data,
+            timeout: configuration.requestTimeout)
         let response = try await transport.send(request)
         guard (200..<300).contains(response.status) else {
             throw Self.error(from: response)

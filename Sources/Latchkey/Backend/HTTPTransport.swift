@@ -85,7 +85,7 @@ public struct URLSessionTransport: HTTPTransport {
     static func failure(_ code: URLError.Code) -> BackendError.TransportFailure {
         switch code {
         case .notConnectedToInternet, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
-             .dnsLookupFailed, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
+            .dnsLookupFailed, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
             .offline
         case .timedOut:
             .timedOut

@@ -187,7 +187,7 @@ extension AuthFailure {
                 message: "Your code couldn't be accepted. Contact support if this keeps happening.",
                 action: .contactSupport)
         case "mfa_totp_enroll_not_enabled", "mfa_totp_verify_not_enabled", "mfa_phone_enroll_not_enabled",
-             "mfa_phone_verify_not_enabled", "mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled":
+            "mfa_phone_verify_not_enabled", "mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled":
             Presentation(
                 title: "Not Available",
                 message: "Two-step verification with an authenticator app isn't available for this account.",

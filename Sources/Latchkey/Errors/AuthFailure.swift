@@ -91,20 +91,22 @@ extension AuthFailure {
     init(backend: BackendError) {
         switch backend {
         case .transport(let failure):
-            let code: String = switch failure {
-            case .offline: "offline"
-            case .timedOut: "timed_out"
-            case .cancelled: "cancelled"
-            case .other(let code): "url_error_\(code)"
-            case .lockUnavailable: "lock_unavailable"
-            case .unknown: "transport_failed"
-            }
+            let code: String =
+                switch failure {
+                case .offline: "offline"
+                case .timedOut: "timed_out"
+                case .cancelled: "cancelled"
+                case .other(let code): "url_error_\(code)"
+                case .lockUnavailable: "lock_unavailable"
+                case .unknown: "transport_failed"
+                }
             self.init(.network, code: code)
         case .invalidResponse:
             self.init(.server, code: "invalid_response")
         case .server(let status, let code, let message, let retryAfter):
-            self.init(Self.category(status: status, code: code, message: message, retryAfter: retryAfter),
-                      code: code, status: status)
+            self.init(
+                Self.category(status: status, code: code, message: message, retryAfter: retryAfter),
+                code: code, status: status)
         }
     }
 
@@ -118,23 +120,23 @@ extension AuthFailure {
         case "over_request_rate_limit", "over_email_send_rate_limit", "over_sms_send_rate_limit":
             return .rateLimited(retryAfter: retryAfter)
         case "refresh_token_not_found", "refresh_token_already_used", "session_not_found",
-             "session_expired", "user_not_found", "bad_jwt", "no_authorization":
+            "session_expired", "user_not_found", "bad_jwt", "no_authorization":
             return .sessionRevoked
         case "weak_password", "validation_failed", "email_address_invalid", "bad_json",
-             "email_address_not_authorized", "same_password", "otp_expired", "flow_state_not_found", "flow_state_expired",
-             "bad_code_verifier", "reauthentication_not_valid":
+            "email_address_not_authorized", "same_password", "otp_expired", "flow_state_not_found", "flow_state_expired",
+            "bad_code_verifier", "reauthentication_not_valid":
             return .invalidInput
         case "mfa_verification_failed", "mfa_challenge_expired", "mfa_factor_not_found", "mfa_factor_name_conflict",
-             "mfa_ip_address_mismatch", "mfa_verified_factor_exists":
+            "mfa_ip_address_mismatch", "mfa_verified_factor_exists":
             return .invalidInput
         case "too_many_enrolled_mfa_factors", "mfa_verification_rejected", "mfa_totp_enroll_not_enabled",
-             "mfa_totp_verify_not_enabled", "mfa_phone_enroll_not_enabled", "mfa_phone_verify_not_enabled",
-             "mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled":
+            "mfa_totp_verify_not_enabled", "mfa_phone_enroll_not_enabled", "mfa_phone_verify_not_enabled",
+            "mfa_webauthn_enroll_not_enabled", "mfa_webauthn_verify_not_enabled":
             return .permission
         case "email_exists", "user_already_exists", "phone_exists", "conflict":
             return .accountExists
         case "not_admin", "signup_disabled", "email_provider_disabled", "insufficient_aal", "reauthentication_needed",
-             "anonymous_provider_disabled", "otp_disabled", "phone_provider_disabled":
+            "anonymous_provider_disabled", "otp_disabled", "phone_provider_disabled":
             return .permission
         case "invalid_grant":
             // Older GoTrue: {"error":"invalid_grant","error_description":"Invalid login credentials"}

@@ -59,7 +59,7 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ever end a session; any other failure keeps it.
     public var definitiveSignOutReason: SignOutReason? {
         guard case .server(let status, let code, let message, _) = self, (400..<500).contains(status),
-              status != 429, status != 408
+            status != 429, status != 408
         else { return nil }
         if let code, let reason = Self.sessionEndingCodes[code] { return reason }
         // Older GoTrue: {"error":"invalid_grant","error_description":"Invalid Refresh Token: …"}

@@ -96,7 +96,8 @@ package enum AtomicFile {
     static func createDirectory(_ directory: URL) throws(StorageError) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory),
-           isDirectory.boolValue {
+            isDirectory.boolValue
+        {
             return
         }
         do {

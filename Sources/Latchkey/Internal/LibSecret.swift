@@ -12,20 +12,24 @@ import Darwin
 /// no build or link dependency on them. Only the non-variadic `…v_sync` entry points are used
 /// (Swift cannot call C variadic functions through a pointer).
 final class LibSecret: @unchecked Sendable {
-    typealias LookupFunction = @convention(c) (
-        UnsafeRawPointer?, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-    ) -> UnsafeMutablePointer<CChar>?
-    typealias StoreFunction = @convention(c) (
-        UnsafeRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-        UnsafePointer<CChar>?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-    ) -> Int32
-    typealias ClearFunction = @convention(c) (
-        UnsafeRawPointer?, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-    ) -> Int32
-    typealias SearchFunction = @convention(c) (
-        OpaquePointer?, UnsafeRawPointer?, OpaquePointer?, Int32, OpaquePointer?,
-        UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-    ) -> UnsafeMutableRawPointer?
+    typealias LookupFunction =
+        @convention(c) (
+            UnsafeRawPointer?, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        ) -> UnsafeMutablePointer<CChar>?
+    typealias StoreFunction =
+        @convention(c) (
+            UnsafeRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+            UnsafePointer<CChar>?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        ) -> Int32
+    typealias ClearFunction =
+        @convention(c) (
+            UnsafeRawPointer?, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        ) -> Int32
+    typealias SearchFunction =
+        @convention(c) (
+            OpaquePointer?, UnsafeRawPointer?, OpaquePointer?, Int32, OpaquePointer?,
+            UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        ) -> UnsafeMutableRawPointer?
     typealias ListFreeFull = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
     typealias FreeFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
     typealias QuarkFunction = @convention(c) () -> UInt32
@@ -74,27 +78,27 @@ final class LibSecret: @unchecked Sendable {
     init?() {
         #if os(Linux) || os(FreeBSD) || os(OpenBSD)
         guard let secret = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL),
-              let glib = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_LOCAL),
-              let gobject = dlopen("libgobject-2.0.so.0", RTLD_NOW | RTLD_LOCAL)
+            let glib = dlopen("libglib-2.0.so.0", RTLD_NOW | RTLD_LOCAL),
+            let gobject = dlopen("libgobject-2.0.so.0", RTLD_NOW | RTLD_LOCAL)
         else { return nil }
         func symbol<T>(_ handle: UnsafeMutableRawPointer, _ name: String, as type: T.Type) -> T? {
             guard let pointer = dlsym(handle, name) else { return nil }
             return unsafeBitCast(pointer, to: type)
         }
         guard let lookup = symbol(secret, "secret_password_lookupv_sync", as: LookupFunction.self),
-              let store = symbol(secret, "secret_password_storev_sync", as: StoreFunction.self),
-              let clear = symbol(secret, "secret_password_clearv_sync", as: ClearFunction.self),
-              let search = symbol(secret, "secret_service_search_sync", as: SearchFunction.self),
-              let listFreeFull = symbol(glib, "g_list_free_full", as: ListFreeFull.self),
-              let objectUnref = dlsym(gobject, "g_object_unref"),
-              let passwordFree = symbol(secret, "secret_password_free", as: FreeFunction.self),
-              let quark = symbol(secret, "secret_error_get_quark", as: QuarkFunction.self),
-              let errorFree = symbol(glib, "g_error_free", as: FreeFunction.self),
-              let hashTableNew = symbol(glib, "g_hash_table_new", as: HashTableNew.self),
-              let hashTableInsert = symbol(glib, "g_hash_table_insert", as: HashTableInsert.self),
-              let hashTableUnref = symbol(glib, "g_hash_table_unref", as: HashTableUnref.self),
-              let stringHash = dlsym(glib, "g_str_hash"),
-              let stringEqual = dlsym(glib, "g_str_equal")
+            let store = symbol(secret, "secret_password_storev_sync", as: StoreFunction.self),
+            let clear = symbol(secret, "secret_password_clearv_sync", as: ClearFunction.self),
+            let search = symbol(secret, "secret_service_search_sync", as: SearchFunction.self),
+            let listFreeFull = symbol(glib, "g_list_free_full", as: ListFreeFull.self),
+            let objectUnref = dlsym(gobject, "g_object_unref"),
+            let passwordFree = symbol(secret, "secret_password_free", as: FreeFunction.self),
+            let quark = symbol(secret, "secret_error_get_quark", as: QuarkFunction.self),
+            let errorFree = symbol(glib, "g_error_free", as: FreeFunction.self),
+            let hashTableNew = symbol(glib, "g_hash_table_new", as: HashTableNew.self),
+            let hashTableInsert = symbol(glib, "g_hash_table_insert", as: HashTableInsert.self),
+            let hashTableUnref = symbol(glib, "g_hash_table_unref", as: HashTableUnref.self),
+            let stringHash = dlsym(glib, "g_str_hash"),
+            let stringEqual = dlsym(glib, "g_str_equal")
         else { return nil }
         self.lookup = lookup
         self.store = store

@@ -107,8 +107,12 @@ extension TOTPEnrollment: CustomStringConvertible, CustomDebugStringConvertible,
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["factorID": factorID, "friendlyName": friendlyName as Any, "secret": "<redacted>", "uri": "<redacted>",
-                                "qrCodeSVG": "<redacted>"], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "factorID": factorID, "friendlyName": friendlyName as Any, "secret": "<redacted>", "uri": "<redacted>",
+                "qrCodeSVG": "<redacted>",
+            ], displayStyle: .struct)
     }
 }
 

@@ -32,9 +32,11 @@ extension UserUpdate: CustomStringConvertible, CustomDebugStringConvertible, Cus
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "email": email as Any, "password": password.map { _ in "<redacted>" } as Any, "data": data as Any,
-            "nonce": nonce.map { _ in "<redacted>" } as Any,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "email": email as Any, "password": password.map { _ in "<redacted>" } as Any, "data": data as Any,
+                "nonce": nonce.map { _ in "<redacted>" } as Any,
+            ], displayStyle: .struct)
     }
 }

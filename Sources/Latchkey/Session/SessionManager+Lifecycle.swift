@@ -54,7 +54,8 @@ extension SessionManager {
     /// age timer may not have fired: the device slept). Returns whether it ended it.
     func endSessionIfTooOld() async -> Bool {
         guard let maximumAge = configuration.maximumSessionAge, let record,
-              clock.now().timeIntervalSince(record.signedInAt) >= maximumAge else { return false }
+            clock.now().timeIntervalSince(record.signedInAt) >= maximumAge
+        else { return false }
         logger.notice("maximum session age reached", metadata: metadata("session_age"))
         await endSession(.maximumSessionAgeExceeded, ifGeneration: generation)
         return true
@@ -89,8 +90,10 @@ extension SessionManager {
             }
             try await fetchUser()
         } catch {
-            logger.info("revalidation did not complete", metadata: metadata("foreground").merging(
-                ["error": "\(error)"], uniquingKeysWith: { $1 }))
+            logger.info(
+                "revalidation did not complete",
+                metadata: metadata("foreground").merging(
+                    ["error": "\(error)"], uniquingKeysWith: { $1 }))
         }
     }
 

@@ -153,8 +153,9 @@ extension SessionManager {
             // The newest session is in memory only: store it before spending its token.
             await commitLock.lock()
             if generation == self.generation, unsaved != nil, let record,
-               record.session.refreshToken == base.session.refreshToken,
-               await persist(record, under: lock, retrying: true) == nil {
+                record.session.refreshToken == base.session.refreshToken,
+                await persist(record, under: lock, retrying: true) == nil
+            {
                 unsaved = nil
                 storeHolds = record.session.refreshToken
                 logger.info("stored the session that could not be stored earlier", metadata: metadata(operation))
@@ -169,16 +170,20 @@ extension SessionManager {
                 logger.debug("refreshing session", metadata: metadata(operation))
                 fresh = try await backend.refresh(refreshToken: base.session.refreshToken)
             case .verifyFactor(let factorID, let challengeID, let code):
-                logger.info("verifying a second factor", metadata: metadata(operation).merging(
-                    ["factor_id": "\(factorID)"], uniquingKeysWith: { $1 }))
+                logger.info(
+                    "verifying a second factor",
+                    metadata: metadata(operation).merging(
+                        ["factor_id": "\(factorID)"], uniquingKeysWith: { $1 }))
                 fresh = try await backend.verifyFactor(
                     accessToken: base.session.accessToken, factorID: factorID, challengeID: challengeID, code: code)
             }
         } catch {
             let backendError = BackendError(error)
             if let reason = backendError.definitiveSignOutReason {
-                logger.notice("server refused the \(operation == "refresh" ? "refresh" : "verification") and ended the session", metadata: metadata(operation).merging(
-                    ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
+                logger.notice(
+                    "server refused the \(operation == "refresh" ? "refresh" : "verification") and ended the session",
+                    metadata: metadata(operation).merging(
+                        ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
                 await endSession(reason, ifGeneration: generation, holding: lock)
                 throw AuthFailure(backend: backendError)
             }
@@ -281,8 +286,10 @@ extension SessionManager {
     /// retry with backoff; a refused or lost verification is only returned to its caller.
     private func rotationFailure(_ rotation: Rotation, _ error: BackendError, generation: UInt64) async -> AuthFailure {
         guard case .refresh = rotation else {
-            logger.info("second factor not verified", metadata: metadata(rotation.operation).merging(
-                ["error": "\(error)"], uniquingKeysWith: { $1 }))
+            logger.info(
+                "second factor not verified",
+                metadata: metadata(rotation.operation).merging(
+                    ["error": "\(error)"], uniquingKeysWith: { $1 }))
             return AuthFailure(backend: error)
         }
         return await transientFailure(error, generation: generation)
@@ -293,8 +300,10 @@ extension SessionManager {
         let failure = AuthFailure(backend: error)
         guard generation == self.generation else { return failure }
         retryAttempt += 1
-        logger.warning("refresh failed; session kept", metadata: metadata("refresh").merging(
-            ["error": "\(error)", "attempt": "\(retryAttempt)"], uniquingKeysWith: { $1 }))
+        logger.warning(
+            "refresh failed; session kept",
+            metadata: metadata("refresh").merging(
+                ["error": "\(error)", "attempt": "\(retryAttempt)"], uniquingKeysWith: { $1 }))
         broadcaster.emit(.refreshFailed(failure))
         scheduleRefresh()
         return failure

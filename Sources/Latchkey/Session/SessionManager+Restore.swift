@@ -59,7 +59,8 @@ extension SessionManager {
         }
 
         if let maximumAge = configuration.maximumSessionAge,
-           clock.now().timeIntervalSince(stored.signedInAt) >= maximumAge {
+            clock.now().timeIntervalSince(stored.signedInAt) >= maximumAge
+        {
             record = stored
             await endSession(.maximumSessionAgeExceeded)
             return state
@@ -119,9 +120,11 @@ extension SessionManager {
         if let session = record?.session { announceSecondFactorIfRequired(session) }
         scheduleRefresh()
         scheduleAgeTimer()
-        logger.info("session restored", metadata: metadata("restore").merging(
-            ["outcome": "\(outcome)", "elapsed_ms": "\(Int(clock.now().timeIntervalSince(started) * 1000))"],
-            uniquingKeysWith: { $1 }))
+        logger.info(
+            "session restored",
+            metadata: metadata("restore").merging(
+                ["outcome": "\(outcome)", "elapsed_ms": "\(Int(clock.now().timeIntervalSince(started) * 1000))"],
+                uniquingKeysWith: { $1 }))
     }
 
     private func finishRestore(signedOut reason: SignOutReason) async -> AuthState {
@@ -145,9 +148,11 @@ extension SessionManager {
             isSet = try await installMarker.isSet()
         } catch {
             let storageError = error as? StorageError ?? .unavailable(reason: "install marker unreadable")
-            logger.notice("cannot tell yet whether this is a reinstall; nothing wiped, deciding later", metadata: [
-                "operation": "restore", "error": "\(storageError)",
-            ])
+            logger.notice(
+                "cannot tell yet whether this is a reinstall; nothing wiped, deciding later",
+                metadata: [
+                    "operation": "restore", "error": "\(storageError)",
+                ])
             broadcaster.emit(.storageFailed(storageError))
             return .storageFailure(storageError)
         }
@@ -159,9 +164,11 @@ extension SessionManager {
             // What cannot be read is never wiped: the leftovers may be this installation's own
             // session behind a locked store. The marker stays unset; the next restore decides.
             let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
-            logger.error("cannot read the store to check for a reinstall; nothing wiped", metadata: [
-                "operation": "restore", "error": "\(storageError)",
-            ])
+            logger.error(
+                "cannot read the store to check for a reinstall; nothing wiped",
+                metadata: [
+                    "operation": "restore", "error": "\(storageError)",
+                ])
             broadcaster.emit(.storageFailed(storageError))
             return .storageFailure(storageError)
         }

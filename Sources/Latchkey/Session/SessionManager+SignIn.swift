@@ -23,9 +23,11 @@ extension SessionManager {
                 return try await self.commitSignIn(session)
             } catch {
                 let failure = AuthFailure(error)
-                self.logger.info("sign-in failed", metadata: [
-                    "operation": "sign_in", "email": "\(LogRedaction.email(email))", "failure": "\(failure)",
-                ])
+                self.logger.info(
+                    "sign-in failed",
+                    metadata: [
+                        "operation": "sign_in", "email": "\(LogRedaction.email(email))", "failure": "\(failure)",
+                    ])
                 throw failure
             }
         }
@@ -111,8 +113,10 @@ extension SessionManager {
         } catch {
             let backendError = BackendError(error)
             if let reason = backendError.definitiveSignOutReason {
-                logger.notice("server ended the session", metadata: metadata(operation).merging(
-                    ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
+                logger.notice(
+                    "server ended the session",
+                    metadata: metadata(operation).merging(
+                        ["reason": "\(reason)"], uniquingKeysWith: { $1 }))
                 await endSession(reason, ifGeneration: generation)
             }
             throw AuthFailure(backend: backendError)

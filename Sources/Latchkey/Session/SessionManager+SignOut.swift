@@ -42,10 +42,12 @@ extension SessionManager {
         }
         (report.completedSteps, report.failedSteps) = await runCleanupTracked()
         broadcaster.emit(.signedOut(.userInitiated))
-        logger.info("signed out", metadata: [
-            "operation": "sign_out", "user_id": "\(userID ?? "-")", "scope": "\(scope.rawValue)",
-            "failed_steps": "\(report.failedSteps.count)",
-        ])
+        logger.info(
+            "signed out",
+            metadata: [
+                "operation": "sign_out", "user_id": "\(userID ?? "-")", "scope": "\(scope.rawValue)",
+                "failed_steps": "\(report.failedSteps.count)",
+            ])
         return report
     }
 
@@ -55,9 +57,11 @@ extension SessionManager {
             return .succeeded
         } catch let error as BackendError {
             if let status = error.status, [401, 403, 404].contains(status) { return .alreadyEnded }
-            logger.notice("server logout failed; local session wiped anyway", metadata: [
-                "operation": "sign_out", "error": "\(error)",
-            ])
+            logger.notice(
+                "server logout failed; local session wiped anyway",
+                metadata: [
+                    "operation": "sign_out", "error": "\(error)",
+                ])
             return .failed(AuthFailure(backend: error))
         } catch {
             return .failed(AuthFailure(error))
@@ -143,9 +147,11 @@ extension SessionManager {
                 completed.append(step.name)
             } catch {
                 failed.append(.init(name: step.name, error: String(describing: error)))
-                logger.error("cleanup step failed", metadata: [
-                    "operation": "sign_out_cleanup", "step": "\(step.name)", "error": "\(error)",
-                ])
+                logger.error(
+                    "cleanup step failed",
+                    metadata: [
+                        "operation": "sign_out_cleanup", "step": "\(step.name)", "error": "\(error)",
+                    ])
             }
         }
         return (completed, failed)

@@ -34,8 +34,9 @@ extension SessionManager {
     func lockStore(_ operation: String) async throws(BackendError) -> StoreLease? {
         guard let url = configuration.crossProcessLockURL else { return nil }
         let lease = StoreLease()
-        guard let assertion = await configuration.backgroundActivity.begin(
-            name: "Latchkey session write", expiration: { [weak lease] in lease?.revoke() })
+        guard
+            let assertion = await configuration.backgroundActivity.begin(
+                name: "Latchkey session write", expiration: { [weak lease] in lease?.revoke() })
         else {
             logger.warning("no background time to hold the cross-process lock", metadata: metadata(operation))
             throw .transport(.lockUnavailable)
@@ -47,8 +48,10 @@ extension SessionManager {
                 timeout: configuration.crossProcessLockTimeout, giveUp: { lease.isRevoked })
         } catch {
             lease.abandon()
-            logger.warning("cannot take the cross-process lock", metadata: metadata(operation).merging(
-                ["error": "\(error)"], uniquingKeysWith: { $1 }))
+            logger.warning(
+                "cannot take the cross-process lock",
+                metadata: metadata(operation).merging(
+                    ["error": "\(error)"], uniquingKeysWith: { $1 }))
             throw .transport(.lockUnavailable)
         }
         guard let handle else {

@@ -99,7 +99,8 @@ extension SessionManager {
         guard unsaved != nil else { return nil }
         if await saveUnsaved(operation) { return nil }
         guard unsaved != nil, state.isSignedIn, let session = record?.session,
-              !session.isExpired(at: clock.now()) else { return nil }
+            !session.isExpired(at: clock.now())
+        else { return nil }
         logger.notice("refresh held back: the newest session is not stored yet", metadata: metadata(operation))
         return session
     }

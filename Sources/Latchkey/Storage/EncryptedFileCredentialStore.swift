@@ -51,7 +51,8 @@ public actor EncryptedFileCredentialStore: CredentialStore {
         let allowed = key.unicodeScalars.allSatisfy {
             CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
         }
-        let name = allowed && !key.hasPrefix(".") && !key.isEmpty
+        let name =
+            allowed && !key.hasPrefix(".") && !key.isEmpty
             ? key : SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
         return directory.appendingPathComponent(name + ".sealed")
     }

@@ -113,7 +113,9 @@ public struct KeychainCredentialStore: CredentialStore {
     /// write them without a prompt. `requiresBiometry` is ignored; an item an earlier version
     /// bound to biometrics is rewritten without it at the next save (until then it reads as
     /// ``StorageError/locked``, and nothing is wiped). Gate the app with an app lock instead.
-    @available(*, deprecated, message: "Items are no longer bound to biometrics; requiresBiometry is ignored. Use an app lock (LatchkeyAppFlow's AppLock).")
+    @available(
+        *, deprecated, message: "Items are no longer bound to biometrics; requiresBiometry is ignored. Use an app lock (LatchkeyAppFlow's AppLock)."
+    )
     public init(
         service: String, accessGroup: String? = nil,
         accessibility: Accessibility = .whenUnlockedThisDeviceOnly, requiresBiometry: Bool,
@@ -150,9 +152,10 @@ struct SecItemKeychain: KeychainDriver {
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             guard status == errSecSuccess else { return Self.outcome(status) }
             guard let attributes = result as? [String: Any] else { return .undecodable }
-            return .attributes(KeychainItemAttributes(
-                accessibility: Self.accessibility(attributes[kSecAttrAccessible as String]),
-                protectionTag: attributes[kSecAttrGeneric as String] as? Data))
+            return .attributes(
+                KeychainItemAttributes(
+                    accessibility: Self.accessibility(attributes[kSecAttrAccessible as String]),
+                    protectionTag: attributes[kSecAttrGeneric as String] as? Data))
         case .readData(let item):
             var query = Self.query(item)
             query[kSecReturnData as String] = true

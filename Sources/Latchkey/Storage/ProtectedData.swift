@@ -36,7 +36,8 @@ public struct FirstUnlockProbe: ProtectedDataAvailability {
 
     /// The probe in the app's Application Support directory.
     public static var standard: FirstUnlockProbe {
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let support =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return FirstUnlockProbe(url: support.appendingPathComponent("dev.latchkey/first-unlock-probe"))
     }

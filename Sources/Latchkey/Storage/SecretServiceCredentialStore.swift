@@ -127,8 +127,10 @@ public final class SecretServiceCredentialStore: CredentialStore, @unchecked Sen
         _ library: LibSecret, _ schema: SecretSchemaBuffer, service: String, key: String,
         _ body: (LibSecret, UnsafeRawPointer, OpaquePointer?) -> Result<String?, LibSecret.Failure>
     ) -> Result<String?, LibSecret.Failure> {
-        let serviceName = strdup("service")!, serviceValue = strdup(service)!
-        let accountName = strdup("account")!, accountValue = strdup(key)!
+        let serviceName = strdup("service")!
+        let serviceValue = strdup(service)!
+        let accountName = strdup("account")!
+        let accountValue = strdup(key)!
         defer {
             for pointer in [serviceName, serviceValue, accountName, accountValue] { free(pointer) }
         }

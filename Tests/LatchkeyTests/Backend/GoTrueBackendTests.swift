@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// Records requests and answers with canned responses: checks what goes on the wire. Behaviour
 /// against a real server is in `EndToEnd/`.
@@ -53,7 +54,8 @@ struct GoTrueBackendTests {
     @Test("Sign-up without auto-confirm returns the user awaiting confirmation")
     func signUpConfirmation() async throws {
         let user = #"{"id":"u-1","email":"ada@example.com","confirmation_sent_at":"2025-06-15T14:26:40Z"}"#
-        let backend = GoTrueBackend(configuration: .init(baseURL: Self.base), transport: RecordingTransport(HTTPResponse(status: 200, body: Data(user.utf8))))
+        let backend = GoTrueBackend(
+            configuration: .init(baseURL: Self.base), transport: RecordingTransport(HTTPResponse(status: 200, body: Data(user.utf8))))
         let result = try await backend.signUp(email: "ada@example.com", password: "pw", data: [:])
         guard case .confirmationRequired(let pending) = result else {
             Issue.record("expected confirmationRequired, got \(result)")
@@ -64,16 +66,19 @@ struct GoTrueBackendTests {
 
     @Test("Error bodies: current shape, OAuth shape, header-only code, Retry-After")
     func errorShapes() {
-        let current = GoTrueBackend.error(from: HTTPResponse(
-            status: 400, headers: ["X-Sb-Error-Code": "ignored-when-body-has-one"],
-            body: Data(#"{"code":400,"error_code":"refresh_token_already_used","msg":"Invalid Refresh Token: Already Used"}"#.utf8)))
+        let current = GoTrueBackend.error(
+            from: HTTPResponse(
+                status: 400, headers: ["X-Sb-Error-Code": "ignored-when-body-has-one"],
+                body: Data(#"{"code":400,"error_code":"refresh_token_already_used","msg":"Invalid Refresh Token: Already Used"}"#.utf8)))
         #expect(current == .server(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used", retryAfter: nil))
 
-        let oauth = GoTrueBackend.error(from: HTTPResponse(
-            status: 400, body: Data(#"{"error":"invalid_grant","error_description":"Invalid Refresh Token: Refresh Token Not Found"}"#.utf8)))
+        let oauth = GoTrueBackend.error(
+            from: HTTPResponse(
+                status: 400, body: Data(#"{"error":"invalid_grant","error_description":"Invalid Refresh Token: Refresh Token Not Found"}"#.utf8)))
         #expect(oauth.definitiveSignOutReason == .sessionRevoked(code: "refresh_token_not_found"))
 
-        let headerOnly = GoTrueBackend.error(from: HTTPResponse(status: 403, headers: ["x-sb-error-code": "session_not_found"], body: Data("<html>".utf8)))
+        let headerOnly = GoTrueBackend.error(
+            from: HTTPResponse(status: 403, headers: ["x-sb-error-code": "session_not_found"], body: Data("<html>".utf8)))
         #expect(headerOnly.code == "session_not_found")
 
         let limited = GoTrueBackend.error(from: HTTPResponse(status: 429, headers: ["Retry-After": "17"], body: Data()))
@@ -82,7 +87,8 @@ struct GoTrueBackendTests {
 
     @Test("A 2xx body that is not a session is an invalid response, not a crash")
     func invalidBody() async {
-        let backend = GoTrueBackend(configuration: .init(baseURL: Self.base), transport: RecordingTransport(HTTPResponse(status: 200, body: Data("<html>".utf8))))
+        let backend = GoTrueBackend(
+            configuration: .init(baseURL: Self.base), transport: RecordingTransport(HTTPResponse(status: 200, body: Data("<html>".utf8))))
         await #expect(throws: BackendError.invalidResponse(reason: "cannot decode SessionResponse")) {
             try await backend.refresh(refreshToken: "r")
         }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 @Suite("GoTrue wire format: multi-factor")
 struct GoTrueMFABackendTests {
@@ -19,11 +20,12 @@ struct GoTrueMFABackendTests {
 
     @Test("Enroll posts factor_type totp, the name and issuer with the user's token; reads the totp object")
     func enroll() async throws {
-        let (backend, transport) = makeBackend(#"""
-        {"id":"f-1","type":"totp","friendly_name":"Phone",
-         "totp":{"qr_code":"<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>","secret":"JBSWY3DPEHPK3PXP",
-                 "uri":"otpauth://totp/example.com:ada@example.com?issuer=example.com&secret=JBSWY3DPEHPK3PXP"}}
-        """#)
+        let (backend, transport) = makeBackend(
+            #"""
+            {"id":"f-1","type":"totp","friendly_name":"Phone",
+             "totp":{"qr_code":"<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>","secret":"JBSWY3DPEHPK3PXP",
+                     "uri":"otpauth://totp/example.com:ada@example.com?issuer=example.com&secret=JBSWY3DPEHPK3PXP"}}
+            """#)
         let enrollment = try await backend.enrollTOTPFactor(accessToken: "user-jwt", friendlyName: "Phone", issuer: "Example")
         #expect(enrollment.factorID == "f-1")
         #expect(enrollment.friendlyName == "Phone")
@@ -108,8 +110,9 @@ struct GoTrueMFABackendTests {
         #expect(aal.presentation.action.label == "Enter Code")
         for code in ["mfa_verification_failed", "mfa_challenge_expired", "insufficient_aal", "mfa_factor_not_found"] {
             #expect(!failure(422, code).presentation.message.contains("raw server text"))
-            #expect(BackendError.server(status: 422, code: code, message: nil, retryAfter: nil).definitiveSignOutReason == nil,
-                    "\(code) never ends the session")
+            #expect(
+                BackendError.server(status: 422, code: code, message: nil, retryAfter: nil).definitiveSignOutReason == nil,
+                "\(code) never ends the session")
         }
     }
 

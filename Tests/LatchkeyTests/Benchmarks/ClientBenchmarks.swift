@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// The client benchmark, against the in-process server on loopback. Skipped unless
 /// `LATCHKEY_BENCHMARK=1`; run it with `Benchmarks/client.sh` (release build).
@@ -45,7 +46,9 @@ struct ClientBenchmarks {
     }
 
     /// An app whose store is an encrypted file (the Linux default), one new manager per launch.
-    static func app(_ server: TestServer, directory: URL, configure: @escaping @Sendable (inout SessionManagerConfiguration) -> Void = { _ in }) -> E2EApp {
+    static func app(
+        _ server: TestServer, directory: URL, configure: @escaping @Sendable (inout SessionManagerConfiguration) -> Void = { _ in }
+    ) -> E2EApp {
         let store = EncryptedFileCredentialStore(directory: directory, keySource: .keyFile(directory.appendingPathComponent(".key")))
         return E2EApp(server: server, store: store, configure: configure)
     }
@@ -119,10 +122,12 @@ struct ClientBenchmarks {
             let refreshes = try await server.refreshCount() - before
             #expect(refreshes == 1)
             #expect(tokens.count == 1)
-            Self.report("concurrent_callers", [
-                "callers": "1000", "refreshes_reaching_server": "\(refreshes)",
-                "wall": String(format: "%.3fms", Double(elapsed) / 1e6),
-            ])
+            Self.report(
+                "concurrent_callers",
+                [
+                    "callers": "1000", "refreshes_reaching_server": "\(refreshes)",
+                    "wall": String(format: "%.3fms", Double(elapsed) / 1e6),
+                ])
         }
     }
 }

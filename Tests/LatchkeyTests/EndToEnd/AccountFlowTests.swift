@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite("End to end: accounts, errors and logs")
 struct AccountFlowTests {

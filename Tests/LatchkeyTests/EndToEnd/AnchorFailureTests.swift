@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// The failures the best-known auth SDKs' users report, reproduced against the real server to
 /// show that Latchkey does not suffer them.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// Every write of the stored session, not only a refresh, must respect what another process
 /// sharing the store has done meanwhile: otherwise it puts back a refresh token that process

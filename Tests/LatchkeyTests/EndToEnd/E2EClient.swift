@@ -1,9 +1,10 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
+import LatchkeyTesting
 import Logging
 import Testing
-import LatchkeyTesting
+
+@testable import Latchkey
 
 /// One installation of an app talking to a ``TestServer``: a store that survives "relaunches",
 /// an install marker, a client clock the test moves, and a transport that counts requests.

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import Latchkey
 
 /// The email flows of ``SessionManager`` against the real server: codes, PKCE links,
 /// anonymous users and reauthentication.
@@ -11,11 +12,14 @@ struct EmailFlowTests {
     static let callback = "com.example.app://callback"
 
     func withServer(_ body: (TestServer) async throws -> Void) async throws {
-        try await withTestServer(autoconfirm: false, configure: {
-            $0.additionalRedirectURLs = [Self.callback]
-            $0.enableAnonymousUsers = true
-            $0.securePasswordChange = true
-        }) { server in try await body(server) }
+        try await withTestServer(
+            autoconfirm: false,
+            configure: {
+                $0.additionalRedirectURLs = [Self.callback]
+                $0.enableAnonymousUsers = true
+                $0.securePasswordChange = true
+            }
+        ) { server in try await body(server) }
     }
 
     @Test("a sign-in email's code signs a new address up and in")
@@ -53,7 +57,8 @@ struct EmailFlowTests {
         try await withServer { server in
             let manager = E2EApp(server: server).launch()
             await manager.restore()
-            let expired = URL(string: Self.callback + "?error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid#error=access_denied")!
+            let expired = URL(
+                string: Self.callback + "?error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid#error=access_denied")!
             do {
                 try await manager.email.exchangeCode(from: expired)
                 Issue.record("an error redirect must throw")
@@ -73,14 +78,17 @@ struct EmailFlowTests {
             let manager = app.launch()
             await manager.restore()
             try await manager.email.sendSignInEmail(email: "forgetful@example.com")
-            _ = try await manager.email.verify(type: .email, email: "forgetful@example.com", token: try server.server.emailCode(to: "forgetful@example.com"))
+            _ = try await manager.email.verify(
+                type: .email, email: "forgetful@example.com", token: try server.server.emailCode(to: "forgetful@example.com"))
             await manager.signOut()
             try await manager.email.recoverPassword(email: "forgetful@example.com", redirectTo: URL(string: Self.callback))
             let redirect = try await server.server.followLink(to: "forgetful@example.com", type: "recovery")
             _ = try await manager.email.exchangeCode(from: redirect)
             _ = try await manager.account.update(UserUpdate(password: "a brand new password"))
             await manager.signOut()
-            #expect(try await manager.account.signIn(email: "forgetful@example.com", password: "a brand new password").user.email == "forgetful@example.com")
+            #expect(
+                try await manager.account.signIn(email: "forgetful@example.com", password: "a brand new password").user.email
+                    == "forgetful@example.com")
         }
     }
 
@@ -92,7 +100,8 @@ struct EmailFlowTests {
             let anonymous = try await manager.account.signInAnonymously(data: ["cart": .string("3 items")])
             #expect(anonymous.user.isAnonymous)
             _ = try await manager.account.update(UserUpdate(email: "kept@example.com", password: "kept password 1"))
-            let confirmed = try await manager.email.verify(type: .emailChange, email: "kept@example.com", token: try server.server.emailCode(to: "kept@example.com"))
+            let confirmed = try await manager.email.verify(
+                type: .emailChange, email: "kept@example.com", token: try server.server.emailCode(to: "kept@example.com"))
             #expect(confirmed.user.id == anonymous.user.id)
             #expect(!confirmed.user.isAnonymous)
             #expect(confirmed.user.email == "kept@example.com")
@@ -106,7 +115,8 @@ struct EmailFlowTests {
             let manager = app.launch()
             await manager.restore()
             try await manager.email.sendSignInEmail(email: "careful@example.com")
-            _ = try await manager.email.verify(type: .email, email: "careful@example.com", token: try server.server.emailCode(to: "careful@example.com"))
+            _ = try await manager.email.verify(
+                type: .email, email: "careful@example.com", token: try server.server.emailCode(to: "careful@example.com"))
             server.serverClock.advance(by: 25 * 3600)
             app.clock.advance(by: 25 * 3600)
             do {

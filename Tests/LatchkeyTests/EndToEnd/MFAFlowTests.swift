@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import Latchkey
 
 /// Two-step verification against the real server in process: enroll → challenge → verify, the
 /// aal2 session stored and restored, refresh keeping aal2, a later password sign-in at aal1
@@ -35,7 +36,8 @@ struct MFAFlowTests {
             let events = EventRecorder(manager)
             let challenge = try await manager.mfa.challenge(factorID: enrollment.factorID)
             #expect(challenge.expiresAt.map { $0 > server.serverClock.now() } == true)
-            let verified = try await manager.mfa.verify(factorID: enrollment.factorID, challengeID: challenge.id, code: try code(enrollment.secret, server))
+            let verified = try await manager.mfa.verify(
+                factorID: enrollment.factorID, challengeID: challenge.id, code: try code(enrollment.secret, server))
             #expect(verified.assurance.level == .aal2)
             #expect(verified.assurance.methodNames.contains("totp"))
             #expect(verified.assurance.methodNames.contains("password"))
@@ -56,7 +58,9 @@ struct MFAFlowTests {
         }
     }
 
-    @Test("A fresh password sign-in of an account with a verified factor is aal1 and emits secondFactorRequired; a wrong and a replayed code are refused; then aal2")
+    @Test(
+        "A fresh password sign-in of an account with a verified factor is aal1 and emits secondFactorRequired; a wrong and a replayed code are refused; then aal2"
+    )
     func signInNeedsCode() async throws {
         try await withTestServer { server in
             let email = uniqueEmail("mfa")
@@ -102,7 +106,8 @@ struct MFAFlowTests {
             }
 
             // The next step's code (one step of drift is allowed): aal2, stored.
-            let verified = try await manager.mfa.challengeAndVerify(factorID: enrollment.factorID, code: try code(enrollment.secret, server, steps: 1))
+            let verified = try await manager.mfa.challengeAndVerify(
+                factorID: enrollment.factorID, code: try code(enrollment.secret, server, steps: 1))
             #expect(verified.assurance.level == .aal2)
             #expect(try await phone.storedRefreshToken() == verified.refreshToken)
             events.cancel()
@@ -155,7 +160,8 @@ struct MFAFlowTests {
         }
     }
 
-    @Test("Two processes sharing the store: one verifies the code; the other adopts the stored aal2 session instead of spending its old refresh token")
+    @Test(
+        "Two processes sharing the store: one verifies the code; the other adopts the stored aal2 session instead of spending its old refresh token")
     func crossProcess() async throws {
         try await withSharedInstallation { shared in
             let processes = try await shared.twoProcesses()

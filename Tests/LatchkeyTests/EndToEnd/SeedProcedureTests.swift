@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// The seeds' test procedures, each against the real server.
 @Suite("End to end: the seeds' test procedures")

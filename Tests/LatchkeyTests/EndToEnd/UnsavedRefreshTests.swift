@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// Refreshes that complete while the device is locked (a `whenUnlockedThisDeviceOnly` keychain
 /// refuses the write), against the real server and its refresh-token rules: the parent of the

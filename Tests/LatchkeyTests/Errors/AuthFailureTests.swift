@@ -1,11 +1,14 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
 
+@testable import Latchkey
+
 @Suite("Error taxonomy")
 struct AuthFailureTests {
-    static func server(_ status: Int, _ code: String?, message: String? = "raw server text: stack trace", retryAfter: TimeInterval? = nil) -> BackendError {
+    static func server(
+        _ status: Int, _ code: String?, message: String? = "raw server text: stack trace", retryAfter: TimeInterval? = nil
+    ) -> BackendError {
         .server(status: status, code: code, message: message, retryAfter: retryAfter)
     }
 
@@ -41,10 +44,12 @@ struct AuthFailureTests {
         #expect(AuthFailure(Weird()).category == .unknown)
     }
 
-    @Test("Transport failures carry named codes, never numbers", arguments: [
-        (BackendError.TransportFailure.offline, "offline"), (.timedOut, "timed_out"), (.cancelled, "cancelled"),
-        (.lockUnavailable, "lock_unavailable"), (.unknown, "transport_failed"), (.other(code: -1_001), "url_error_-1001"),
-    ])
+    @Test(
+        "Transport failures carry named codes, never numbers",
+        arguments: [
+            (BackendError.TransportFailure.offline, "offline"), (.timedOut, "timed_out"), (.cancelled, "cancelled"),
+            (.lockUnavailable, "lock_unavailable"), (.unknown, "transport_failed"), (.other(code: -1_001), "url_error_-1001"),
+        ])
     func transportCodes(failure: BackendError.TransportFailure, code: String) {
         let mapped = AuthFailure(BackendError.transport(failure))
         #expect(mapped == AuthFailure(.network, code: code))
@@ -120,8 +125,9 @@ struct AuthFailureTests {
         #expect(Self.server(400, "session_expired").definitiveSignOutReason == .sessionRevoked(code: "session_expired"))
         #expect(Self.server(400, "user_banned").definitiveSignOutReason == .userBanned)
         #expect(Self.server(404, "user_not_found").definitiveSignOutReason == .userDeleted)
-        #expect(Self.server(400, "invalid_grant", message: "Invalid Refresh Token: Refresh Token Not Found")
-            .definitiveSignOutReason == .sessionRevoked(code: "refresh_token_not_found"))
+        #expect(
+            Self.server(400, "invalid_grant", message: "Invalid Refresh Token: Refresh Token Not Found")
+                .definitiveSignOutReason == .sessionRevoked(code: "refresh_token_not_found"))
         for transient: BackendError in [
             .transport(.offline), .transport(.timedOut), .transport(.cancelled), Self.server(500, "refresh_token_not_found"),
             Self.server(503, nil), Self.server(429, "over_request_rate_limit"), Self.server(401, "bad_jwt"),

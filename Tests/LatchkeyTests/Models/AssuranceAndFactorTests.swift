@@ -1,31 +1,32 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyWire
 import Testing
+
+@testable import Latchkey
 
 @Suite("Assurance level and factors")
 struct AssuranceAndFactorTests {
     /// A GoTrue session whose user has a verified and an unverified factor.
     static let sessionWithFactors = #"""
-    {
-      "access_token": "ACCESS",
-      "token_type": "bearer",
-      "expires_in": 3600,
-      "refresh_token": "r",
-      "user": {
-        "id": "u-1",
-        "email": "ada@example.com",
-        "factors": [
-          {"id": "f-1", "friendly_name": "Phone", "factor_type": "totp", "status": "verified",
-           "created_at": "2025-06-15T15:06:40.123456Z", "updated_at": "2025-06-15T15:07:40Z"},
-          {"id": "f-2", "friendly_name": "", "factor_type": "totp", "status": "unverified",
-           "created_at": "2025-06-16T15:06:40Z", "updated_at": "2025-06-16T15:06:40Z"},
-          {"id": "f-3", "factor_type": "totp", "status": "someday", "created_at": "2025-06-16T15:06:40Z"}
-        ]
-      }
-    }
-    """#
+        {
+          "access_token": "ACCESS",
+          "token_type": "bearer",
+          "expires_in": 3600,
+          "refresh_token": "r",
+          "user": {
+            "id": "u-1",
+            "email": "ada@example.com",
+            "factors": [
+              {"id": "f-1", "friendly_name": "Phone", "factor_type": "totp", "status": "verified",
+               "created_at": "2025-06-15T15:06:40.123456Z", "updated_at": "2025-06-15T15:07:40Z"},
+              {"id": "f-2", "friendly_name": "", "factor_type": "totp", "status": "unverified",
+               "created_at": "2025-06-16T15:06:40Z", "updated_at": "2025-06-16T15:06:40Z"},
+              {"id": "f-3", "factor_type": "totp", "status": "someday", "created_at": "2025-06-16T15:06:40Z"}
+            ]
+          }
+        }
+        """#
 
     func session(accessToken: String) throws -> Session {
         let json = Self.sessionWithFactors.replacingOccurrences(of: "ACCESS", with: accessToken)
@@ -55,9 +56,11 @@ struct AssuranceAndFactorTests {
     func decodesFactors() throws {
         let user = try session(accessToken: "x").user
         #expect(user.factors.map(\.id) == ["f-1", "f-2", "f-3"])
-        #expect(user.factors[0] == Factor(
-            id: "f-1", friendlyName: "Phone", status: .verified,
-            createdAt: WireDate.parse("2025-06-15T15:06:40.123456Z"), updatedAt: WireDate.parse("2025-06-15T15:07:40Z")))
+        #expect(
+            user.factors[0]
+                == Factor(
+                    id: "f-1", friendlyName: "Phone", status: .verified,
+                    createdAt: WireDate.parse("2025-06-15T15:06:40.123456Z"), updatedAt: WireDate.parse("2025-06-15T15:07:40Z")))
         #expect(user.factors[1].friendlyName == nil)
         #expect(user.factors[2].status == .unverified)
         #expect(user.hasVerifiedFactor)
@@ -76,7 +79,8 @@ struct AssuranceAndFactorTests {
     @Test("Factors survive the credential store exactly")
     func storedRoundTrip() throws {
         let original = try session(accessToken: TestBackend.unsignedJWT(counter: 1, aal: "aal2"))
-        let record = StoredSession(session: original, signedInAt: Date(timeIntervalSince1970: 1000), lastServerContact: Date(timeIntervalSince1970: 2000))
+        let record = StoredSession(
+            session: original, signedInAt: Date(timeIntervalSince1970: 1000), lastServerContact: Date(timeIntervalSince1970: 2000))
         let restored = try StoredSession.decode(try record.encoded())
         #expect(restored.session.user.factors == original.user.factors)
         #expect(restored.session.assurance == original.assurance)
@@ -87,10 +91,12 @@ struct AssuranceAndFactorTests {
 
     @Test("Enrollments, wire responses and verify bodies never print the secret or the code")
     func redaction() {
-        let enrollment = TOTPEnrollment(factorID: "f-1", friendlyName: "Phone", secret: "JBSWY3DPEHPK3PXP",
-                                        uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP", qrCodeSVG: "<svg>JBSWY3DPEHPK3PXP</svg>")
-        let wire = EnrollFactorResponse(id: "f-1", type: "totp", friendly_name: "Phone",
-                                        totp: .init(qr_code: "<svg/>", secret: "JBSWY3DPEHPK3PXP", uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"))
+        let enrollment = TOTPEnrollment(
+            factorID: "f-1", friendlyName: "Phone", secret: "JBSWY3DPEHPK3PXP",
+            uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP", qrCodeSVG: "<svg>JBSWY3DPEHPK3PXP</svg>")
+        let wire = EnrollFactorResponse(
+            id: "f-1", type: "totp", friendly_name: "Phone",
+            totp: .init(qr_code: "<svg/>", secret: "JBSWY3DPEHPK3PXP", uri: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"))
         // (VerifyFactorBody, LatchkeyWire's, redacts its description; dump is not redacted there.)
         let body = VerifyFactorBody(challenge_id: "c-1", code: "492039")
         var dumped = ""

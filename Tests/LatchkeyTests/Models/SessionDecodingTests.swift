@@ -1,39 +1,40 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 @Suite("Session and User decoding")
 struct SessionDecodingTests {
     static let goTrueSession = #"""
-    {
-      "access_token": "eyJhbGciOiJIUzI1NiJ9.secret-access.sig",
-      "token_type": "bearer",
-      "expires_in": 3600,
-      "expires_at": 1750003600,
-      "refresh_token": "r3fr3sh-s3cr3t",
-      "weak_password": null,
-      "provider_token": null,
-      "user": {
-        "id": "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11",
-        "aud": "authenticated",
-        "role": "authenticated",
-        "email": "ada@example.com",
-        "phone": "",
-        "email_confirmed_at": "2025-06-15T15:06:40.123456Z",
-        "confirmed_at": "2025-06-15T15:06:40Z",
-        "last_sign_in_at": "2025-06-15T15:06:40.5+02:00",
-        "created_at": "2025-06-15 15:06:40.123456+00",
-        "updated_at": "not a date",
-        "app_metadata": {"provider": "email", "providers": ["email"]},
-        "user_metadata": {"display_name": "Ada", "age": 36, "beta": true, "nested": {"a": null}},
-        "identities": [{"id": "x", "provider": "email"}],
-        "factors": null,
-        "is_anonymous": false,
-        "some_future_field": {"anything": [1, 2, 3]}
-      }
-    }
-    """#
+        {
+          "access_token": "eyJhbGciOiJIUzI1NiJ9.secret-access.sig",
+          "token_type": "bearer",
+          "expires_in": 3600,
+          "expires_at": 1750003600,
+          "refresh_token": "r3fr3sh-s3cr3t",
+          "weak_password": null,
+          "provider_token": null,
+          "user": {
+            "id": "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11",
+            "aud": "authenticated",
+            "role": "authenticated",
+            "email": "ada@example.com",
+            "phone": "",
+            "email_confirmed_at": "2025-06-15T15:06:40.123456Z",
+            "confirmed_at": "2025-06-15T15:06:40Z",
+            "last_sign_in_at": "2025-06-15T15:06:40.5+02:00",
+            "created_at": "2025-06-15 15:06:40.123456+00",
+            "updated_at": "not a date",
+            "app_metadata": {"provider": "email", "providers": ["email"]},
+            "user_metadata": {"display_name": "Ada", "age": 36, "beta": true, "nested": {"a": null}},
+            "identities": [{"id": "x", "provider": "email"}],
+            "factors": null,
+            "is_anonymous": false,
+            "some_future_field": {"anything": [1, 2, 3]}
+          }
+        }
+        """#
 
     @Test("GoTrue session JSON decodes, tolerating unknown fields and odd timestamps")
     func decodesGoTrueSession() throws {

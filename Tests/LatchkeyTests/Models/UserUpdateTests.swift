@@ -1,6 +1,7 @@
 import Foundation
-@testable import Latchkey
 import Testing
+
+@testable import Latchkey
 
 @Suite("UserUpdate")
 struct UserUpdateTests {
@@ -10,7 +11,8 @@ struct UserUpdateTests {
         let transport = RecordingTransport(HTTPResponse(status: 200, body: Data(user.utf8)))
         let backend = GoTrueBackend(configuration: .init(baseURL: GoTrueBackendTests.base, apiKey: "anon-key"), transport: transport)
         _ = try await backend.updateUser(
-            accessToken: "user-jwt", UserUpdate(password: "new password 1", data: ["display_name": .string("Ada"), "age": .number(36)], nonce: "123456"))
+            accessToken: "user-jwt",
+            UserUpdate(password: "new password 1", data: ["display_name": .string("Ada"), "age": .number(36)], nonce: "123456"))
         let request = try #require(transport.requests.withLock { $0.first })
         #expect(request.method == "PUT")
         #expect(request.url.absoluteString.hasSuffix("/user"))

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Latchkey
 import Testing
+
+@testable import Latchkey
 
 /// The privacy manifests of `Latchkey` and `LatchkeyAppFlow` ship as resources and declare
 /// exactly the required-reason API categories the libraries' sources use — no more (a reason
@@ -10,7 +11,13 @@ struct PrivacyManifestTests {
     /// Apple's required-reason API categories, each with source patterns that use it.
     static let categories: [(category: String, patterns: [String])] = [
         ("NSPrivacyAccessedAPICategoryUserDefaults", ["UserDefaults"]),
-        ("NSPrivacyAccessedAPICategoryFileTimestamp", ["stat(", "fstat(", "lstat(", "fstatat(", "getattrlist", ".modificationDate", ".creationDate", "contentModificationDateKey", "creationDateKey"]),
+        (
+            "NSPrivacyAccessedAPICategoryFileTimestamp",
+            [
+                "stat(", "fstat(", "lstat(", "fstatat(", "getattrlist", ".modificationDate", ".creationDate", "contentModificationDateKey",
+                "creationDateKey",
+            ]
+        ),
         ("NSPrivacyAccessedAPICategorySystemBootTime", ["systemUptime", "mach_absolute_time"]),
         ("NSPrivacyAccessedAPICategoryDiskSpace", ["volumeAvailableCapacity", "statfs(", "statvfs("]),
         ("NSPrivacyAccessedAPICategoryActiveKeyboards", ["activeInputModes"]),
@@ -49,10 +56,11 @@ struct PrivacyManifestTests {
     func latchkey() throws {
         let url = try #require(Bundle.module.url(forResource: "PrivacyInfo", withExtension: "xcprivacy"), "shipped as a resource")
         let declared = try Self.declared(in: Data(contentsOf: url))
-        #expect(declared == [
-            "NSPrivacyAccessedAPICategoryUserDefaults": ["CA92.1", "1C8F.1"],
-            "NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"],
-        ])
+        #expect(
+            declared == [
+                "NSPrivacyAccessedAPICategoryUserDefaults": ["CA92.1", "1C8F.1"],
+                "NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"],
+            ])
         #expect(Set(declared.keys) == (try Self.used(by: "Latchkey")), "declared categories match what the sources call")
     }
 

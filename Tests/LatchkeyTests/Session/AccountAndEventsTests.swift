@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 @Suite("Sign-in, sign-out and events")
 struct AccountAndEventsTests {
@@ -134,17 +135,23 @@ struct AccountAndEventsTests {
         harness.backend.state.withLock { _ = $0 }
         struct OtherUser: AuthBackend {
             let base: TestBackend
-            func signUp(email: String, password: String, data: [String: JSONValue]) async throws -> SignUpResult { try await base.signUp(email: email, password: password, data: data) }
+            func signUp(email: String, password: String, data: [String: JSONValue]) async throws -> SignUpResult {
+                try await base.signUp(email: email, password: password, data: data)
+            }
             func signIn(email: String, password: String) async throws -> Session {
                 sampleSession(issuedAt: Date(), access: "grace-access", refresh: "grace-refresh", userID: "other-user")
             }
             func refresh(refreshToken: String) async throws -> Session { try await base.refresh(refreshToken: refreshToken) }
             func signOut(accessToken: String, scope: SignOutScope) async throws {}
             func user(accessToken: String) async throws -> User { try await base.user(accessToken: accessToken) }
-            func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User { try await base.updateUser(accessToken: accessToken, update) }
+            func updateUser(accessToken: String, _ update: UserUpdate) async throws -> User {
+                try await base.updateUser(accessToken: accessToken, update)
+            }
             func resendConfirmation(email: String) async throws {}
             func recoverPassword(email: String) async throws {}
-            func verify(type: VerificationType, email: String, token: String) async throws -> Session { try await base.verify(type: type, email: email, token: token) }
+            func verify(type: VerificationType, email: String, token: String) async throws -> Session {
+                try await base.verify(type: type, email: email, token: token)
+            }
         }
         let manager = SessionManager(backend: OtherUser(base: harness.backend), store: harness.store, clock: harness.clock, logger: .quiet)
         await manager.addCleanupStep("per-user data") { cleaned.withLock { $0 += 1 } }

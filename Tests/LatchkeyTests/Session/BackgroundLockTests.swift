@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import Latchkey
 
 #if canImport(Glibc)
 import Glibc

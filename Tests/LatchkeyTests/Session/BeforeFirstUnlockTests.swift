@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing
+
+@testable import Latchkey
 
 /// After a reboot, before the first unlock, iOS may launch the app in the background: its
 /// preferences read as empty and its keychain items as locked. Nothing read then may be taken

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
-import Testing
 import LatchkeyTesting
+import Testing
+
+@testable import Latchkey
 
 @Suite("Manual clock, async mutex, event fan-out")
 struct ClockAndPrimitivesTests {
@@ -10,8 +11,14 @@ struct ClockAndPrimitivesTests {
     func manualClock() async throws {
         let clock = ManualSessionClock(Date(timeIntervalSince1970: 0))
         let woken = LockedValue<[Int]>([])
-        let late = Task { try await clock.sleep(until: Date(timeIntervalSince1970: 20)); woken.withLock { $0.append(20) } }
-        let early = Task { try await clock.sleep(until: Date(timeIntervalSince1970: 10)); woken.withLock { $0.append(10) } }
+        let late = Task {
+            try await clock.sleep(until: Date(timeIntervalSince1970: 20))
+            woken.withLock { $0.append(20) }
+        }
+        let early = Task {
+            try await clock.sleep(until: Date(timeIntervalSince1970: 10))
+            woken.withLock { $0.append(10) }
+        }
         #expect(await eventually { clock.sleeperCount == 2 })
         clock.advance(by: 9)
         try await Task.sleep(nanoseconds: 10_000_000)
@@ -44,7 +51,10 @@ struct ClockAndPrimitivesTests {
             for _ in 0..<50 {
                 group.addTask {
                     await mutex.lock()
-                    let now = inside.withLock { $0 += 1; return $0 }
+                    let now = inside.withLock {
+                        $0 += 1
+                        return $0
+                    }
                     maximum.withLock { $0 = max($0, now) }
                     try? await Task.sleep(nanoseconds: 100_000)
                     inside.withLock { $0 -= 1 }

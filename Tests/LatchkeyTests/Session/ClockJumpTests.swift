@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// A device that sleeps (or an app that iOS suspends) runs no timers, and a suspended monotonic
 /// clock does not count the time asleep: deadlines are wall-clock dates and must be checked
@@ -42,7 +43,10 @@ struct ClockJumpTests {
 
     @Test("The age timer is re-armed from the wall clock after a short sleep")
     func ageTimerRearmed() async throws {
-        let device = Sleeper { $0.maximumSessionAge = 2 * 3600; $0.automaticRefresh = false }
+        let device = Sleeper {
+            $0.maximumSessionAge = 2 * 3600
+            $0.automaticRefresh = false
+        }
         try await device.seed(age: 3600)
         #expect(await device.manager.restore().isSignedIn)
         let events = EventRecorder(device.manager)

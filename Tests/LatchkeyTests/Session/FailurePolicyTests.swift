@@ -1,16 +1,19 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
 
+@testable import Latchkey
+
 @Suite("Failure policy")
 struct FailurePolicyTests {
-    @Test("Transient failures keep the session; retries back off on the clock; the next success heals", arguments: [
-        BackendError.transport(.offline), .transport(.timedOut), .transport(.cancelled),
-        .server(status: 503, code: nil, message: nil, retryAfter: nil),
-        .server(status: 429, code: "over_request_rate_limit", message: nil, retryAfter: 10),
-        .server(status: 500, code: "refresh_token_not_found", message: nil, retryAfter: nil),
-    ])
+    @Test(
+        "Transient failures keep the session; retries back off on the clock; the next success heals",
+        arguments: [
+            BackendError.transport(.offline), .transport(.timedOut), .transport(.cancelled),
+            .server(status: 503, code: nil, message: nil, retryAfter: nil),
+            .server(status: 429, code: "over_request_rate_limit", message: nil, retryAfter: 10),
+            .server(status: 500, code: "refresh_token_not_found", message: nil, retryAfter: nil),
+        ])
     func transientKeepsSession(error: BackendError) async throws {
         let harness = Harness { $0.initialRetryDelay = 2 }
         _ = try await harness.seed(age: 3000)  // valid for 10 more minutes; proactive refresh due
@@ -58,14 +61,16 @@ struct FailurePolicyTests {
         #expect(try await harness.manager.session().accessToken == "access-1")
     }
 
-    @Test("Definitive answers sign out with the reason, wipe the store, run cleanup", arguments: [
-        ("refresh_token_not_found", SignOutReason.sessionRevoked(code: "refresh_token_not_found")),
-        ("refresh_token_already_used", .sessionRevoked(code: "refresh_token_already_used")),
-        ("session_not_found", .sessionRevoked(code: "session_not_found")),
-        ("session_expired", .sessionRevoked(code: "session_expired")),
-        ("user_banned", .userBanned),
-        ("user_not_found", .userDeleted),
-    ])
+    @Test(
+        "Definitive answers sign out with the reason, wipe the store, run cleanup",
+        arguments: [
+            ("refresh_token_not_found", SignOutReason.sessionRevoked(code: "refresh_token_not_found")),
+            ("refresh_token_already_used", .sessionRevoked(code: "refresh_token_already_used")),
+            ("session_not_found", .sessionRevoked(code: "session_not_found")),
+            ("session_expired", .sessionRevoked(code: "session_expired")),
+            ("user_banned", .userBanned),
+            ("user_not_found", .userDeleted),
+        ])
     func definitiveSignsOut(code: String, reason: SignOutReason) async throws {
         let harness = Harness()
         _ = try await harness.seed(age: 3600)

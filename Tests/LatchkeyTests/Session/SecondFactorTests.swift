@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 extension SessionEvent {
     var isSecondFactorRequired: Bool { if case .secondFactorRequired = self { true } else { false } }

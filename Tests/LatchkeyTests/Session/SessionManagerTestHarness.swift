@@ -1,8 +1,9 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
-import Logging
 import LatchkeyTesting
+import Logging
+
+@testable import Latchkey
 
 /// A manager over ``TestBackend``, a memory (or faulty) store and a manual clock.
 struct Harness {

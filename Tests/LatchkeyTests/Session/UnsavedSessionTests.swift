@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// A session the store refused (a keychain item of `whenUnlockedThisDeviceOnly` written while
 /// the device is locked) stays the authoritative one, is stored again at the next opportunity,

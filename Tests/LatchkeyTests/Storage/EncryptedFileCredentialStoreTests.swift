@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 @Suite("Encrypted file store")
 struct EncryptedFileCredentialStoreTests {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// A keychain in memory that answers like the real one: items keyed by account, with their
 /// accessibility, protection tag and whether an access control (biometry) guards them. Items
@@ -156,8 +157,9 @@ struct KeychainEngineTests {
                 data: Data("old".utf8), accessibility: .whenUnlockedThisDeviceOnly, tag: nil, biometryBound: true)
         }
         let store = engine(.afterFirstUnlockThisDeviceOnly)
-        #expect(await throwsStorageError(.locked) { _ = try await store.load(key: "session") },
-                "reading it never prompts: it reads as locked, and nothing is wiped")
+        #expect(
+            await throwsStorageError(.locked) { _ = try await store.load(key: "session") },
+            "reading it never prompts: it reads as locked, and nothing is wiped")
         #expect(keychain.items["session"] != nil)
 
         try await store.save(Data("new".utf8), key: "session")
@@ -240,10 +242,11 @@ struct KeychainEngineTests {
         #expect(keychain.items.count == 1)
         #expect(keychain.items["session"]?.data == Data("app".utf8))
         let writes = keychain.calls.filter { ["add", "update"].contains($0.kind) }
-        #expect(writes == [
-            .add(store.item("session"), data: Data("app".utf8), protection: protection),
-            .update(store.item("session"), data: Data("app".utf8), protection: nil),
-        ], "one refused add, then exactly one update")
+        #expect(
+            writes == [
+                .add(store.item("session"), data: Data("app".utf8), protection: protection),
+                .update(store.item("session"), data: Data("app".utf8), protection: nil),
+            ], "one refused add, then exactly one update")
     }
 
     @Test("A writer that keeps racing makes the save fail after a few attempts, deleting nothing")
@@ -283,8 +286,9 @@ struct KeychainEngineTests {
         let store = engine(.whenUnlockedThisDeviceOnly, dataProtection: false)
         #expect(store.matches(KeychainItemAttributes(accessibility: nil, protectionTag: store.protection.tag)))
         #expect(!store.matches(KeychainItemAttributes(accessibility: nil, protectionTag: nil)))
-        #expect(!engine(.whenUnlockedThisDeviceOnly).matches(
-            KeychainItemAttributes(accessibility: .afterFirstUnlockThisDeviceOnly, protectionTag: store.protection.tag)))
+        #expect(
+            !engine(.whenUnlockedThisDeviceOnly).matches(
+                KeychainItemAttributes(accessibility: .afterFirstUnlockThisDeviceOnly, protectionTag: store.protection.tag)))
     }
 
     @Test("Delete removes the item; deleting nothing succeeds")

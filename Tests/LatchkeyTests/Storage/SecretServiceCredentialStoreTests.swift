@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
 import Testing
+
+@testable import Latchkey
 
 /// Runs only where a Secret Service keyring answers. On Debian/Ubuntu:
 ///
@@ -29,7 +30,11 @@ struct SecretServiceCredentialStoreTests {
         await #expect(throws: StorageError.self) { try await store.save(Data("x".utf8), key: "k") }
     }
 
-    @Test("Round trip through the keyring", .enabled(if: keyringAnswers && !lockTest, "needs a Secret Service keyring (dbus-run-session + gnome-keyring-daemon --unlock), and not the lock test"))
+    @Test(
+        "Round trip through the keyring",
+        .enabled(
+            if: keyringAnswers && !lockTest,
+            "needs a Secret Service keyring (dbus-run-session + gnome-keyring-daemon --unlock), and not the lock test"))
     func roundTrip() async throws {
         let service = "dev.latchkey.tests.\(UUID().uuidString)"
         let store = SecretServiceCredentialStore(service: service)
@@ -45,7 +50,9 @@ struct SecretServiceCredentialStoreTests {
         #expect(try await store.load(key: "session") == nil)
     }
 
-    @Test("The encrypted file store keeps its key in the keyring when one answers", .enabled(if: keyringAnswers && !lockTest, "needs a Secret Service keyring, and not the lock test"))
+    @Test(
+        "The encrypted file store keeps its key in the keyring when one answers",
+        .enabled(if: keyringAnswers && !lockTest, "needs a Secret Service keyring, and not the lock test"))
     func standardUsesKeyring() async throws {
         let directory = temporaryDirectory("keyring-file")
         defer { removeDirectory(directory) }
@@ -66,10 +73,12 @@ struct SecretServiceCredentialStoreTests {
         let service = "dev.latchkey.tests.\(UUID().uuidString)"
         let store = SecretServiceCredentialStore(service: service)
         try await store.save(Data("session".utf8), key: "session")
-        try await run("/usr/bin/dbus-send", [
-            "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
-            "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login",
-        ])
+        try await run(
+            "/usr/bin/dbus-send",
+            [
+                "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+                "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login",
+            ])
         await #expect(throws: StorageError.locked) { try await store.load(key: "session") }
         await #expect(throws: StorageError.locked) { try await store.save(Data("x".utf8), key: "other") }
     }

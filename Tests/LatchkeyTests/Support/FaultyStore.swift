@@ -1,6 +1,7 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
+
+@testable import Latchkey
 
 /// Wraps a real store and makes chosen operations fail, as a locked keychain, a full disk or a
 /// crash between the server's rotation and the local write would.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTestSupport
+
+@testable import Latchkey
 
 /// Stores `session` as ``SessionManager`` would have after a sign-in at `signedInAt`.
 func storeSession(

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-@testable import Latchkey
 import LatchkeyServer
 import LatchkeyTestSupport
 import LatchkeyTesting
 import LatchkeyWire
 import Testing
+
+@testable import Latchkey
 
 /// Sends every request to the server the test currently points it at (so a verifier configured
 /// with one URL sees a server whose keys changed), counting requests by path.
@@ -49,13 +50,15 @@ struct AccessTokenVerifierTests {
     static func verifier(
         _ server: TestServer, transport: any HTTPTransport, clock: ManualSessionClock, options: AccessTokenVerifier.Options = .init()
     ) -> AccessTokenVerifier {
-        AccessTokenVerifier(server: .init(baseURL: server.baseURL, apiKey: server.server.anonKey), transport: transport, clock: clock, options: options)
+        AccessTokenVerifier(
+            server: .init(baseURL: server.baseURL, apiKey: server.server.anonKey), transport: transport, clock: clock, options: options)
     }
 
     /// A token with `header` and `claims` signed by `sign` over `header.payload`.
     static func token(header: [String: Any], claims: [String: Any], sign: (Data) throws -> Data) throws -> String {
         func encode(_ data: Data) -> String {
-            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
         }
         let head = encode(try JSONSerialization.data(withJSONObject: header))
         let body = encode(try JSONSerialization.data(withJSONObject: claims))
@@ -249,7 +252,9 @@ struct AccessTokenVerifierTests {
             let claims = try Self.payload(of: session.accessToken)
             let attacker = P256.Signing.PrivateKey()
             func garbage() throws -> String {
-                try Self.token(header: ["alg": "ES256", "kid": UUID().uuidString], claims: claims) { try attacker.signature(for: $0).rawRepresentation }
+                try Self.token(header: ["alg": "ES256", "kid": UUID().uuidString], claims: claims) {
+                    try attacker.signature(for: $0).rawRepresentation
+                }
             }
             let tokens = try (0..<200).map { _ in try garbage() }
             let errors = await withTaskGroup(of: AccessTokenVerificationError?.self) { group in
