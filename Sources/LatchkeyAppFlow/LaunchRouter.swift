@@ -216,6 +216,17 @@ public final class LaunchRouter {
         return forwarding
     }
 
+    /// Tells the models that protected data can be read again, before the app becomes active:
+    /// forward UIKit's `UIApplication.protectedDataDidBecomeAvailableNotification` here. The
+    /// onboarding flag and the lock's preferences are read again (a launch before the first
+    /// unlock could not read them), and a session the store refused while the device was
+    /// locked is stored now (``SessionManager/protectedDataDidBecomeAvailable()``).
+    public func protectedDataDidBecomeAvailable() async {
+        reloadPreferences()
+        appLock?.reloadPreferences()
+        await manager.protectedDataDidBecomeAvailable()
+    }
+
     /// Reads the onboarding flag again (the router does it when it starts and whenever the app
     /// becomes active). The first read after a launch that could not read it counts as the
     /// launch's own: it decides whether onboarding was completed before this launch. Later reads

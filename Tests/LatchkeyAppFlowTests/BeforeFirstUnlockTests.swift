@@ -100,6 +100,25 @@ struct BeforeFirstUnlockFlowTests {
         }
     }
 
+    @Test("Protected data available again, still in the background: the flags are read and the route decided")
+    func protectedDataAvailableInBackground() async throws {
+        try await withFlowAccount { server, app, email, userID in
+            try await signedInThenRebooted(app, email: email)
+            await app.keychain.setLocked(false)
+            await app.marker.setReadable(true)
+
+            let launch = await app.launch()
+            await launch.router.start()
+            #expect(launch.router.route == .splash)
+
+            app.preferences.isAvailable = true
+            await launch.router.protectedDataDidBecomeAvailable()
+            #expect(await launch.waitForRoute(.main), "decided without waiting for the app to become active")
+            #expect(await launch.manager.state.isSignedIn)
+            #expect(await app.keychain.deleteAttempts == 0)
+        }
+    }
+
     @Test("Flags read after the unlock say onboarding was never completed (a reinstall): the keychain's session is still distrusted")
     func reinstallReadLate() async throws {
         try await withFlowAccount { server, app, email, _ in
