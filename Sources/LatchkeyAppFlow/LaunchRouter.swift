@@ -222,8 +222,10 @@ public final class LaunchRouter {
     /// unlock could not read them), and a session the store refused while the device was
     /// locked is stored now (``SessionManager/protectedDataDidBecomeAvailable()``).
     public func protectedDataDidBecomeAvailable() async {
-        reloadPreferences()
+        // The lock first, as when the app becomes active: the route is derived once, never
+        // through a moment of `locked` from a lock that could not read its preferences yet.
         appLock?.reloadPreferences()
+        reloadPreferences()
         await manager.protectedDataDidBecomeAvailable()
     }
 

@@ -41,24 +41,25 @@ public final class ManualSessionClock: SessionClock, Sendable {
 
     /// Moves time forward by `seconds` and wakes the sleepers that are due.
     public func advance(by seconds: TimeInterval) {
-        let due: [Sleeper] = state.withLockedValue { state in
+        move { state in
             state.now = state.now.addingTimeInterval(seconds)
             state.elapsed += .seconds(seconds)
-            let now = state.now
-            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
-            state.sleepers.removeAll { $0.deadline <= now }
-            return due
         }
-        due.forEach { $0.continuation.resume() }
     }
 
     /// Sets the wall clock to `date`, as a user changing the system time does: ``continuous``
     /// does not move, and sleepers whose deadline `date` reaches wake.
     public func setWallClock(to date: Date) {
+        move { $0.now = date }
+    }
+
+    /// Changes the time with `change`, then wakes the sleepers that are due, in deadline order.
+    private func move(_ change: (inout State) -> Void) {
         let due: [Sleeper] = state.withLockedValue { state in
-            state.now = date
-            let due = state.sleepers.filter { $0.deadline <= date }.sorted { $0.deadline < $1.deadline }
-            state.sleepers.removeAll { $0.deadline <= date }
+            change(&state)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
             return due
         }
         due.forEach { $0.continuation.resume() }

@@ -77,8 +77,17 @@ struct BeforeFirstUnlockFlowTests {
         }
     }
 
-    @Test("Preferences unreadable while the keychain is readable: the restored session is not signed out")
-    func preferencesUnreadableOnly() async throws {
+    /// How the models learn that the preferences can be read: the app becoming active, or
+    /// UIKit's protected-data notification while still in the background.
+    enum ReadableAgain: String, CaseIterable, Sendable {
+        case becomingActive = "the app becomes active"
+        case protectedDataAvailable = "protected data available, still in the background"
+    }
+
+    @Test(
+        "Preferences unreadable while the keychain is readable: the restored session is not signed out; read again when…",
+        arguments: ReadableAgain.allCases)
+    func preferencesUnreadableOnly(readableAgain: ReadableAgain) async throws {
         try await withFlowAccount { server, app, email, userID in
             try await signedInThenRebooted(app, email: email)
             // An `afterFirstUnlock` keychain that another process already unlocked, say: only
@@ -92,30 +101,14 @@ struct BeforeFirstUnlockFlowTests {
             #expect(launch.router.route == .splash)
 
             app.preferences.isAvailable = true
-            await launch.router.setPhase(.active).value
+            switch readableAgain {
+            case .becomingActive: await launch.router.setPhase(.active).value
+            case .protectedDataAvailable: await launch.router.protectedDataDidBecomeAvailable()
+            }
             #expect(await launch.waitForRoute(.main))
             #expect(await launch.manager.state.isSignedIn, "an unreadable onboarding flag never signed anyone out")
             #expect(await app.keychain.deleteAttempts == 0)
             #expect(launch.router.history == [.splash, .main])
-        }
-    }
-
-    @Test("Protected data available again, still in the background: the flags are read and the route decided")
-    func protectedDataAvailableInBackground() async throws {
-        try await withFlowAccount { server, app, email, userID in
-            try await signedInThenRebooted(app, email: email)
-            await app.keychain.setLocked(false)
-            await app.marker.setReadable(true)
-
-            let launch = await app.launch()
-            await launch.router.start()
-            #expect(launch.router.route == .splash)
-
-            app.preferences.isAvailable = true
-            await launch.router.protectedDataDidBecomeAvailable()
-            #expect(await launch.waitForRoute(.main), "decided without waiting for the app to become active")
-            #expect(await launch.manager.state.isSignedIn)
-            #expect(await app.keychain.deleteAttempts == 0)
         }
     }
 

@@ -40,7 +40,7 @@ extension AuthError {
     init?(answering error: any Error) {
         switch error {
         case let error as AuthError: self = error
-        case StoreError.duplicateEmail: self = .emailExists
+        case StoreError.duplicateEmail: self.init(StoreError.duplicateEmail)
         default: return nil
         }
     }

@@ -27,9 +27,8 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// errors (404, 405, 413) in GoTrue's words, a store failure by what it means
     /// (``AuthError/init(_:)``, logged), anything else a 500 that names only the error's type.
     static func authError(_ error: any Error, logger: Logger) -> AuthError {
+        if let answer = AuthError(answering: error) { return answer }
         switch error {
-        case let error as AuthError:
-            return error
         case let error as HTTPError:
             return translate(error)
         case let error as StoreError:

@@ -9,15 +9,11 @@ enum InputRules {
         guard let raw else { throw AuthError.validation("Missing email") }
         let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !email.isEmpty else { throw AuthError.validation("Missing email") }
-        guard isValidEmail(email) else {
+        // The shape every address must have, the same rule the clients check.
+        guard EmailRule.isWellFormed(email) else {
             throw AuthError.validation("Unable to validate email address: invalid format")
         }
         return email
-    }
-
-    /// The shape every address must have, the same rule the clients check (``EmailRule``).
-    static func isValidEmail(_ email: String) -> Bool {
-        EmailRule.isWellFormed(email)
     }
 
     /// Parses a Go-style duration ("24h", "1h30m", "90s", "500ms") or "none" (`nil`).

@@ -16,15 +16,11 @@ struct PKCEGrant: TokenGrant {
     private let limits: RateLimits
     private let sessions: SessionIssuer
 
-    init(store: any AuthStore, clock: any ServerClock, limits: RateLimits, sessions: SessionIssuer) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.sessions = sessions
-    }
-
     init(_ dependencies: GrantDependencies) {
-        self.init(store: dependencies.store, clock: dependencies.clock, limits: dependencies.limits, sessions: dependencies.sessions)
+        store = dependencies.store
+        clock = dependencies.clock
+        limits = dependencies.limits
+        sessions = dependencies.sessions
     }
 
     func session(for body: PKCEGrantBody, ipAddress: String) async throws -> SessionResponse {

@@ -17,19 +17,13 @@ struct PasswordGrant: TokenGrant {
     private let sessions: SessionIssuer
     private let logger: Logger
 
-    init(store: any AuthStore, clock: any ServerClock, passwords: PasswordPolicy, limits: RateLimits, sessions: SessionIssuer, logger: Logger) {
-        self.store = store
-        self.clock = clock
-        self.passwords = passwords
-        self.limits = limits
-        self.sessions = sessions
-        self.logger = logger
-    }
-
     init(_ dependencies: GrantDependencies) {
-        self.init(
-            store: dependencies.store, clock: dependencies.clock, passwords: dependencies.passwords, limits: dependencies.limits,
-            sessions: dependencies.sessions, logger: dependencies.logger)
+        store = dependencies.store
+        clock = dependencies.clock
+        passwords = dependencies.passwords
+        limits = dependencies.limits
+        sessions = dependencies.sessions
+        logger = dependencies.logger
     }
 
     func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
