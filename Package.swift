@@ -102,6 +102,9 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Identity providers' discovery, keys and token endpoints (Providers/).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // The SMTP client (SMTP/): STARTTLS and implicit TLS.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -82,6 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.jwtKeys), help: .setting(.jwtKeys)) var jwtKeys: String?
     @Option(name: .setting(.jwtKeysFile), help: .setting(.jwtKeysFile)) var jwtKeysFile: String?
     @Option(name: .setting(.databaseURLFile), help: .setting(.databaseURLFile)) var databaseURLFile: String?
+    @Flag(name: .setting(.allowLoopbackProviders), help: .setting(.allowLoopbackProviders)) var allowLoopbackProviders = false
 
     /// What the command line gave, by setting: the one place the options above are read.
     var commandLine: [String: ServerSetting.Value] {
@@ -141,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.jwtKeys, .given(jwtKeys))
         add(.jwtKeysFile, .given(jwtKeysFile))
         add(.databaseURLFile, .given(databaseURLFile))
+        add(.allowLoopbackProviders, .given(allowLoopbackProviders))
         return values
     }
 

@@ -196,6 +196,8 @@ public struct ServerConfiguration: Sendable {
     /// Whether metrics are recorded at all. Off: nothing is counted or timed (no cost on any
     /// request) and `GET /metrics` answers 404 whatever the token.
     public var metricsEnabled: Bool = true
+    /// Sign-in with Apple, Google and other OpenID Connect providers, and identity linking.
+    public var external = ExternalProviderSettings()
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.

@@ -198,8 +198,8 @@ extension ServerSetting {
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
         mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify, smtpURL,
         mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-        databaseURLFile, jwtSecret,
-    ]
+        databaseURLFile, jwtSecret, allowLoopbackProviders,
+    ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).
     package static func named(_ id: String) -> ServerSetting? { all.first { $0.id == id } }

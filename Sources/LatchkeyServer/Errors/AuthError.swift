@@ -12,6 +12,9 @@ package struct AuthError: Error, Sendable, Equatable {
     package var weakPasswordReasons: [String]?
     /// Seconds until a rate-limited client may try again (sent as `Retry-After`).
     package var retryAfter: Int?
+    /// Answered in OAuth's shape, `{"error": code, "error_description": message}`, as GoTrue
+    /// answers its `OAuthError`s (the ID-token grant's).
+    package var isOAuthShaped = false
 
     package init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
         self.status = status
@@ -63,6 +66,16 @@ extension AuthError {
 }
 
 extension AuthError {
+    /// GoTrue's `OAuthError`: 400 with `error` and `error_description`.
+    package static func oauth(_ error: String, _ description: String) -> AuthError {
+        var answer = AuthError(.badRequest, error, description)
+        answer.isOAuthShaped = true
+        return answer
+    }
+
+    /// An ID token whose form, issuer, key, signature or times are wrong (the reason is logged).
+    package static let badIDToken = oauth("invalid request", "Bad ID token")
+    package static let manualLinkingDisabled = AuthError(.notFound, "manual_linking_disabled", "Manual linking is disabled")
     package static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
     package static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
     package static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")

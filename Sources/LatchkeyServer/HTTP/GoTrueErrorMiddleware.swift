@@ -57,11 +57,14 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func response(for error: AuthError, request: Request) -> Response {
         let newShape = request.headers[apiVersionHeader] == apiVersion20240101
         let body =
-            newShape
+            error.isOAuthShaped
+            ? ErrorResponse(error: error.code, error_description: error.message)
+            : newShape
             ? ErrorResponse.apiVersion20240101(code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
             : ErrorResponse.standard(
                 status: Int(error.status.code), code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
-        var headers: HTTPFields = [.contentType: "application/json", errorCodeHeader: error.code]
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if !error.isOAuthShaped { headers[errorCodeHeader] = error.code }
         if newShape { headers[apiVersionHeader] = apiVersion20240101 }
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         let encoder = JSONEncoder()

@@ -29,6 +29,10 @@ package struct AuditEntry: Sendable, Hashable {
         case factorDeleted = "factor_deleted"
         /// An administrator renamed a factor.
         case factorUpdated = "factor_updated"
+        /// An identity at an external provider was linked to the account.
+        case identityLinked = "identity_linked"
+        /// An identity was unlinked from the account.
+        case identityUnlinked = "identity_unlinked"
     }
 
     package var id: UUID
@@ -59,7 +63,9 @@ package struct AuditEntry: Sendable, Hashable {
         switch action {
         case .login, .logout, .userSignedUp, .userRepeatedSignUp, .verificationAttempted: "account"
         case .tokenRefreshed, .tokenRevoked: "token"
-        case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword, .userReauthenticateRequested: "user"
+        case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword, .userReauthenticateRequested,
+            .identityLinked, .identityUnlinked:
+            "user"
         case .userDeleted, .userInvited: "team"
         case .factorInProgress, .factorUnenrolled, .challengeCreated, .factorDeleted, .factorUpdated: "factor"
         }

@@ -67,6 +67,19 @@ package struct UserRecord: Sendable, Hashable {
 }
 
 extension UserRecord {
+    /// The providers of the user's identities (`app_metadata.providers`): `email` for an
+    /// account that signs in with its address, then each external provider linked.
+    package var providers: [String] {
+        appMetadata["providers"]?.arrayValue?.compactMap(\.stringValue) ?? (email.isEmpty ? [] : ["email"])
+    }
+
+    /// Whether the account signs in with its address (it has GoTrue's `email` identity).
+    var hasEmailIdentity: Bool { providers.contains("email") }
+
+    /// Whether any identity at an external provider is linked (so the identities table has rows
+    /// for the user); an account that only signs in with its address has none to read.
+    package var hasLinkedIdentities: Bool { providers.contains { $0 != "email" } }
+
     /// ``email`` as the stores keep it: `NULL` for an anonymous user's empty address, so that the
     /// unique constraint applies to real addresses only.
     var storedEmail: String? { email.isEmpty ? nil : email }

@@ -10,6 +10,8 @@ struct AuthService: Sendable {
     let authentication: BearerAuthentication
     /// `POST /signup`.
     let signUp: SignUp
+    /// Sign-in with external providers, linking and unlinking identities.
+    let providers: ProviderSignIn
     /// `POST /token`: every grant type in ``TokenGrants/all``.
     let grants: TokenGrants
     /// `POST /logout`.
@@ -57,7 +59,7 @@ struct AuthService: Sendable {
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
         signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, limiter: RateLimiter, logger: Logger,
-        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults
+        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults, providerHTTP: (any ProviderHTTP)? = nil
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
@@ -81,10 +83,18 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger)
+        let directory = OIDCProviderDirectory(
+            http: providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders)),
+            clock: clock, logger: logger)
+        let providers = ProviderSignIn(
+            settings: configuration.external, store: store, clock: clock, sessions: sessions,
+            verifier: IDTokenVerifier(directory: directory, clock: clock, logger: logger), signupDisabled: configuration.disableSignup,
+            autoconfirm: configuration.autoconfirm, logger: logger)
+        self.providers = providers
         grants = TokenGrants(
             GrantDependencies(
                 configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
-                tokens: tokens, logger: logger))
+                tokens: tokens, logger: logger, authentication: authentication, providers: providers))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,

@@ -22,8 +22,10 @@ struct SessionIssuer: Sendable {
 
     /// Starts a session for `user` (recording `last_sign_in_at` and an audit entry of `action`)
     /// and returns it in GoTrue's shape.
-    func start(for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login) async throws -> SessionResponse {
-        let prepared = prepare(for: user, method: method, ipAddress: ipAddress, action: action)
+    func start(
+        for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login, provider: String = "email"
+    ) async throws -> SessionResponse {
+        let prepared = prepare(for: user, method: method, ipAddress: ipAddress, action: action, provider: provider)
         try await store.createSession(
             prepared.session, refreshTokenHash: OpaqueTokens.hash(prepared.refreshToken), updatingUser: prepared.user, audit: prepared.audit)
         return try await started(prepared)
@@ -31,7 +33,9 @@ struct SessionIssuer: Sendable {
 
     /// A new session for `user`, not yet stored: a new account stores it with its row
     /// (``AuthStore/insertUser(_:audit:start:)``), then calls ``started(_:)``.
-    func prepare(for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login) -> Prepared {
+    func prepare(
+        for user: UserRecord, method: String, ipAddress: String, action: AuditEntry.Action = .login, provider: String = "email"
+    ) -> Prepared {
         let now = clock.now()
         var user = user
         user.lastSignInAt = now
@@ -41,7 +45,7 @@ struct SessionIssuer: Sendable {
             notAfter: sessionTimebox.map { now.addingTimeInterval($0) }, authMethod: method)
         let audit = AuditEntry(
             action: action, actorID: user.id, actorUsername: user.email,
-            traits: ["provider": .string("email"), "method": .string(method)], ipAddress: ipAddress, createdAt: now)
+            traits: ["provider": .string(provider), "method": .string(method)], ipAddress: ipAddress, createdAt: now)
         return Prepared(session: session, refreshToken: OpaqueTokens.random(), user: user, audit: audit)
     }
 
@@ -62,6 +66,6 @@ struct SessionIssuer: Sendable {
         return SessionResponse(
             access_token: try await signer.sign(claims), expires_in: Int(accessTokenTTL),
             expires_at: Int(expiresAt.timeIntervalSince1970), refresh_token: refreshToken,
-            user: UserResponse(user, factors: try await store.factors(userID: user.id)))
+            user: UserResponse(user, factors: try await store.factors(userID: user.id), identities: try await store.linkedIdentities(of: user)))
     }
 }

@@ -79,6 +79,16 @@ package protocol AuthStore: Sendable {
         of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result
 
+    /// Every identity of the user at an external provider, oldest first.
+    func identities(userID: UUID) async throws -> [IdentityRecord]
+    /// Signs in, links or unlinks an identity in one transaction: reads the ``IdentityState``
+    /// of `lookup`, asks `plan` what to write, applies its changes in order and returns its
+    /// result. A plan that throws writes nothing. As for factors, `plan` makes every decision
+    /// and must be a pure function of the state (a store may run it again on a retry).
+    func changeIdentities<Result: Sendable>(
+        _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
+    ) async throws -> Result
+
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]
@@ -98,6 +108,12 @@ package protocol AuthStore: Sendable {
 }
 
 extension AuthStore {
+    /// The identities of `user` at external providers, read only when it has any (an account
+    /// that signs in with its address costs no query).
+    package func linkedIdentities(of user: UserRecord) async throws -> [IdentityRecord] {
+        user.hasLinkedIdentities ? try await identities(userID: user.id) : []
+    }
+
     package var poolUsage: DatabasePoolUsage? { nil }
 
     /// Replaces a user's fields, ending no session.

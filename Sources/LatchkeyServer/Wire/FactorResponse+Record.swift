@@ -15,7 +15,6 @@ extension UserResponse {
     /// The GoTrue user object for a stored user and their factors (`factors` left out when
     /// there are none, as GoTrue).
     init(_ user: UserRecord, factors: [FactorRecord]) {
-        self.init(user)
-        self.factors = factors.isEmpty ? nil : factors.map(FactorResponse.init)
+        self.init(user, factors: factors, identities: [])
     }
 }

@@ -24,19 +24,43 @@ extension UserResponse {
         updated_at = WireDate.format(user.updatedAt)
         is_anonymous = user.isAnonymous
         invited_at = user.invitedAt.map(WireDate.format)
-        identities =
-            user.email.isEmpty
-            ? []
-            : [
+        identities = Self.identities(of: user, linked: [])
+    }
+}
+
+extension UserResponse {
+    /// The GoTrue user object with the user's factors and identities at external providers.
+    init(_ user: UserRecord, factors: [FactorRecord], identities: [IdentityRecord]) {
+        self.init(user)
+        self.factors = factors.isEmpty ? nil : factors.map(FactorResponse.init)
+        self.identities = Self.identities(of: user, linked: identities)
+    }
+
+    /// The user's identities as GoTrue lists them: the `email` identity of an account that
+    /// signs in with its address (its id is the user's), then each linked identity, oldest first.
+    static func identities(of user: UserRecord, linked: [IdentityRecord]) -> [Identity] {
+        var identities: [Identity] = []
+        if !user.email.isEmpty, user.hasEmailIdentity {
+            let id = user.id.lowercasedString
+            identities.append(
                 Identity(
                     identity_id: id, id: id, user_id: id,
                     identity_data: [
                         "sub": .string(id), "email": .string(user.email),
                         "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(false),
                     ],
-                    provider: "email", last_sign_in_at: last_sign_in_at, created_at: created_at,
-                    updated_at: updated_at, email: user.email)
-            ]
+                    provider: "email", last_sign_in_at: user.lastSignInAt.map(WireDate.format), created_at: WireDate.format(user.createdAt),
+                    updated_at: WireDate.format(user.updatedAt), email: user.email))
+        }
+        for identity in linked {
+            identities.append(
+                Identity(
+                    identity_id: identity.id.lowercasedString, id: identity.subject, user_id: identity.userID.lowercasedString,
+                    identity_data: identity.identityData, provider: identity.provider,
+                    last_sign_in_at: identity.lastSignInAt.map(WireDate.format), created_at: WireDate.format(identity.createdAt),
+                    updated_at: WireDate.format(identity.updatedAt), email: identity.email))
+        }
+        return identities
     }
 }
 

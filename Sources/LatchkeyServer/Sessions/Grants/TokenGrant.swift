@@ -17,6 +17,15 @@ protocol TokenGrant: Sendable {
     init(_ dependencies: GrantDependencies)
     /// A new or renewed session for `body`, from a client at `ipAddress`.
     func session(for body: Body, ipAddress: String) async throws -> SessionResponse
+    /// A session for `body` when the grant needs more of the request than the client's
+    /// address (a bearer token); by default ``session(for:ipAddress:)``.
+    func session(for body: Body, request: Request, context: AuthRequestContext) async throws -> SessionResponse
+}
+
+extension TokenGrant {
+    func session(for body: Body, request: Request, context: AuthRequestContext) async throws -> SessionResponse {
+        try await session(for: body, ipAddress: context.clientIP)
+    }
 }
 
 /// What grants build themselves from: the server's shared parts, made once in ``AuthService``.
@@ -29,6 +38,8 @@ struct GrantDependencies: Sendable {
     var sessions: SessionIssuer
     var tokens: OpaqueTokens
     var logger: Logger
+    var authentication: BearerAuthentication
+    var providers: ProviderSignIn
 }
 
 extension TokenGrant {
@@ -38,7 +49,7 @@ extension TokenGrant {
         let grant = Self(dependencies)
         return { request, context in
             let body = try await JSONBody.decode(Body.self, from: request, context: context)
-            return try await grant.session(for: body, ipAddress: context.clientIP)
+            return try await grant.session(for: body, request: request, context: context)
         }
     }
 }

@@ -11,6 +11,7 @@ struct TokenGrants: Sendable {
         Registration(PasswordGrant.self),
         Registration(RefreshGrant.self),
         Registration(PKCEGrant.self),
+        Registration(IDTokenGrant.self),
     ]
 
     /// A grant type in ``all``: its name and how to build its handler.

@@ -162,6 +162,26 @@ enum PostgresMigrations {
                 "CREATE INDEX mfa_challenges_factor ON mfa_challenges (factor_id)",
                 "CREATE INDEX mfa_challenges_created_at ON mfa_challenges (created_at)",
             ]),
+        Migration(
+            version: "v5: identities at external providers",
+            statements: [
+                """
+                CREATE TABLE identities (
+                    id UUID PRIMARY KEY,
+                    provider_id TEXT NOT NULL,
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    provider TEXT NOT NULL,
+                    identity_data JSONB NOT NULL,
+                    email TEXT,
+                    last_sign_in_at TIMESTAMPTZ,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL,
+                    UNIQUE (provider_id, provider)
+                )
+                """,
+                "CREATE INDEX identities_user ON identities (user_id, created_at)",
+                "CREATE INDEX identities_email ON identities (email) WHERE email IS NOT NULL",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

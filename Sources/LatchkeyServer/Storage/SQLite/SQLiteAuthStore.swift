@@ -396,13 +396,13 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    private static func insert(_ user: UserRecord, _ db: Database) throws {
+    static func insert(_ user: UserRecord, _ db: Database) throws {
         try db.run(
             sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: SQLiteRows.userArguments(user))
     }
 
-    private static func update(_ user: UserRecord, _ db: Database) throws {
+    static func update(_ user: UserRecord, _ db: Database) throws {
         var arguments = SQLiteRows.userArguments(user)
         arguments += [user.id.lowercasedString]
         try db.run(

@@ -162,6 +162,26 @@ enum SQLiteMigrations {
                     CREATE INDEX mfa_challenges_created_at ON mfa_challenges(created_at);
                     """)
         }
+        migrator.registerMigration("v5: identities at external providers") { db in
+            // One user per (provider, subject); an identity goes with its user.
+            try db.execute(
+                sql: """
+                    CREATE TABLE identities (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        provider_id TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        provider TEXT NOT NULL,
+                        identity_data TEXT NOT NULL,
+                        email TEXT,
+                        last_sign_in_at DOUBLE,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL,
+                        UNIQUE (provider_id, provider)
+                    );
+                    CREATE INDEX identities_user ON identities(user_id, created_at);
+                    CREATE INDEX identities_email ON identities(email) WHERE email IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The external providers' settings: environment variables only, with GoTrue's names, as
+/// GoTrue is configured; `--allow-loopback-providers` is also a flag.
+extension ServerSetting {
+    /// The settings of each provider: `GOTRUE_EXTERNAL_<NAME>_ENABLED`, `_CLIENT_ID` (several,
+    /// comma-separated), `_SECRET`, `_REDIRECT_URI`, `_URL`, `_SKIP_NONCE_CHECK`, `_EMAIL_OPTIONAL`.
+    static func provider(_ name: String, _ keyPath: WritableKeyPath<ExternalProviderSettings, ProviderSettings>, title: String) -> [ServerSetting] {
+        let settings: WritableKeyPath<ServerConfiguration, ProviderSettings> = (\ServerConfiguration.external as WritableKeyPath<ServerConfiguration, ExternalProviderSettings>).appending(path: keyPath)
+        func at<T>(_ member: WritableKeyPath<ProviderSettings, T>) -> WritableKeyPath<ServerConfiguration, T> { settings.appending(path: member) }
+        let prefix = "GOTRUE_EXTERNAL_\(name.uppercased())"
+        return [
+            ServerSetting(environment: "\(prefix)_ENABLED", at(\.enabled), .boolean, help: "Allow sign-in with \(title)."),
+            ServerSetting(
+                environment: "\(prefix)_CLIENT_ID", at(\.clientIDs), .commaList,
+                help: "\(title)'s OAuth client IDs, comma-separated; an ID token's audience must name one."),
+            ServerSetting(
+                environment: "\(prefix)_SECRET", at(\.secret), .optionalText, help: "\(title)'s OAuth client secret.",
+                isSecret: true),
+            ServerSetting(
+                environment: "\(prefix)_REDIRECT_URI", at(\.redirectURI), .optionalText,
+                help: "The callback URL registered with \(title) (default: <external URL>/callback)."),
+            ServerSetting(
+                environment: "\(prefix)_URL", at(\.url), .optionalText,
+                help: "\(title)'s issuer URL, where it has no fixed one."),
+            ServerSetting(
+                environment: "\(prefix)_SKIP_NONCE_CHECK", at(\.skipNonceCheck), .boolean,
+                help: "Accept \(title) ID tokens without checking a nonce."),
+            ServerSetting(
+                environment: "\(prefix)_EMAIL_OPTIONAL", at(\.emailOptional), .boolean,
+                help: "Sign users in with \(title) even when it gives no email address."),
+        ]
+    }
+
+    package static let allowLoopbackProviders = ServerSetting(
+        "allow-loopback-providers", \.external.allowLoopbackProviders, .switch,
+        help: "Development only: let identity providers on 127.0.0.1 or ::1 be used, over http too (logged as a warning).")
+
+    /// Every external-provider setting.
+    package static let externalProviders: [ServerSetting] =
+        provider("apple", \.apple, title: "Sign in with Apple") + provider("google", \.google, title: "Google")
+        + provider("keycloak", \.keycloak, title: "Keycloak (any OpenID Connect issuer)") + provider("github", \.github, title: "GitHub") + [
+            ServerSetting(
+                environment: "GOTRUE_EXTERNAL_IOS_BUNDLE_ID", \.external.iosBundleID, .optionalText,
+                help: "An iOS app's bundle ID, accepted as the audience of Apple ID tokens."),
+            ServerSetting(
+                environment: "GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS", \.external.allowedIDTokenIssuers, .commaList,
+                help: "Further issuers whose ID tokens are accepted with the request's issuer and client_id, comma-separated."),
+            ServerSetting(
+                environment: "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", \.external.manualLinkingEnabled, .boolean,
+                help: "Let a signed-in user link and unlink identities."),
+        ]
+
+    /// An environment-only setting stored at `keyPath`.
+    init<T>(environment variable: String, _ keyPath: WritableKeyPath<ServerConfiguration, T>, _ parser: Parser<T>, help: String, isSecret: Bool = false) {
+        nonisolated(unsafe) let keyPath = keyPath
+        let conversion: Conversion = T.self == Bool.self ? .boolean : .none
+        self.init(
+            variable, kind: .environmentOnly, variables: [Variable(variable, conversion)], help: help, isSecret: isSecret,
+            defaultText: { parser.describe($0[keyPath: keyPath]) },
+            store: { value, setting, configuration throws(ConfigurationError) in
+                configuration[keyPath: keyPath] = try parser.parse(value, setting)
+            })
+    }
+}

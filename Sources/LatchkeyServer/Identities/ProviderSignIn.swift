@@ -1,0 +1,78 @@
+import Foundation
+import LatchkeyWire
+import Logging
+
+/// Signs people in with identities at external providers, links and unlinks identities: the
+/// use case behind the ID-token grant, the browser sign-in's callback and `/user/identities`.
+struct ProviderSignIn: Sendable {
+    let settings: ExternalProviderSettings
+    let store: any AuthStore
+    let clock: any ServerClock
+    let sessions: SessionIssuer
+    let verifier: IDTokenVerifier
+    let signupDisabled: Bool
+    let autoconfirm: Bool
+    let logger: Logger
+
+    /// The provider a request names, with its ID token's claims once verified.
+    func verify(
+        idToken: String, provider name: String?, issuer: String?, clientID: String?, nonce: String?, accessToken: String?
+    ) async throws -> (provider: ResolvedProvider, data: ProviderUserData) {
+        let provider = try ResolvedProvider.resolve(
+            provider: name, issuer: issuer, clientID: clientID, tokenIssuer: Self.unverifiedIssuer(of: idToken), in: settings)
+        let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)
+        return (provider, ProviderUserData(claims: claims, style: provider.claims))
+    }
+
+    /// A session for the person `data` describes at `provider`: their account, an account
+    /// their verified address links to, or a new one (see ``ProviderSignInPlan``).
+    func signIn(_ provider: ResolvedProvider, _ data: ProviderUserData, ipAddress: String) async throws -> SessionResponse {
+        let context = ProviderSignInPlan.Context(
+            provider: provider.name, data: data, emailOptional: provider.emailOptional, signupDisabled: signupDisabled,
+            autoconfirm: autoconfirm, ipAddress: ipAddress, now: clock.now())
+        let outcome = try await store.changeIdentities(ProviderSignInPlan.lookup(provider: provider.name, data: data)) { state in
+            try ProviderSignInPlan.signIn(state, context)
+        }
+        switch outcome {
+        case .needsVerification(let error):
+            throw error
+        case .signedIn(let user, let created):
+            logger.info(
+                created ? "account created with a provider" : "signed in with a provider",
+                metadata: ["user_id": "\(user.id)", "provider": "\(provider.name)"])
+            return try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+        }
+    }
+
+    /// Links the identity `data` describes to the signed-in `user`, and starts a session for
+    /// the user (as GoTrue's ID-token grant with `link_identity` does).
+    func link(_ provider: ResolvedProvider, _ data: ProviderUserData, to userID: UUID, ipAddress: String) async throws -> SessionResponse {
+        guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
+        let context = ProviderSignInPlan.Context(
+            provider: provider.name, data: data, emailOptional: provider.emailOptional, signupDisabled: signupDisabled,
+            autoconfirm: autoconfirm, ipAddress: ipAddress, now: clock.now())
+        var lookup = ProviderSignInPlan.lookup(provider: provider.name, data: data)
+        lookup.userID = userID
+        let user = try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.link(state, context) }
+        logger.info("identity linked", metadata: ["user_id": "\(user.id)", "provider": "\(provider.name)"])
+        return try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+    }
+
+    /// `DELETE /user/identities/{identity_id}`.
+    func unlink(identityID: UUID, from userID: UUID, ipAddress: String) async throws {
+        guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
+        let now = clock.now()
+        _ = try await store.changeIdentities(IdentityLookup(userID: userID)) { state in
+            try ProviderSignInPlan.unlink(state, identityID: identityID, ipAddress: ipAddress, now: now)
+        }
+    }
+
+    /// The `iss` of a token not yet verified: only to tell which of Apple's issuers it names.
+    static func unverifiedIssuer(of token: String) -> String? {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(utf8: parts[1]),
+            let claims = try? JSONDecoder().decode([String: JSONValue].self, from: payload)
+        else { return nil }
+        return claims["iss"]?.stringValue
+    }
+}

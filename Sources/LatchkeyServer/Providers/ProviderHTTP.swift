@@ -1,0 +1,97 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One request the server sends to an identity provider.
+package struct ProviderRequest: Sendable {
+    package var url: URL
+    package var method: String = "GET"
+    package var headers: [(String, String)] = [("Accept", "application/json")]
+    package var body: Data?
+
+    package init(url: URL, method: String = "GET", headers: [(String, String)] = [("Accept", "application/json")], body: Data? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A form post (`application/x-www-form-urlencoded`), as OAuth token endpoints take it.
+    package static func form(_ url: URL, _ fields: [(String, String)], headers: [(String, String)] = []) -> ProviderRequest {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let encoded = fields.map { name, value in
+            "\(name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }
+        return ProviderRequest(
+            url: url, method: "POST",
+            headers: [("Accept", "application/json"), ("Content-Type", "application/x-www-form-urlencoded")] + headers,
+            body: Data(encoded.joined(separator: "&").utf8))
+    }
+}
+
+/// A provider's answer: its status and body.
+package struct ProviderResponse: Sendable {
+    package var status: Int
+    package var body: Data
+
+    package init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// Why a request to a provider failed. The description names the URL's host and the reason,
+/// never a body, a code or a secret.
+package struct ProviderFetchError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// How the server talks to identity providers: injected, so that tests can count or refuse
+/// requests; ``GuardedProviderHTTP`` is the real one.
+package protocol ProviderHTTP: Sendable {
+    func send(_ request: ProviderRequest) async throws -> ProviderResponse
+}
+
+/// Sends provider requests with AsyncHTTPClient after ``ProviderAddressPolicy`` allowed the
+/// URL: no redirects followed (a redirect could lead anywhere), 10 seconds at most
+/// (GoTrue's `GOTRUE_INTERNAL_HTTP_TIMEOUT` default), at most 1 MB read.
+package struct GuardedProviderHTTP: ProviderHTTP {
+    package static let maximumBodySize = 1 << 20
+    package var policy: ProviderAddressPolicy
+    package var timeout: TimeAmount
+
+    package init(policy: ProviderAddressPolicy, timeout: TimeAmount = .seconds(10)) {
+        self.policy = policy
+        self.timeout = timeout
+    }
+
+    package func send(_ request: ProviderRequest) async throws -> ProviderResponse {
+        let host = request.url.host ?? "?"
+        if let refusal = await policy.refusal(for: request.url) {
+            throw ProviderFetchError("refused to fetch from \(host): \(refusal)")
+        }
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: timeout, read: timeout)
+        return try await HTTPClient.withHTTPClient(configuration: configuration) { client in
+            var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+            outgoing.method = HTTPMethod(rawValue: request.method)
+            for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+            outgoing.headers.replaceOrAdd(name: "User-Agent", value: "Latchkey")
+            if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+            do {
+                let response = try await client.execute(outgoing, timeout: timeout)
+                let body = try await response.body.collect(upTo: Self.maximumBodySize)
+                return ProviderResponse(status: Int(response.status.code), body: Data(body.readableBytesView))
+            } catch {
+                throw ProviderFetchError("request to \(host) failed: \(type(of: error))")
+            }
+        }
+    }
+}
