@@ -123,6 +123,9 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeyServer",
+                // TestIdentityProvider: an OpenID provider's discovery document and keys, served locally.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 // TOTPCode: HMAC-SHA-1 for RFC 6238 codes.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

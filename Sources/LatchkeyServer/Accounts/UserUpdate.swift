@@ -70,6 +70,7 @@ struct UserUpdate: Sendable {
             try await emailLinks.send(
                 .emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
-        return UserResponse(try await store.user(id: user.id) ?? user, factors: try await store.factors(userID: user.id))
+        let stored = try await store.user(id: user.id) ?? user
+        return UserResponse(stored, factors: try await store.factors(userID: user.id), identities: try await store.linkedIdentities(of: stored))
     }
 }

@@ -30,7 +30,8 @@ struct AdminUsers: Sendable {
     }
 
     func user(_ id: UUID) async throws -> UserResponse {
-        UserResponse(try await existingUser(id), factors: try await store.factors(userID: id))
+        let user = try await existingUser(id)
+        return UserResponse(user, factors: try await store.factors(userID: id), identities: try await store.linkedIdentities(of: user))
     }
 
     /// Creates an account: unconfirmed unless `email_confirm`, without a password unless one is given.

@@ -231,6 +231,7 @@ public struct ServerConfiguration: Sendable {
         guard minimumPasswordLength >= 6 else { throw S.passwordMinLength.error("must be at least 6") }
         guard (1...1000).contains(databasePoolSize) else { throw S.databasePoolSize.error("must be between 1 and 1000") }
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
+        try external.validate()
         if let sessionInactivityTimeout, sessionInactivityTimeout <= 0 {
             throw S.sessionInactivityTimeout.error("must be more than 0 seconds")
         }

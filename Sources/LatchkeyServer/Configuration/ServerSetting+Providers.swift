@@ -6,7 +6,8 @@ extension ServerSetting {
     /// The settings of each provider: `GOTRUE_EXTERNAL_<NAME>_ENABLED`, `_CLIENT_ID` (several,
     /// comma-separated), `_SECRET`, `_REDIRECT_URI`, `_URL`, `_SKIP_NONCE_CHECK`, `_EMAIL_OPTIONAL`.
     static func provider(_ name: String, _ keyPath: WritableKeyPath<ExternalProviderSettings, ProviderSettings>, title: String) -> [ServerSetting] {
-        let settings: WritableKeyPath<ServerConfiguration, ProviderSettings> = (\ServerConfiguration.external as WritableKeyPath<ServerConfiguration, ExternalProviderSettings>).appending(path: keyPath)
+        let settings: WritableKeyPath<ServerConfiguration, ProviderSettings> =
+            (\ServerConfiguration.external as WritableKeyPath<ServerConfiguration, ExternalProviderSettings>).appending(path: keyPath)
         func at<T>(_ member: WritableKeyPath<ProviderSettings, T>) -> WritableKeyPath<ServerConfiguration, T> { settings.appending(path: member) }
         let prefix = "GOTRUE_EXTERNAL_\(name.uppercased())"
         return [
@@ -52,7 +53,9 @@ extension ServerSetting {
         ]
 
     /// An environment-only setting stored at `keyPath`.
-    init<T>(environment variable: String, _ keyPath: WritableKeyPath<ServerConfiguration, T>, _ parser: Parser<T>, help: String, isSecret: Bool = false) {
+    init<T>(
+        environment variable: String, _ keyPath: WritableKeyPath<ServerConfiguration, T>, _ parser: Parser<T>, help: String, isSecret: Bool = false
+    ) {
         nonisolated(unsafe) let keyPath = keyPath
         let conversion: Conversion = T.self == Bool.self ? .boolean : .none
         self.init(
@@ -61,5 +64,26 @@ extension ServerSetting {
             store: { value, setting, configuration throws(ConfigurationError) in
                 configuration[keyPath: keyPath] = try parser.parse(value, setting)
             })
+    }
+}
+
+extension ExternalProviderSettings {
+    /// Refuses a provider that cannot work: Keycloak on without an issuer URL, or an issuer URL
+    /// that is not `https` (on 127.0.0.1 or ::1, `http` with ``allowLoopbackProviders``).
+    func validate() throws(ConfigurationError) {
+        for name in ["apple", "google", "keycloak", "github"] {
+            guard let provider = self[name], provider.enabled else { continue }
+            let setting = "GOTRUE_EXTERNAL_\(name.uppercased())_URL"
+            if name == "keycloak", provider.url?.isEmpty ?? true { throw ConfigurationError("\(setting) is needed to enable \(name)") }
+            guard let text = provider.url, !text.isEmpty else { continue }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host else {
+                throw ConfigurationError("\(setting) is not a URL: '\(text)'")
+            }
+            let loopback = host == "127.0.0.1" || host == "::1" || host == "[::1]" || host == "localhost"
+            guard scheme == "https" || (scheme == "http" && loopback && allowLoopbackProviders) else {
+                throw ConfigurationError(
+                    "\(setting) must be an https URL ('\(text)'); a provider on 127.0.0.1 over http needs --allow-loopback-providers")
+            }
+        }
     }
 }

@@ -32,7 +32,9 @@ package struct ResolvedProvider: Sendable, Equatable {
     ) throws(AuthError) -> ResolvedProvider {
         let provider = provider ?? ""
         let issuer = issuer ?? ""
-        func fixed(_ name: String, _ configured: ProviderSettings, issuer: String, issuers: Set<String>, style: ProviderClaimsStyle, extra: [String] = [])
+        func fixed(
+            _ name: String, _ configured: ProviderSettings, issuer: String, issuers: Set<String>, style: ProviderClaimsStyle, extra: [String] = []
+        )
             throws(AuthError) -> ResolvedProvider
         {
             guard configured.enabled else { throw AuthError(.badRequest, "provider_disabled", "Provider (issuer \"\(issuer)\") is not enabled") }

@@ -149,6 +149,7 @@ public enum LatchkeyApplication {
         SSORoutes().register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
+        IdentityRoutes(service: service).register(on: router)
         FactorRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)

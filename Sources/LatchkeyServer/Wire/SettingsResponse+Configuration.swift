@@ -1,11 +1,12 @@
 import LatchkeyWire
 
 extension SettingsResponse {
-    /// What `GET /settings` says about a server with `configuration`: email sign-in only, and
+    /// What `GET /settings` says about a server with `configuration`: the ways to sign in, and
     /// the password rule a sign-up form can check before sending.
     init(_ configuration: ServerConfiguration) {
         self.init(
-            external: ["email": true, "phone": false, "anonymous_users": false],
+            external: configuration.external.enabledProviders.merging(
+                ["email": true, "phone": false, "anonymous_users": configuration.enableAnonymousUsers]) { _, fixed in fixed },
             disable_signup: configuration.disableSignup, mailer_autoconfirm: configuration.autoconfirm,
             phone_autoconfirm: false, sms_provider: "", saml_enabled: false,
             password_min_length: configuration.minimumPasswordLength)

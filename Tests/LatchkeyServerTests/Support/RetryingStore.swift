@@ -33,6 +33,12 @@ final class RetryingStore: AuthStore {
     ) async throws -> Result {
         try await base.changeFactors(of: userID, challengeID: challengeID, sessionID: sessionID, plan: plan)
     }
+    func identities(userID: UUID) async throws -> [IdentityRecord] { try await base.identities(userID: userID) }
+    func changeIdentities<Result: Sendable>(
+        _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
+    ) async throws -> Result {
+        try await base.changeIdentities(lookup, plan: plan)
+    }
     func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? { try await base.sessionID(ofRefreshTokenHash: hash) }
     func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws { try await base.insertUser(user, audit: audit) }
     func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
