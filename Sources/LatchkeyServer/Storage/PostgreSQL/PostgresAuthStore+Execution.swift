@@ -105,7 +105,8 @@ enum PostgresFailure {
     /// The error a store caller should see for `error`.
     static func translate(_ error: any Error) -> any Error {
         switch error {
-        case is StoreError, is CancellationError, is ConfigurationError, is PostgresDecodingError:
+        case is StoreError, is CancellationError, is ConfigurationError, is PostgresDecodingError, is AuthError:
+            // An AuthError is a plan's answer (an identity already linked), not the database's.
             return error
         case let error as PSQLError where error.code == .server:
             let state = error.serverInfo?[.sqlState] ?? ""
