@@ -65,6 +65,9 @@ fi
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
     interop=1
     echo "test.sh: Supabase client interop runs after swift test (supabase-auth $(python3 -c 'import importlib.metadata as m; print(m.version("supabase-auth"))'), Tests/Interop)"
+    if ! python3 -c 'import oidc_provider_mock' >/dev/null 2>&1; then
+        note_skip "sign-in with an OpenID provider in the interop tests (pip install oidc-provider-mock==0.3.4)"
+    fi
 else
     interop=0
     note_skip "the Supabase client interop tests (pip install supabase-auth pytest)"

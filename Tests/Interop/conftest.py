@@ -86,7 +86,10 @@ class Server:
             return ""
 
 
-def _start_server(binary: Path, root: Path, *, autoconfirm: bool, name: str | None = None, extra_args: tuple[str, ...] = ()) -> Server:
+def _start_server(
+    binary: Path, root: Path, *, autoconfirm: bool, name: str | None = None, extra_args: tuple[str, ...] = (),
+    extra_env: dict[str, str] | None = None,
+) -> Server:
     name = name or ("autoconfirm" if autoconfirm else "confirming")
     # One client IP makes every request here: lift the per-IP sign-in, verification and MFA
     # limits so the suite's ~100 sign-ins, ~30 verifications and MFA calls cannot trip them.
@@ -98,7 +101,7 @@ def _start_server(binary: Path, root: Path, *, autoconfirm: bool, name: str | No
     if autoconfirm:
         args.append("--autoconfirm")
     args.extend(extra_args)
-    started = start_latchkey(binary, root, name, args)
+    started = start_latchkey(binary, root, name, args, extra_env)
     env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"}
     keys = subprocess.run(
         [str(binary), "keys", "--data-dir", str(started.data_dir), "--external-url", started.url],

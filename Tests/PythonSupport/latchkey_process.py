@@ -174,7 +174,7 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def start_latchkey(binary: Path, root: Path, name: str, extra_args: list[str]) -> Process:
+def start_latchkey(binary: Path, root: Path, name: str, extra_args: list[str], extra_env: dict[str, str] | None = None) -> Process:
     """Starts `latchkey serve` on a free port with a fresh data directory under `root`, and
     returns once it answers /health. Tries again on another port if the chosen one was taken."""
     last_error = ""
@@ -184,7 +184,7 @@ def start_latchkey(binary: Path, root: Path, name: str, extra_args: list[str]) -
         data_dir = root / f"{name}-{attempt}"
         log_path = root / f"{name}-{attempt}.log"
         args = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir), *extra_args]
-        env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"}
+        env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"} | (extra_env or {})
         with open(log_path, "wb") as log:
             process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
         deadline = time.monotonic() + START_TIMEOUT

@@ -113,7 +113,8 @@ package enum ProviderSignInPlan {
                 user.appMetadata["provider"] = .string(context.provider)
                 changes.append(.deleteIdentities(userID: user.id, except: identity.id))
             }
-            if verified || (context.autoconfirm && !candidateEmail.isEmpty) {
+            // As GoTrue: autoconfirm confirms the account even when the address stayed someone else's.
+            if verified || context.autoconfirm {
                 user.emailConfirmedAt = now
                 changes.append(audit(.userSignedUp, user: user, context))
             } else {

@@ -90,7 +90,10 @@ struct IDTokenGrantTests {
             let token = try provider.idToken(
                 subject: "attacker", audience: Self.clientID, email: "victim@example.com", emailVerified: false, issuedAt: server.clock.now())
             let response = try await Self.grant(server, token)
-            #expect(TestSession(response)?.userID != existing.userID)
+            // A new account, without the address (it stays the owner's).
+            let session = try #require(TestSession(response), "\(response.text)")
+            #expect(session.userID != existing.userID)
+            #expect(session.email == "")
             let me = try await server.request(.GET, "/user", bearer: existing.accessToken)
             #expect((me["identities"] as? [[String: Any]])?.count == 1)
             #expect(me["email"] as? String == "victim@example.com")
