@@ -60,18 +60,54 @@ public final class TestIdentityProvider: Sendable {
         }
     }
 
+    /// Who signs in at the provider's authorization page (which consents at once, with no
+    /// page to fill in): set with ``signInNext(subject:email:emailVerified:name:)``.
+    public struct Person: Sendable, Hashable {
+        public var subject: String
+        public var email: String?
+        public var emailVerified: Bool
+        public var name: String?
+
+        public init(subject: String, email: String? = nil, emailVerified: Bool = true, name: String? = nil) {
+            self.subject = subject
+            self.email = email
+            self.emailVerified = emailVerified
+            self.name = name
+        }
+    }
+
+    /// The browser flow's state: codes handed out and not yet exchanged, who signs in next,
+    /// what clients sent.
+    struct Authorizations: Sendable {
+        struct Pending: Sendable {
+            var clientID: String
+            var redirectURI: String
+            var nonce: String?
+            var codeChallenge: String?
+            var person: Person
+        }
+        var next = Person(subject: "test-person", email: "test-person@example.com")
+        var pending: [String: Pending] = [:]
+        var clientSecrets: [String] = []
+        var authorizationRequests: [[String: String]] = []
+    }
+
     /// The issuer URL (`http://127.0.0.1:<port>`), also the `iss` of its tokens.
     public let issuer: String
     private let keys: NIOLockedValueBox<[Key]>
     private let keyFetches: NIOLockedValueBox<Int>
+    private let authorizations: NIOLockedValueBox<Authorizations>
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(issuer: String, keys: NIOLockedValueBox<[Key]>, keyFetches: NIOLockedValueBox<Int>, group: ServiceGroup, task: Task<Void, any Error>)
-    {
+    private init(
+        issuer: String, keys: NIOLockedValueBox<[Key]>, keyFetches: NIOLockedValueBox<Int>, authorizations: NIOLockedValueBox<Authorizations>,
+        group: ServiceGroup, task: Task<Void, any Error>
+    ) {
         self.issuer = issuer
         self.keys = keys
         self.keyFetches = keyFetches
+        self.authorizations = authorizations
         self.group = group
         self.task = task
     }
@@ -82,6 +118,7 @@ public final class TestIdentityProvider: Sendable {
     ) async throws -> TestIdentityProvider {
         let keys = NIOLockedValueBox([try Key.make(algorithm)])
         let keyFetches = NIOLockedValueBox(0)
+        let authorizations = NIOLockedValueBox(Authorizations())
         let issuerBox = NIOLockedValueBox("")
         let router = Router()
         router.get("/.well-known/openid-configuration") { _, _ -> Response in
@@ -90,6 +127,15 @@ public final class TestIdentityProvider: Sendable {
                 "issuer": issuer, "jwks_uri": issuer + "/jwks", "authorization_endpoint": issuer + "/authorize",
                 "token_endpoint": issuer + "/token", "id_token_signing_alg_values_supported": algorithm.rawValue,
             ])
+        }
+        router.get("/authorize") { request, _ -> Response in
+            try authorize(request, authorizations: authorizations)
+        }
+        router.post("/token") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 64 << 10)
+            return try exchange(
+                request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
+                authorizations: authorizations)
         }
         router.get("/jwks") { _, _ -> Response in
             keyFetches.withLockedValue { $0 += 1 }
@@ -117,8 +163,20 @@ public final class TestIdentityProvider: Sendable {
         }
         let issuer = "http://127.0.0.1:\(port)"
         issuerBox.withLockedValue { $0 = issuer }
-        return TestIdentityProvider(issuer: issuer, keys: keys, keyFetches: keyFetches, group: group, task: task)
+        return TestIdentityProvider(issuer: issuer, keys: keys, keyFetches: keyFetches, authorizations: authorizations, group: group, task: task)
     }
+
+    /// Makes `person` the one who signs in at the next authorization (the page consents at once).
+    public func signInNext(subject: String, email: String? = nil, emailVerified: Bool = true, name: String? = nil) {
+        authorizations.withLockedValue { $0.next = Person(subject: subject, email: email, emailVerified: emailVerified, name: name) }
+    }
+
+    /// The client secrets the token endpoint received, oldest first (to check, say, the
+    /// client-secret JWT a server made for Sign in with Apple).
+    public var receivedClientSecrets: [String] { authorizations.withLockedValue { $0.clientSecrets } }
+
+    /// The query of each authorization request, oldest first.
+    public var authorizationRequests: [[String: String]] { authorizations.withLockedValue { $0.authorizationRequests } }
 
     /// How often the signing keys were fetched.
     public var keySetFetches: Int { keyFetches.withLockedValue { $0 } }
@@ -179,6 +237,117 @@ public final class TestIdentityProvider: Sendable {
     static func base64URL(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    // MARK: The authorization-code flow
+
+    /// `GET /authorize`: the person set with ``signInNext(subject:email:emailVerified:name:)``
+    /// consents at once. The code goes back to `redirect_uri` in its query, or, with
+    /// `response_mode=form_post` (as Apple answers), in a page whose form posts it there (with
+    /// Apple's `user` field carrying the name).
+    private static func authorize(_ request: Request, authorizations: NIOLockedValueBox<Authorizations>) throws -> Response {
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        guard query["response_type"] == "code", let clientID = query["client_id"], let redirectURI = query["redirect_uri"],
+            let state = query["state"]
+        else { return Response(status: .badRequest) }
+        if let method = query["code_challenge_method"], method != "S256" { return Response(status: .badRequest) }
+        let code = UUID().uuidString
+        let person = authorizations.withLockedValue { box in
+            box.authorizationRequests.append(query)
+            box.pending[code] = .init(
+                clientID: clientID, redirectURI: redirectURI, nonce: query["nonce"], codeChallenge: query["code_challenge"], person: box.next)
+            return box.next
+        }
+        guard query["response_mode"] == "form_post" else {
+            var components = URLComponents(string: redirectURI)
+            let existing = components?.queryItems ?? []
+            components?.queryItems = existing + [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state)]
+            return Response(status: .found, headers: [.location: components?.string ?? redirectURI])
+        }
+        var fields = ["code": code, "state": state]
+        if let name = person.name {
+            let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
+            let user: [String: Any] = ["name": ["firstName": parts.first ?? "", "lastName": parts.count > 1 ? parts[1] : ""], "email": person.email ?? ""]
+            fields["user"] = String(decoding: try JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
+        }
+        let inputs = fields.sorted { $0.key < $1.key }.map { "<input type=\"hidden\" name=\"\(escape($0.key))\" value=\"\(escape($0.value))\">" }
+        let page = "<!doctype html><form method=\"post\" action=\"\(escape(redirectURI))\">\(inputs.joined())</form>"
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// `POST /token`: a code for its client and redirect URI, once, with the verifier of its
+    /// challenge; answers an access token and an ID token carrying the nonce as sent.
+    private static func exchange(
+        _ request: Request, form: [String: String], issuer: String, keys: NIOLockedValueBox<[Key]>,
+        authorizations: NIOLockedValueBox<Authorizations>
+    ) throws -> Response {
+        func refuse(_ error: String) -> Response {
+            let data = (try? JSONSerialization.data(withJSONObject: ["error": error])) ?? Data()
+            return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        var clientID = form["client_id"]
+        var secret = form["client_secret"]
+        if let basic = request.headers[.authorization], basic.hasPrefix("Basic "),
+            let decoded = Data(base64Encoded: String(basic.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
+            let colon = decoded.firstIndex(of: ":")
+        {
+            clientID = String(decoded[..<colon]).removingPercentEncoding
+            secret = String(decoded[decoded.index(after: colon)...]).removingPercentEncoding
+        }
+        guard form["grant_type"] == "authorization_code", let code = form["code"] else { return refuse("unsupported_grant_type") }
+        guard let secret, !secret.isEmpty else { return refuse("invalid_client") }
+        guard let pending = authorizations.withLockedValue({ box -> Authorizations.Pending? in
+            box.clientSecrets.append(secret)
+            return box.pending.removeValue(forKey: code)
+        })
+        else { return refuse("invalid_grant") }
+        guard pending.clientID == clientID, pending.redirectURI == form["redirect_uri"] else { return refuse("invalid_grant") }
+        if let challenge = pending.codeChallenge {
+            guard let verifier = form["code_verifier"], base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == challenge else {
+                return refuse("invalid_grant")
+            }
+        }
+        let accessToken = UUID().uuidString
+        let now = Int(Date().timeIntervalSince1970)
+        var claims: [String: Any] = [
+            "iss": issuer, "sub": pending.person.subject, "aud": pending.clientID, "iat": now, "exp": now + 600,
+            "at_hash": base64URL(Data(SHA256.hash(data: Data(accessToken.utf8))).prefix(16)),
+        ]
+        if let email = pending.person.email {
+            claims["email"] = email
+            claims["email_verified"] = pending.person.emailVerified
+        }
+        if let name = pending.person.name { claims["name"] = name }
+        if let nonce = pending.nonce { claims["nonce"] = nonce }
+        let idToken = try signed(claims, with: keys.withLockedValue { $0[0] })
+        let answer: [String: Any] = [
+            "access_token": accessToken, "token_type": "Bearer", "expires_in": 600, "id_token": idToken, "refresh_token": UUID().uuidString,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: answer)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private static func signed(_ payload: [String: Any], with key: Key) throws -> String {
+        let header = ["alg": key.algorithm.rawValue, "kid": key.id, "typ": "JWT"]
+        let signingInput =
+            base64URL(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])) + "."
+            + base64URL(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))
+        return signingInput + "." + base64URL(try key.sign(Data(signingInput.utf8)))
+    }
+
+    private static func formFields(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
     }
 
     private static func json(_ object: [String: String]) -> Response {

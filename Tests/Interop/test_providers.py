@@ -26,6 +26,8 @@ oidc_provider_mock = pytest.importorskip("oidc_provider_mock")
 
 CLIENT_ID = "latchkey-interop"
 REDIRECT_URI = "http://127.0.0.1:9/callback"
+# Where the app is (never reached: the test reads the redirect that would open it).
+APP = "http://localhost:3000/welcome"
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,9 @@ def provider_server(latchkey_bin: Path, _server_root: Path, provider: str) -> It
             "GOTRUE_EXTERNAL_KEYCLOAK_ENABLED": "true",
             "GOTRUE_EXTERNAL_KEYCLOAK_CLIENT_ID": CLIENT_ID,
             "GOTRUE_EXTERNAL_KEYCLOAK_URL": provider,
+            "GOTRUE_EXTERNAL_KEYCLOAK_SECRET": "interop-secret",
             "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED": "true",
+            "GOTRUE_URI_ALLOW_LIST": APP,
         },
     )
     yield server
@@ -134,3 +138,68 @@ def test_a_wrong_nonce_and_a_foreign_token_are_refused(provider: str, provider_s
         client.sign_in_with_id_token({"provider": "keycloak", "token": f"{header}.{payload}.{signature[::-1]}", "nonce": "the-right-nonce"})
     assert tampered.value.status == 400
     assert "Bad ID token" in tampered.value.message
+
+
+def through_the_browser(url: str, subject: str, email: str) -> str:
+    """Plays the browser from Latchkey's /authorize (or a linking URL) to where it sends the
+    app: the provider's consent page posted as `subject`, every redirect followed with cookies
+    kept. Returns the URL the browser is sent to at the end."""
+    with httpx.Client(timeout=HTTP_TIMEOUT, follow_redirects=False) as browser:
+        response = browser.get(url)
+        assert response.status_code == 302, response.text
+        to_provider = urllib.parse.urlparse(response.headers["location"])
+        provider_base = f"{to_provider.scheme}://{to_provider.netloc}"
+        browser.put(f"{provider_base}/users/{subject}", json={"email": email, "email_verified": True}).raise_for_status()
+        query = dict(urllib.parse.parse_qsl(to_provider.query))
+        assert query["nonce"] and query["state"] and query["code_challenge_method"] == "S256"
+        consent = browser.post(f"{provider_base}{to_provider.path}", params=query, data={"sub": subject})
+        assert consent.status_code == 302, consent.text
+        callback = browser.get(consent.headers["location"])
+        assert callback.status_code == 302, callback.text
+        return callback.headers["location"]
+
+
+def test_sign_in_with_oauth_through_the_providers_page_then_exchange_the_code(provider: str, provider_server: Server, make_client):
+    client = make_client(provider_server, flow_type="pkce")
+    email = unique_email("browser")
+    start = client.sign_in_with_oauth({"provider": "keycloak", "options": {"redirect_to": APP}})
+    landed = through_the_browser(start.url, f"browser-{email}", email)
+    assert landed.startswith(APP + "?code="), landed
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(landed).query)["code"][0]
+    response = client.exchange_code_for_session({"auth_code": code})
+    assert response.session is not None and response.user.email == email
+    assert [i.provider for i in client.get_user_identities().identities] == ["keycloak"]
+
+
+def test_implicit_flow_lands_the_session_in_the_fragment(provider: str, provider_server: Server, make_client):
+    client = make_client(provider_server)
+    email = unique_email("implicit")
+    start = client.sign_in_with_oauth({"provider": "keycloak", "options": {"redirect_to": APP}})
+    assert "code_challenge" not in start.url
+    # No PKCE from this client: the provider still gets the server's own challenge.
+    with httpx.Client(timeout=HTTP_TIMEOUT, follow_redirects=False) as browser:
+        first = browser.get(start.url)
+    assert "code_challenge=" in first.headers["location"]
+    landed = through_the_browser(start.url, f"implicit-{email}", email)
+    fragment = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(landed).fragment))
+    assert fragment["token_type"] == "bearer" and fragment["provider_token"]
+    assert client.get_user(fragment["access_token"]).user.email == email
+
+
+def test_link_identity_in_the_browser(provider: str, provider_server: Server, make_client):
+    client = make_client(provider_server, flow_type="pkce")
+    email = unique_email("linker")
+    client.sign_up({"email": email, "password": PASSWORD})
+    start = client.link_identity({"provider": "keycloak", "options": {"redirect_to": APP}})
+    landed = through_the_browser(start.url, f"linked-{email}", f"work-{email}")
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(landed).query)["code"][0]
+    client.exchange_code_for_session({"auth_code": code})
+    assert sorted(i.provider for i in client.get_user_identities().identities) == ["email", "keycloak"]
+
+
+def test_a_forged_state_is_refused_at_the_site(provider: str, provider_server: Server):
+    with httpx.Client(timeout=HTTP_TIMEOUT, follow_redirects=False) as browser:
+        response = browser.get(f"{provider_server.auth_url}/callback", params={"state": "7d3f1c2e-0000-4000-8000-000000000000", "code": "x"})
+    assert response.status_code == 302
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(response.headers["location"]).query))
+    assert query["error_code"] == "bad_oauth_state"

@@ -58,6 +58,14 @@ public struct ExternalProviderSettings: Sendable, Equatable, CustomStringConvert
     /// Issuers whose ID tokens `POST /token?grant_type=id_token` accepts with a request's
     /// `issuer` and `client_id` (`GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS`).
     public var allowedIDTokenIssuers: [String] = []
+    /// Sign in with Apple's key, from which the server makes the client secret of each code
+    /// exchange (``AppleClientSecret``): the team ID (`LATCHKEY_EXTERNAL_APPLE_TEAM_ID`), the
+    /// key ID (`LATCHKEY_EXTERNAL_APPLE_KEY_ID`) and the `.p8` file
+    /// (`LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE`). Without them, `GOTRUE_EXTERNAL_APPLE_SECRET`
+    /// must hold a client-secret JWT made beforehand, as with GoTrue.
+    public var appleTeamID: String?
+    public var appleKeyID: String?
+    public var applePrivateKeyFile: String?
     /// Whether a signed-in user may link further identities (`GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`).
     public var manualLinkingEnabled = false
     /// Development only: providers on 127.0.0.1 or ::1 may be used, over `http` too

@@ -48,6 +48,15 @@ extension ServerSetting {
                 environment: "GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS", \.external.allowedIDTokenIssuers, .commaList,
                 help: "Further issuers whose ID tokens are accepted with the request's issuer and client_id, comma-separated."),
             ServerSetting(
+                environment: "LATCHKEY_EXTERNAL_APPLE_TEAM_ID", \.external.appleTeamID, .optionalText,
+                help: "The Apple developer team ID, for the client secret made from the Sign in with Apple key."),
+            ServerSetting(
+                environment: "LATCHKEY_EXTERNAL_APPLE_KEY_ID", \.external.appleKeyID, .optionalText,
+                help: "The key ID of the Sign in with Apple key."),
+            ServerSetting(
+                environment: "LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE", \.external.applePrivateKeyFile, .optionalText,
+                help: "The Sign in with Apple key (.p8, PEM); the server makes each exchange's client secret from it."),
+            ServerSetting(
                 environment: "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", \.external.manualLinkingEnabled, .boolean,
                 help: "Let a signed-in user link and unlink identities."),
         ]
@@ -71,6 +80,14 @@ extension ExternalProviderSettings {
     /// Refuses a provider that cannot work: Keycloak on without an issuer URL, or an issuer URL
     /// that is not `https` (on 127.0.0.1 or ::1, `http` with ``allowLoopbackProviders``).
     func validate() throws(ConfigurationError) {
+        let appleKey = [appleTeamID, appleKeyID, applePrivateKeyFile].compactMap { $0?.isEmpty == false ? $0 : nil }
+        if !appleKey.isEmpty {
+            guard appleKey.count == 3 else {
+                throw ConfigurationError(
+                    "LATCHKEY_EXTERNAL_APPLE_TEAM_ID, LATCHKEY_EXTERNAL_APPLE_KEY_ID and LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE go together")
+            }
+            _ = try appleClientSecret()
+        }
         for name in ["apple", "google", "keycloak", "github"] {
             guard let provider = self[name], provider.enabled else { continue }
             let setting = "GOTRUE_EXTERNAL_\(name.uppercased())_URL"
@@ -85,5 +102,24 @@ extension ExternalProviderSettings {
                     "\(setting) must be an https URL ('\(text)'); a provider on 127.0.0.1 over http needs --allow-loopback-providers")
             }
         }
+    }
+}
+
+extension ExternalProviderSettings {
+    /// The maker of Sign in with Apple's client secrets, when the Apple key is configured; the
+    /// key file is read each time, so a replaced key is used without a restart.
+    func appleClientSecret() throws(ConfigurationError) -> AppleClientSecret? {
+        guard let teamID = appleTeamID, !teamID.isEmpty, let keyID = appleKeyID, !keyID.isEmpty, let path = applePrivateKeyFile, !path.isEmpty
+        else { return nil }
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE cannot be read: '\(path)'")
+        }
+        let secret = AppleClientSecret(teamID: teamID, keyID: keyID, privateKeyPEM: pem)
+        do {
+            _ = try secret.make(clientID: "check", now: Date())
+        } catch {
+            throw ConfigurationError("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE is not a P-256 private key in PEM form (a .p8 key): '\(path)'")
+        }
+        return secret
     }
 }

@@ -92,21 +92,13 @@ struct EmailVerification: Sendable {
                 else {
                     throw AuthError.noFlowStateForLink
                 }
-                return Self.adding(query: [URLQueryItem(name: "code", value: code)], to: redirect)
+                return ErrorRedirect.adding(query: [URLQueryItem(name: "code", value: code)], to: redirect)
             }
             let session = try await sessions.start(for: user, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
-            return Self.replacingFragment(of: redirect, with: session.fragment(type: type.rawValue))
+            return ErrorRedirect.replacingFragment(of: redirect, with: session.fragment(type: type.rawValue))
         } catch {
             guard let error = AuthError(answering: error) else { throw error }
-            let items = [
-                URLQueryItem(name: "error", value: error.oauthErrorName),
-                URLQueryItem(name: "error_code", value: error.code),
-                URLQueryItem(name: "error_description", value: error.message),
-            ]
-            var components = URLComponents()
-            components.queryItems = items + [URLQueryItem(name: "sb", value: "")]
-            let base = isPKCE ? Self.adding(query: items, to: redirect) : redirect
-            return Self.replacingFragment(of: base, with: components.percentEncodedQuery ?? "")
+            return ErrorRedirect.url(for: error, to: redirect, inQuery: isPKCE)
         }
     }
 
@@ -177,19 +169,4 @@ struct EmailVerification: Sendable {
                 action: .userModified, actorID: user.id, actorUsername: updated.email,
                 traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
         return updated
-    }
-
-    // MARK: Redirect URLs
-
-    static func adding(query items: [URLQueryItem], to url: String) -> String {
-        guard var components = URLComponents(string: url) else { return url }
-        let names = Set(items.map(\.name))
-        components.queryItems = (components.queryItems ?? []).filter { !names.contains($0.name) } + items
-        return components.string ?? url
-    }
-
-    static func replacingFragment(of url: String, with fragment: String) -> String {
-        let base = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? url
-        return base + "#" + fragment
-    }
-}
+    }}

@@ -27,10 +27,22 @@ struct ProviderSignIn: Sendable {
     /// A session for the person `data` describes at `provider`: their account, an account
     /// their verified address links to, or a new one (see ``ProviderSignInPlan``).
     func signIn(_ provider: ResolvedProvider, _ data: ProviderUserData, ipAddress: String) async throws -> SessionResponse {
-        let context = ProviderSignInPlan.Context(
-            provider: provider.name, data: data, emailOptional: provider.emailOptional, signupDisabled: signupDisabled,
-            autoconfirm: autoconfirm, ipAddress: ipAddress, now: clock.now())
-        let outcome = try await store.changeIdentities(ProviderSignInPlan.lookup(provider: provider.name, data: data)) { state in
+        let user = try await account(provider: provider.name, data, emailOptional: provider.emailOptional, ipAddress: ipAddress)
+        return try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+    }
+
+    /// Links the identity `data` describes to the signed-in `user`, and starts a session for
+    /// the user (as GoTrue's ID-token grant with `link_identity` does).
+    func link(_ provider: ResolvedProvider, _ data: ProviderUserData, to userID: UUID, ipAddress: String) async throws -> SessionResponse {
+        let user = try await linkedAccount(provider: provider.name, data, emailOptional: provider.emailOptional, to: userID, ipAddress: ipAddress)
+        return try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+    }
+
+    /// The account of the person `data` describes at `provider`, made or linked as
+    /// ``ProviderSignInPlan`` decides; no session yet.
+    func account(provider: String, _ data: ProviderUserData, emailOptional: Bool, ipAddress: String) async throws -> UserRecord {
+        let context = context(provider: provider, data, emailOptional: emailOptional, ipAddress: ipAddress)
+        let outcome = try await store.changeIdentities(ProviderSignInPlan.lookup(provider: provider, data: data)) { state in
             try ProviderSignInPlan.signIn(state, context)
         }
         switch outcome {
@@ -39,23 +51,28 @@ struct ProviderSignIn: Sendable {
         case .signedIn(let user, let created):
             logger.info(
                 created ? "account created with a provider" : "signed in with a provider",
-                metadata: ["user_id": "\(user.id)", "provider": "\(provider.name)"])
-            return try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+                metadata: ["user_id": "\(user.id)", "provider": "\(provider)"])
+            return user
         }
     }
 
-    /// Links the identity `data` describes to the signed-in `user`, and starts a session for
-    /// the user (as GoTrue's ID-token grant with `link_identity` does).
-    func link(_ provider: ResolvedProvider, _ data: ProviderUserData, to userID: UUID, ipAddress: String) async throws -> SessionResponse {
+    /// The signed-in user `userID` with the identity `data` describes linked; no session yet.
+    func linkedAccount(provider: String, _ data: ProviderUserData, emailOptional: Bool, to userID: UUID, ipAddress: String) async throws
+        -> UserRecord
+    {
         guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
-        let context = ProviderSignInPlan.Context(
-            provider: provider.name, data: data, emailOptional: provider.emailOptional, signupDisabled: signupDisabled,
-            autoconfirm: autoconfirm, ipAddress: ipAddress, now: clock.now())
-        var lookup = ProviderSignInPlan.lookup(provider: provider.name, data: data)
+        let context = context(provider: provider, data, emailOptional: emailOptional, ipAddress: ipAddress)
+        var lookup = ProviderSignInPlan.lookup(provider: provider, data: data)
         lookup.userID = userID
         let user = try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.link(state, context) }
-        logger.info("identity linked", metadata: ["user_id": "\(user.id)", "provider": "\(provider.name)"])
-        return try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+        logger.info("identity linked", metadata: ["user_id": "\(user.id)", "provider": "\(provider)"])
+        return user
+    }
+
+    private func context(provider: String, _ data: ProviderUserData, emailOptional: Bool, ipAddress: String) -> ProviderSignInPlan.Context {
+        ProviderSignInPlan.Context(
+            provider: provider, data: data, emailOptional: emailOptional, signupDisabled: signupDisabled, autoconfirm: autoconfirm,
+            ipAddress: ipAddress, now: clock.now())
     }
 
     /// `DELETE /user/identities/{identity_id}`.

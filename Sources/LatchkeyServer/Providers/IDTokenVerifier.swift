@@ -66,8 +66,12 @@ package struct IDTokenVerifier: Sendable {
             throw AuthError.oauth("invalid request", "Passed nonce and nonce in id_token should either both exist or not.")
         }
         guard !sent.isEmpty else { return }
-        let hash = SHA256.hash(data: Data(sent.utf8)).map { String(format: "%02x", $0) }.joined()
-        guard constantTimeEquals(hash, inToken) else { throw AuthError.oauth("invalid nonce", "Nonces mismatch") }
+        guard constantTimeEquals(hashedNonce(sent), inToken) else { throw AuthError.oauth("invalid nonce", "Nonces mismatch") }
+    }
+
+    /// The nonce a token carries for the raw `nonce`: its SHA-256 in lowercase hex.
+    static func hashedNonce(_ nonce: String) -> String {
+        Array(SHA256.hash(data: Data(nonce.utf8))).hexString
     }
 
     /// `aud` as a list: a single string or an array of strings.

@@ -9,6 +9,8 @@ package struct OIDCDiscoveryDocument: Codable, Sendable, Equatable {
     package var token_endpoint: String?
     package var userinfo_endpoint: String?
     package var jwks_uri: String
+    /// How clients authenticate at the token endpoint; `client_secret_basic` when absent.
+    package var token_endpoint_auth_methods_supported: [String]?
 }
 
 /// The discovery documents and signing keys of the identity providers the server trusts,

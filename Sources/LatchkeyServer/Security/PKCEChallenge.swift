@@ -33,11 +33,16 @@ struct PKCEChallenge: Sendable, Equatable {
         self.method = parsed
     }
 
+    /// The S256 challenge of `verifier`: `BASE64URL(SHA256(verifier))`.
+    static func s256(_ verifier: String) -> String {
+        Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+    }
+
     /// Whether `verifier` is the one this challenge was made from; compared in constant time.
     static func matches(challenge: String, method: FlowState.ChallengeMethod, verifier: String) -> Bool {
         let expected: String
         switch method {
-        case .s256: expected = Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+        case .s256: expected = s256(verifier)
         case .plain: expected = verifier
         }
         return constantTimeEquals(expected, challenge)

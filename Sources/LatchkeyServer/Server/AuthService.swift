@@ -12,6 +12,8 @@ struct AuthService: Sendable {
     let signUp: SignUp
     /// Sign-in with external providers, linking and unlinking identities.
     let providers: ProviderSignIn
+    /// `GET /authorize`, `/callback`, `GET /user/identities/authorize`.
+    let browserSignIn: BrowserSignIn
     /// `POST /token`: every grant type in ``TokenGrants/all``.
     let grants: TokenGrants
     /// `POST /logout`.
@@ -83,14 +85,18 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger)
-        let directory = OIDCProviderDirectory(
-            http: providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders)),
-            clock: clock, logger: logger)
+        let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
+        let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
+        let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
         let providers = ProviderSignIn(
-            settings: configuration.external, store: store, clock: clock, sessions: sessions,
-            verifier: IDTokenVerifier(directory: directory, clock: clock, logger: logger), signupDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm, logger: logger)
+            settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens,
+            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger)
         self.providers = providers
+        browserSignIn = BrowserSignIn(
+            providers: BrowserProviders(
+                settings: configuration.external, directory: directory, verifier: idTokens, http: http, clock: clock,
+                origin: origin),
+            signIn: providers, store: store, clock: clock, sessions: sessions, redirects: linkSettings.redirects, logger: logger)
         grants = TokenGrants(
             GrantDependencies(
                 configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,

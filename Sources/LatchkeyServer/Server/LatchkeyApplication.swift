@@ -150,6 +150,7 @@ public enum LatchkeyApplication {
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
         IdentityRoutes(service: service).register(on: router)
+        BrowserSignInRoutes(service: service).register(on: router)
         FactorRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)

@@ -89,6 +89,12 @@ package protocol AuthStore: Sendable {
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result
 
+    /// Stores a browser sign-in at a provider, and deletes those started before
+    /// `deletingStartedBefore` (abandoned ones).
+    func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore: Date) async throws
+    /// Deletes and returns the provider flow `id`: a `state` is spent by its first callback.
+    func consumeProviderFlow(id: UUID) async throws -> ProviderFlow?
+
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]

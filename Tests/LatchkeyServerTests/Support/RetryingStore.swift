@@ -33,6 +33,10 @@ final class RetryingStore: AuthStore {
     ) async throws -> Result {
         try await base.changeFactors(of: userID, challengeID: challengeID, sessionID: sessionID, plan: plan)
     }
+    func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore cutoff: Date) async throws {
+        try await base.saveProviderFlow(flow, deletingStartedBefore: cutoff)
+    }
+    func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? { try await base.consumeProviderFlow(id: id) }
     func identities(userID: UUID) async throws -> [IdentityRecord] { try await base.identities(userID: userID) }
     func changeIdentities<Result: Sendable>(
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>

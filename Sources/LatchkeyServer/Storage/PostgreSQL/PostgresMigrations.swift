@@ -182,6 +182,25 @@ enum PostgresMigrations {
                 "CREATE INDEX identities_user ON identities (user_id, created_at)",
                 "CREATE INDEX identities_email ON identities (email) WHERE email IS NOT NULL",
             ]),
+        Migration(
+            version: "v6: browser sign-ins at providers",
+            statements: [
+                """
+                CREATE TABLE provider_flows (
+                    id UUID PRIMARY KEY,
+                    provider TEXT NOT NULL,
+                    redirect_to TEXT NOT NULL,
+                    code_challenge TEXT,
+                    code_challenge_method TEXT,
+                    linking_user_id UUID,
+                    provider_verifier TEXT,
+                    nonce TEXT NOT NULL,
+                    browser_binding_hash TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL
+                )
+                """,
+                "CREATE INDEX provider_flows_created_at ON provider_flows (created_at)",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -182,6 +182,24 @@ enum SQLiteMigrations {
                     CREATE INDEX identities_email ON identities(email) WHERE email IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v6: browser sign-ins at providers") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE provider_flows (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        provider TEXT NOT NULL,
+                        redirect_to TEXT NOT NULL,
+                        code_challenge TEXT,
+                        code_challenge_method TEXT,
+                        linking_user_id TEXT,
+                        provider_verifier TEXT,
+                        nonce TEXT NOT NULL,
+                        browser_binding_hash TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX provider_flows_created_at ON provider_flows(created_at);
+                    """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import HTTPTypes
+import LatchkeyWire
+import Logging
+
+/// Signing in (or linking an identity) at a provider in a browser: `GET /authorize` sends the
+/// browser to the provider, `/callback` takes it back, and the browser lands on the app's
+/// `redirect_to` with `?code=` (PKCE apps) or the session in the fragment, as GoTrue does.
+///
+/// The `state` the provider hands back is the id of a stored ``ProviderFlow``: unguessable,
+/// spent by its first callback, good for ten minutes, and bound to the browser that started the
+/// flow by a cookie (only its hash is stored), so a callback URL from someone else's sign-in
+/// cannot sign this browser into their account. Where the flow lands is checked against the
+/// redirect allow list when it starts.
+struct BrowserSignIn: Sendable {
+    /// How long a person may take at the provider.
+    static let lifetime: TimeInterval = 600
+    /// The cookie binding flows to the browser that started them.
+    static let bindingCookie = "latchkey-provider-flow"
+
+    let providers: BrowserProviders
+    let signIn: ProviderSignIn
+    let store: any AuthStore
+    let clock: any ServerClock
+    let sessions: SessionIssuer
+    let redirects: RedirectPolicy
+    let logger: Logger
+
+    /// Where `GET /authorize` (or `/user/identities/authorize`) sends the browser.
+    struct Start: Sendable {
+        var url: URL
+        /// The binding cookie's value to set (the browser's, or a new one).
+        var binding: String
+    }
+
+    /// Starts a flow: stores it and answers the provider's authorization URL.
+    /// - Parameters:
+    ///   - parameters: the request's other query parameters, forwarded to the provider as
+    ///     GoTrue does, minus those the server controls.
+    ///   - binding: the binding cookie the browser already has, if any.
+    ///   - bindsBrowser: false when the URL is handed to an app (`skip_http_redirect=true`)
+    ///     rather than to the browser that will open it.
+    func start(
+        provider name: String?, redirectTo: String?, scopes: String?, codeChallenge: String?, codeChallengeMethod: String?,
+        parameters: [(String, String)], linkingUserID: UUID?, binding: String?, bindsBrowser: Bool
+    ) async throws -> Start {
+        let provider = try providers.provider(named: name ?? "")
+        let pkce = try PKCEChallenge(challenge: codeChallenge, method: codeChallengeMethod)
+        let now = clock.now()
+        let binding = binding.flatMap { $0.utf8.count == 43 ? $0 : nil } ?? OpaqueTokens.random()
+        let nonce = OpaqueTokens.random()
+        let providerVerifier = provider.usesPKCE ? OpaqueTokens.random() : nil
+        let flow = ProviderFlow(
+            provider: provider.name, redirectTo: redirects.resolve(redirectTo), codeChallenge: pkce?.challenge, codeChallengeMethod: pkce?.method,
+            linkingUserID: linkingUserID, providerVerifier: providerVerifier, nonce: nonce,
+            browserBindingHash: bindsBrowser ? OpaqueTokens.hash(binding) : "", createdAt: now)
+        try await store.saveProviderFlow(flow, deletingStartedBefore: now.addingTimeInterval(-Self.lifetime))
+        let reserved: Set<String> = [
+            "client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method",
+            "response_mode", "provider", "scopes", "redirect_to", "skip_http_redirect", "access_type", "prompt_none",
+        ]
+        let forwarded = parameters.filter { !reserved.contains($0.0.lowercased()) }.prefix(20).map { $0 }
+        let url = try await provider.authorizationURL(
+            ProviderAuthorization(
+                state: flow.id.lowercasedString, nonce: IDTokenVerifier.hashedNonce(nonce),
+                codeChallenge: providerVerifier.map { PKCEChallenge.s256($0) },
+                scopes: (scopes ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init).prefix(20).map { $0 },
+                redirectURI: providers.redirectURI(for: provider.name), parameters: forwarded))
+        logger.info("redirecting to a provider", metadata: ["provider": "\(provider.name)"])
+        return Start(url: url, binding: binding)
+    }
+
+    /// The provider's callback (`GET` or `POST /callback`): where the browser goes next. Never
+    /// throws for what the request says: every failure is a redirect carrying GoTrue's `error`,
+    /// `error_code` and `error_description`, to the flow's `redirect_to` once the flow is known
+    /// and to the site URL before.
+    func callback(fields: [String: String], binding: String?, ipAddress: String) async -> String {
+        guard let state = fields["state"], !state.isEmpty else {
+            return ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_callback", "OAuth state parameter missing"), to: redirects.siteURL)
+        }
+        guard let id = UUID(uuidString: state) else {
+            return ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state parameter is invalid"), to: redirects.siteURL)
+        }
+        let flow: ProviderFlow?
+        do {
+            flow = try await store.consumeProviderFlow(id: id)
+        } catch {
+            logger.error("provider flow could not be read", metadata: ["error": "\(type(of: error))"])
+            return ErrorRedirect.url(for: AuthError(.internalServerError, "unexpected_failure", "Error loading flow state"), to: redirects.siteURL)
+        }
+        let now = clock.now()
+        guard let flow, now.timeIntervalSince(flow.createdAt) <= Self.lifetime else {
+            return ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state not found or expired"), to: redirects.siteURL)
+        }
+        if !flow.browserBindingHash.isEmpty {
+            guard let binding, constantTimeEquals(OpaqueTokens.hash(binding), flow.browserBindingHash) else {
+                logger.notice("provider callback from a browser that did not start the flow", metadata: ["provider": "\(flow.provider)"])
+                return ErrorRedirect.url(
+                    for: AuthError(.badRequest, "bad_oauth_state", "OAuth state was not issued to this browser"), to: redirects.siteURL)
+            }
+        }
+        do {
+            return try await finish(flow, fields: fields, ipAddress: ipAddress, now: now)
+        } catch {
+            guard let answer = AuthError(answering: error) else {
+                logger.error("provider sign-in failed", metadata: ["provider": "\(flow.provider)", "error": "\(type(of: error))"])
+                return ErrorRedirect.url(for: AuthError(.internalServerError, "unexpected_failure", "Unexpected failure"), to: flow.redirectTo)
+            }
+            return ErrorRedirect.url(for: answer, to: flow.redirectTo)
+        }
+    }
+
+    private func finish(_ flow: ProviderFlow, fields: [String: String], ipAddress: String, now: Date) async throws -> String {
+        if let error = fields["error"], !error.isEmpty {
+            throw AuthError.oauth(String(error.prefix(64)), String((fields["error_description"] ?? "").prefix(300)))
+        }
+        guard let code = fields["code"], !code.isEmpty else {
+            throw AuthError(.badRequest, "bad_oauth_callback", "OAuth callback with missing authorization code missing")
+        }
+        let provider = try providers.provider(named: flow.provider)
+        let result = try await provider.finish(
+            code: code, redirectURI: providers.redirectURI(for: provider.name), nonce: flow.nonce, verifier: flow.providerVerifier, fields: fields)
+        if result.data.email == nil, !provider.emailOptional {
+            throw AuthError(.internalServerError, "unexpected_failure", "Error getting user email from external provider")
+        }
+        let user =
+            if let target = flow.linkingUserID {
+                try await signIn.linkedAccount(provider: provider.name, result.data, emailOptional: provider.emailOptional, to: target, ipAddress: ipAddress)
+            } else {
+                try await signIn.account(provider: provider.name, result.data, emailOptional: provider.emailOptional, ipAddress: ipAddress)
+            }
+        if let challenge = flow.codeChallenge, let method = flow.codeChallengeMethod {
+            let code = OpaqueTokens.random()
+            try await store.saveFlowState(
+                FlowState(
+                    userID: user.id, authenticationMethod: "oauth", codeChallenge: challenge, codeChallengeMethod: method,
+                    authCodeHash: OpaqueTokens.hash(code), authCodeIssuedAt: now, createdAt: now))
+            return ErrorRedirect.adding(query: [URLQueryItem(name: "code", value: code)], to: flow.redirectTo)
+        }
+        if user.isBanned(at: now) { throw AuthError.userBanned }
+        let session = try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
+        var fragment = URLComponents()
+        fragment.queryItems = [
+            URLQueryItem(name: "access_token", value: session.access_token),
+            URLQueryItem(name: "expires_at", value: session.expires_at.map(String.init)),
+            URLQueryItem(name: "expires_in", value: session.expires_in.map(String.init)),
+            URLQueryItem(name: "provider_token", value: result.accessToken),
+        ]
+        if let refresh = result.refreshToken, !refresh.isEmpty {
+            fragment.queryItems?.append(URLQueryItem(name: "provider_refresh_token", value: refresh))
+        }
+        fragment.queryItems? += [
+            URLQueryItem(name: "refresh_token", value: session.refresh_token), URLQueryItem(name: "token_type", value: "bearer"),
+        ]
+        return ErrorRedirect.replacingFragment(of: flow.redirectTo, with: fragment.percentEncodedQuery ?? "")
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+
+/// The providers people can sign in with in a browser, made from the configuration: Apple,
+/// Google and Keycloak (any OpenID issuer at a configured URL). Errors are GoTrue's 400
+/// `validation_failed` "Unsupported provider: …".
+struct BrowserProviders: Sendable {
+    let settings: ExternalProviderSettings
+    let directory: OIDCProviderDirectory
+    let verifier: IDTokenVerifier
+    let http: any ProviderHTTP
+    let clock: any ServerClock
+    /// The server's own URL: its callback is `<external URL>/callback` unless a provider
+    /// names its own.
+    let origin: ServerOrigin
+
+    /// The provider `name`, enabled and configured for the browser.
+    func provider(named name: String) throws(AuthError) -> any BrowserProvider {
+        func refuse(_ reason: String) -> AuthError { AuthError(.badRequest, "validation_failed", "Unsupported provider: \(reason)") }
+        guard ["apple", "google", "keycloak"].contains(name) else {
+            if name == "github" { throw refuse("github is not available for browser sign-in in this version") }
+            if name.hasPrefix("custom:") { throw refuse("Custom OAuth providers are disabled") }
+            throw refuse("provider \(name.prefix(80)) could not be found")
+        }
+        guard let configured = settings[name], configured.enabled else { throw refuse("Provider \(name) is not enabled") }
+        guard let clientID = configured.clientIDs.first, !clientID.isEmpty else { throw refuse("missing OAuth client ID for \(name)") }
+        let resolved = try ResolvedProvider.resolve(provider: name, issuer: nil, clientID: nil, tokenIssuer: nil, in: settings)
+        let secret: @Sendable () throws -> String
+        if name == "apple", let maker = try? settings.appleClientSecret() {
+            let clock = clock
+            secret = { try maker.make(clientID: clientID, now: clock.now()) }
+        } else {
+            guard let configuredSecret = configured.secret, !configuredSecret.isEmpty else { throw refuse("missing OAuth secret for \(name)") }
+            secret = { configuredSecret }
+        }
+        let isApple = name == "apple"
+        return OIDCBrowserProvider(
+            provider: resolved, clientID: clientID, clientSecret: secret,
+            ownScopes: isApple ? ["name", "email"] : ["openid", "email", "profile"],
+            // Apple posts the code (and, once, the name) back: it sends nothing else when name or
+            // email are asked for.
+            fixedParameters: isApple ? [("response_mode", "form_post")] : [], usesPKCE: !isApple, credentials: isApple ? .form : .discovered,
+            directory: directory, verifier: verifier, http: http)
+    }
+
+    /// Where `provider` sends the browser back to.
+    func redirectURI(for provider: String) -> String {
+        guard let configured = settings[provider]?.redirectURI, !configured.isEmpty else { return origin.url + "/callback" }
+        return configured
+    }
+}
