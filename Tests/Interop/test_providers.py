@@ -141,13 +141,15 @@ def test_a_wrong_nonce_and_a_foreign_token_are_refused(provider: str, provider_s
 
 
 def through_the_browser(url: str, subject: str, email: str) -> str:
-    """Plays the browser from Latchkey's /authorize (or a linking URL) to where it sends the
-    app: the provider's consent page posted as `subject`, every redirect followed with cookies
-    kept. Returns the URL the browser is sent to at the end."""
+    """Plays the browser from Latchkey's /authorize (or the provider URL link_identity gives) to
+    where it sends the app: the provider's consent page posted as `subject`, every redirect
+    followed with cookies kept. Returns the URL the browser is sent to at the end."""
     with httpx.Client(timeout=HTTP_TIMEOUT, follow_redirects=False) as browser:
-        response = browser.get(url)
-        assert response.status_code == 302, response.text
-        to_provider = urllib.parse.urlparse(response.headers["location"])
+        if "/authorize?" in url and "/oauth2/" not in url:
+            response = browser.get(url)
+            assert response.status_code == 302, response.text
+            url = response.headers["location"]
+        to_provider = urllib.parse.urlparse(url)
         provider_base = f"{to_provider.scheme}://{to_provider.netloc}"
         browser.put(f"{provider_base}/users/{subject}", json={"email": email, "email_verified": True}).raise_for_status()
         query = dict(urllib.parse.parse_qsl(to_provider.query))
