@@ -10,6 +10,7 @@ on the line before a block says how to run it:
                                 server): it is started in the background here, and the next
                                 block runs once http://127.0.0.1:9999/health answers
     <!-- readme: terminal PORT --> the same, for a server on another port
+    <!-- readme: terminal PORT PATH --> the same, ready when PATH answers (a server with no /health)
     <!-- readme: skip REASON --> not run here (the test command itself, say), with the reason
 
 A block fails the run when any command in it fails (`set -e`, `pipefail`). Servers started by
@@ -28,7 +29,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEALTH = "http://127.0.0.1:{port}/health"
+HEALTH = "http://127.0.0.1:{port}{path}"
 
 
 def blocks(text: str):
@@ -55,10 +56,10 @@ def blocks(text: str):
             i += 1
 
 
-def wait_for_health(deadline: float, port: int) -> bool:
+def wait_for_health(deadline: float, port: int, path: str = "/health") -> bool:
     while time.time() < deadline:
         try:
-            with urllib.request.urlopen(HEALTH.format(port=port), timeout=2) as response:
+            with urllib.request.urlopen(HEALTH.format(port=port, path=path), timeout=2) as response:
                 if response.status == 200:
                     return True
         except OSError:
@@ -96,12 +97,13 @@ swift() {{
                 continue
             if directive.split()[:1] == ["terminal"]:
                 port = int(directive.split()[1]) if len(directive.split()) > 1 else 9999
+                path = directive.split()[2] if len(directive.split()) > 2 else "/health"
                 log = open(work / f"terminal-{line}.log", "wb")
                 server = subprocess.Popen(["bash", "-c", prelude + code], cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
                                           start_new_session=True)
                 servers.append(server)
-                if not wait_for_health(time.time() + 120, port):
-                    print(f"run-readme: {label} FAILED: the server never answered {HEALTH.format(port=port)}")
+                if not wait_for_health(time.time() + 120, port, path):
+                    print(f"run-readme: {label} FAILED: the server never answered {HEALTH.format(port=port, path=path)}")
                     print((work / f"terminal-{line}.log").read_text(errors="replace")[-3000:])
                     return 1
                 print(f"run-readme: {label} ok (in its own terminal: running)")
