@@ -10,6 +10,12 @@ import _CryptoExtras
 /// An OpenID Connect provider for tests: serves its discovery document and signing keys on
 /// 127.0.0.1 and mints ID tokens, signed with ES256 or RS256, for any person and audience.
 ///
+/// It also runs the browser flow: an authorization page that consents at once as the person
+/// ``signInNext(subject:email:emailVerified:name:)`` names (answering with a redirect, or with
+/// Apple's `form_post` page), a token endpoint that checks the client, the redirect URI and the
+/// PKCE verifier; and GitHub's OAuth and REST endpoints (`/login/oauth/…`, `/api/v3/user`,
+/// `/api/v3/user/emails`), so it stands in for a GitHub Enterprise server too.
+///
 /// Point a server at it as a Keycloak provider, or as a stand-in for Apple or Google (both
 /// need `allowLoopbackProviders`):
 ///
@@ -89,6 +95,8 @@ public final class TestIdentityProvider: Sendable {
         var next = Person(subject: "test-person", email: "test-person@example.com")
         var pending: [String: Pending] = [:]
         var clientSecrets: [String] = []
+        /// Access tokens handed out, with whom they are for (GitHub's API answers from them).
+        var accessTokens: [String: Person] = [:]
         var authorizationRequests: [[String: String]] = []
     }
 
@@ -135,7 +143,31 @@ public final class TestIdentityProvider: Sendable {
             let body = try await request.body.collect(upTo: 64 << 10)
             return try exchange(
                 request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
-                authorizations: authorizations)
+                authorizations: authorizations, gitHub: false)
+        }
+        // GitHub's OAuth and REST API, as a GitHub Enterprise server at the issuer URL has them.
+        router.get("/login/oauth/authorize") { request, _ -> Response in
+            try authorize(request, authorizations: authorizations)
+        }
+        router.post("/login/oauth/access_token") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 64 << 10)
+            return try exchange(
+                request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
+                authorizations: authorizations, gitHub: true)
+        }
+        router.get("/api/v3/user") { request, _ -> Response in
+            guard let person = gitHubPerson(request, authorizations) else { return Response(status: .unauthorized) }
+            var user: [String: Any] = ["id": Int(person.subject) ?? 0, "login": person.subject, "avatar_url": "https://example.com/a.png"]
+            if let name = person.name { user["name"] = name }
+            return try jsonResponse(user)
+        }
+        router.get("/api/v3/user/emails") { request, _ -> Response in
+            guard let person = gitHubPerson(request, authorizations) else { return Response(status: .unauthorized) }
+            guard let email = person.email else { return try jsonResponse([[String: Any]]()) }
+            return try jsonResponse([
+                ["email": "old-" + email, "primary": false, "verified": true],
+                ["email": email, "primary": true, "verified": person.emailVerified],
+            ])
         }
         router.get("/jwks") { _, _ -> Response in
             keyFetches.withLockedValue { $0 += 1 }
@@ -167,6 +199,7 @@ public final class TestIdentityProvider: Sendable {
     }
 
     /// Makes `person` the one who signs in at the next authorization (the page consents at once).
+    /// For GitHub's API, `subject` should be a number (GitHub's user IDs are).
     public func signInNext(subject: String, email: String? = nil, emailVerified: Bool = true, name: String? = nil) {
         authorizations.withLockedValue { $0.next = Person(subject: subject, email: email, emailVerified: emailVerified, name: name) }
     }
@@ -280,7 +313,7 @@ public final class TestIdentityProvider: Sendable {
     /// challenge; answers an access token and an ID token carrying the nonce as sent.
     private static func exchange(
         _ request: Request, form: [String: String], issuer: String, keys: NIOLockedValueBox<[Key]>,
-        authorizations: NIOLockedValueBox<Authorizations>
+        authorizations: NIOLockedValueBox<Authorizations>, gitHub: Bool
     ) throws -> Response {
         func refuse(_ error: String) -> Response {
             let data = (try? JSONSerialization.data(withJSONObject: ["error": error])) ?? Data()
@@ -309,6 +342,11 @@ public final class TestIdentityProvider: Sendable {
             }
         }
         let accessToken = UUID().uuidString
+        authorizations.withLockedValue { $0.accessTokens[accessToken] = pending.person }
+        if gitHub {
+            // GitHub answers 200 with an access token and no ID token.
+            return try jsonResponse(["access_token": accessToken, "token_type": "bearer", "scope": "user:email"])
+        }
         let now = Int(Date().timeIntervalSince1970)
         var claims: [String: Any] = [
             "iss": issuer, "sub": pending.person.subject, "aud": pending.clientID, "iat": now, "exp": now + 600,
@@ -325,6 +363,17 @@ public final class TestIdentityProvider: Sendable {
             "access_token": accessToken, "token_type": "Bearer", "expires_in": 600, "id_token": idToken, "refresh_token": UUID().uuidString,
         ]
         let data = try JSONSerialization.data(withJSONObject: answer)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private static func gitHubPerson(_ request: Request, _ authorizations: NIOLockedValueBox<Authorizations>) -> Person? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        let token = String(header.dropFirst(7))
+        return authorizations.withLockedValue { $0.accessTokens[token] }
+    }
+
+    private static func jsonResponse(_ object: Any) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

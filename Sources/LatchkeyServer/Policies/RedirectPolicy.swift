@@ -3,8 +3,10 @@ import Foundation
 /// Where email links may send a user (with a session in the URL fragment).
 ///
 /// `redirect_to` is honoured only when it has the scheme, host and port of the site URL or of an
-/// additional allowed URL, and its path is at or below that URL's path. Anything else falls back
-/// to the site URL, so a crafted link can never deliver a session to another site.
+/// additional allowed URL, and its path is at or below that URL's path; or, as GoTrue and RFC 8252
+/// §7.3 allow for native apps (a terminal app's one-request listener), when its host is a
+/// loopback address (`127.0.0.1`, `[::1]`), on any port. Anything else falls back to the site
+/// URL, so a crafted link can never deliver a session to another site.
 struct RedirectPolicy: Sendable {
     /// The configured site URL; `nil` means the server itself.
     var configuredSiteURL: String?
@@ -23,6 +25,7 @@ struct RedirectPolicy: Sendable {
     func resolve(_ candidate: String?) -> String {
         let siteURL = siteURL
         guard let candidate, let url = URL(string: candidate), let scheme = url.scheme?.lowercased() else { return siteURL }
+        if scheme == "http" || scheme == "https", url.user == nil, Self.isLoopbackLiteral(url.host) { return candidate }
         for prefix in [siteURL] + additionalURLs {
             guard let base = URL(string: prefix), base.scheme?.lowercased() == scheme,
                 base.host?.lowercased() == url.host?.lowercased(), base.port == url.port,
@@ -32,5 +35,15 @@ struct RedirectPolicy: Sendable {
             if basePath.isEmpty || url.path == basePath || url.path.hasPrefix(basePath + "/") { return candidate }
         }
         return siteURL
+    }
+
+    /// Whether `host` is a loopback IP address written out (`127.x.y.z`, `::1`), not a name.
+    static func isLoopbackLiteral(_ host: String?) -> Bool {
+        guard var host = host?.lowercased() else { return false }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isASCII) && UInt8(part) != nil }
     }
 }

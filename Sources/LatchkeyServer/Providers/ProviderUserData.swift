@@ -22,6 +22,14 @@ package struct ProviderUserData: Sendable, Equatable {
         "avatar_url", "slug", "user_name",
     ]
 
+    /// Data read from a provider's API rather than an ID token (GitHub).
+    package init(subject: String, email: String?, emailVerified: Bool, identityData: [String: JSONValue]) {
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.identityData = identityData
+    }
+
     /// The data of verified `claims`, read the way `style` says.
     package init(claims: [String: JSONValue], style: ProviderClaimsStyle) {
         subject = claims["sub"]?.stringValue ?? ""

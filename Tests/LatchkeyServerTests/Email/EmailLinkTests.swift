@@ -61,6 +61,18 @@ struct EmailLinkTests {
                 #expect(policy.resolve("myapp://auth-callback/done") == "myapp://auth-callback/done")
                 #expect(policy.resolve("https://app.example.com/welcome/next") == "https://app.example.com/welcome/next")
             }
+            // A native app's loopback listener, on any port (RFC 8252 §7.3, as GoTrue); names and
+            // lookalikes are not loopback literals.
+            let policy = RedirectPolicy(siteURL: "https://app.example.com", origin: ServerOrigin("http://127.0.0.1:9999"), additionalURLs: [])
+            for loopback in ["http://127.0.0.1:53124/callback", "http://[::1]:8080/cb", "http://127.1.2.3/cb"] {
+                #expect(policy.resolve(loopback) == loopback)
+            }
+            for notLoopback in [
+                "http://localhost.evil.net/cb", "http://127.0.0.1.evil.net/cb", "http://128.0.0.1/cb", "http://2130706433/cb",
+                "http://user@127.0.0.1/cb", "javascript://127.0.0.1/%0aalert(1)",
+            ] {
+                #expect(policy.resolve(notLoopback) == "https://app.example.com", "\(notLoopback)")
+            }
             let redirect = try await server.request(.GET, "/verify?token=\(token)&type=signup&redirect_to=https://evil.example.net/steal")
             let location = try #require(redirect.headers.first(name: "Location"))
             #expect(location.hasPrefix("https://app.example.com/welcome#access_token="))

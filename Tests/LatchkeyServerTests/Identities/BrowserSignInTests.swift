@@ -67,7 +67,7 @@ struct BrowserSignInTests {
     }
 
     static func with(
-        configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+        configure: @escaping (inout ServerConfiguration, _ providerIssuer: String) -> Void = { _, _ in },
         _ body: (TestServer, TestIdentityProvider, Browser) async throws -> Void
     ) async throws {
         let provider = try await TestIdentityProvider.start()
@@ -79,7 +79,7 @@ struct BrowserSignInTests {
                 configuration.external.manualLinkingEnabled = true
                 configuration.additionalRedirectURLs = ["http://localhost:3000"]
                 configuration.autoconfirm = true
-                configure(&configuration)
+                configure(&configuration, provider.issuer)
             } _: { server in
                 try await body(server, provider, Browser(server))
             }
@@ -163,7 +163,7 @@ struct BrowserSignInTests {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("apple-\(UUID().uuidString).p8")
         try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        try await Self.with(configure: { configuration in
+        try await Self.with(configure: { configuration, _ in
             configuration.external.apple = ProviderSettings(enabled: true, clientIDs: ["com.example.services"])
             configuration.external.appleTeamID = "TEAM123456"
             configuration.external.appleKeyID = "KEY1234567"
@@ -253,7 +253,7 @@ struct BrowserSignInTests {
 
     @Test("redirect_to outside the allow list lands on the site URL; a provider's refusal reaches the app as an error")
     func redirectsAndRefusals() async throws {
-        try await Self.with(configure: { $0.siteURL = "http://localhost:3000" }) { server, provider, browser in
+        try await Self.with(configure: { configuration, _ in configuration.siteURL = "http://localhost:3000" }) { server, provider, browser in
             let landed = try await browser.follow(Self.authorize(server, redirectTo: "https://evil.example/steal"))
             let location = try #require(landed.headers.first(name: "Location"))
             #expect(location.hasPrefix("http://localhost:3000#"), "\(location)")
@@ -272,7 +272,7 @@ struct BrowserSignInTests {
     @Test("/authorize refuses unknown, disabled and half-configured providers and half a PKCE pair with 400s")
     func authorizeRefusals() async throws {
         try await Self.with { server, _, browser in
-            for provider in ["nope", "google", "github", "custom:acme"] {
+            for provider in ["nope", "google", "github", "custom:acme", "apple"] {
                 let response = try await browser.send(Self.authorize(server, provider: provider))
                 #expect(response.status == 400, "\(provider): \(response.text)")
                 #expect(response.errorCode == "validation_failed")
@@ -306,6 +306,29 @@ struct BrowserSignInTests {
 
             let anonymous = try await server.request(.GET, "/user/identities/authorize?provider=keycloak")
             #expect(anonymous.status == 401)
+        }
+    }
+
+    @Test("GitHub: the person from its API, the primary address and whether GitHub verified it")
+    func gitHub() async throws {
+        // GitHub Enterprise at the provider's URL (on loopback: the development switch allows it).
+        try await Self.with(configure: { configuration, issuer in
+            configuration.external.github = ProviderSettings(enabled: true, clientIDs: ["gh-client"], secret: "gh-secret", url: issuer)
+        }) { server, provider, browser in
+            provider.signInNext(subject: "4242", email: "Octo@Example.com", name: "Mona Octocat")
+            let landed = try await browser.follow(Self.authorize(server, provider: "github"))
+            let location = try #require(landed.headers.first(name: "Location"))
+            let request = try #require(provider.authorizationRequests.last)
+            #expect(request["scope"] == "user:email" && request["nonce"] == nil)
+            #expect(Self.fragment(location)["access_token"] != nil, "\(location)")
+            let me = try await server.request(.GET, "/user", bearer: Self.fragment(location)["access_token"] ?? "")
+            #expect(me["email"] as? String == "octo@example.com")
+            let identity = try #require((me["identities"] as? [[String: Any]])?.first)
+            #expect(identity["provider"] as? String == "github" && identity["id"] as? String == "4242")
+            let data = try #require(identity["identity_data"] as? [String: Any])
+            #expect(data["user_name"] as? String == "4242" && data["full_name"] as? String == "Mona Octocat")
+            #expect(data["email_verified"] as? Bool == true)
+            #expect(provider.receivedClientSecrets.last == "gh-secret")
         }
     }
 }

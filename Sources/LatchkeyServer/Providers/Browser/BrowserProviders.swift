@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 
 /// The providers people can sign in with in a browser, made from the configuration: Apple,
-/// Google and Keycloak (any OpenID issuer at a configured URL). Errors are GoTrue's 400
+/// Google, Keycloak (any OpenID issuer at a configured URL) and GitHub. Errors are GoTrue's 400
 /// `validation_failed` "Unsupported provider: …".
 struct BrowserProviders: Sendable {
     let settings: ExternalProviderSettings
@@ -17,13 +17,16 @@ struct BrowserProviders: Sendable {
     /// The provider `name`, enabled and configured for the browser.
     func provider(named name: String) throws(AuthError) -> any BrowserProvider {
         func refuse(_ reason: String) -> AuthError { AuthError(.badRequest, "validation_failed", "Unsupported provider: \(reason)") }
-        guard ["apple", "google", "keycloak"].contains(name) else {
-            if name == "github" { throw refuse("github is not available for browser sign-in in this version") }
+        guard ["apple", "google", "keycloak", "github"].contains(name) else {
             if name.hasPrefix("custom:") { throw refuse("Custom OAuth providers are disabled") }
             throw refuse("provider \(name.prefix(80)) could not be found")
         }
         guard let configured = settings[name], configured.enabled else { throw refuse("Provider \(name) is not enabled") }
         guard let clientID = configured.clientIDs.first, !clientID.isEmpty else { throw refuse("missing OAuth client ID for \(name)") }
+        if name == "github" {
+            guard let secret = configured.secret, !secret.isEmpty else { throw refuse("missing OAuth secret for \(name)") }
+            return GitHubBrowserProvider(settings: configured, baseURL: configured.url, http: http)
+        }
         let resolved = try ResolvedProvider.resolve(provider: name, issuer: nil, clientID: nil, tokenIssuer: nil, in: settings)
         let secret: @Sendable () throws -> String
         if name == "apple", let maker = try? settings.appleClientSecret() {
