@@ -28,17 +28,18 @@ enum ProviderRedirect: Sendable, Hashable {
         var providerRefreshToken: String?
     }
 
-    /// Reads `url`'s query and fragment; a name in the query wins over the same name in the
-    /// fragment. An error wins over a code or tokens.
+    /// Reads `url`'s query and fragment as GoTrue writes them (form encoding: a `+` is a
+    /// space); a name in the query wins over the same name in the fragment. An error wins over a
+    /// code or tokens.
     init(_ url: URL) {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var parameters: [String: String] = [:]
-        if let fragment = components?.percentEncodedFragment, !fragment.isEmpty {
-            var fragmentComponents = URLComponents()
-            fragmentComponents.percentEncodedQuery = fragment
-            for item in fragmentComponents.queryItems ?? [] where parameters[item.name] == nil { parameters[item.name] = item.value ?? "" }
+        for part in [components?.percentEncodedQuery, components?.percentEncodedFragment] {
+            guard let part, !part.isEmpty else { continue }
+            var parsed = URLComponents()
+            parsed.percentEncodedQuery = part.replacingOccurrences(of: "+", with: "%20")
+            for item in parsed.queryItems ?? [] where parameters[item.name] == nil { parameters[item.name] = item.value ?? "" }
         }
-        for item in components?.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
         func value(_ name: String) -> String? { parameters[name].flatMap { $0.isEmpty ? nil : $0 } }
 
         if value("error") != nil || value("error_code") != nil || value("error_description") != nil {
