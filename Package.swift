@@ -143,6 +143,10 @@ let package = Package(
                 "LatchkeyQRCode",  // latchkey mfa enroll: the QR code in the terminal
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),  // IOError: serve's start-up failures in words
+                // `latchkey login --provider`: the one-request listener for the browser's redirect.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // `latchkey backup`: SQLite's online backup API.
                 .product(name: "GRDB", package: "GRDB.swift"),

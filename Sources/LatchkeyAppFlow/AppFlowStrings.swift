@@ -34,6 +34,7 @@ public struct AppFlowStrings: Sendable {
         case .resendConfirmation: "Sending confirmation email…"
         case .emailVerification: "Checking your confirmation…"
         case .secondFactorVerification: "Checking the code…"
+        case .providerSignIn: "Signing in…"
         }
     }
 
@@ -46,11 +47,26 @@ public struct AppFlowStrings: Sendable {
         case .resendConfirmation: "Confirmation email sent. Check your inbox."
         case .emailVerification: "Email confirmed"
         case .secondFactorVerification: "Verified"
+        case .providerSignIn: "Signed in"
         }
     }
 
     /// The login form's button.
     public var signInButton = "Sign In"
+    /// A provider's name as people know it: "Apple", "Google"; an unknown provider's name
+    /// capitalized.
+    public var providerName: @Sendable (IdentityProvider) -> String = { provider in
+        switch provider {
+        case .apple: "Apple"
+        case .google: "Google"
+        case .github: "GitHub"
+        case .azure: "Microsoft"
+        case .keycloak: "Keycloak"
+        default: provider.rawValue.prefix(1).uppercased() + provider.rawValue.dropFirst()
+        }
+    }
+    /// The login form's button for a provider, given its ``providerName``: "Sign in with Google".
+    public var providerSignInButton: @Sendable (_ provider: String) -> String = { "Sign in with \($0)" }
     /// The sign-up form's button.
     public var createAccountButton = "Create Account"
     /// The sign-up form's status line when the server refuses new accounts.
@@ -159,6 +175,7 @@ public struct AppFlowStrings: Sendable {
         case .inProgress(let operation): inProgress(operation)
         case .succeeded(let operation): succeeded(operation)
         case .failed(_, let failure): self.failure(failure).message
+        case .cancelled: nil
         }
     }
 

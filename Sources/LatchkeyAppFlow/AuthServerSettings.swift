@@ -11,12 +11,16 @@ public struct AuthServerSettings: Sendable, Hashable {
     public var signUpDisabled: Bool
     /// Whether new accounts are confirmed at once, without an email (`mailer_autoconfirm`).
     public var autoconfirm: Bool
+    /// The sign-in providers that are on (`external`: `apple`, `google`…), for the login form
+    /// to offer (``LoginFormModel/apply(_:)``).
+    public var providers: [IdentityProvider]
 
     /// Settings with these values.
-    public init(passwordRules: PasswordRules = .init(), signUpDisabled: Bool = false, autoconfirm: Bool = false) {
+    public init(passwordRules: PasswordRules = .init(), signUpDisabled: Bool = false, autoconfirm: Bool = false, providers: [IdentityProvider] = []) {
         self.passwordRules = passwordRules
         self.signUpDisabled = signUpDisabled
         self.autoconfirm = autoconfirm
+        self.providers = providers
     }
 
     /// The settings a GoTrue server published (`GoTrueBackend.settings()`), as the forms use
@@ -24,7 +28,7 @@ public struct AuthServerSettings: Sendable, Hashable {
     public init(_ settings: GoTrueServerSettings) {
         self.init(
             passwordRules: PasswordRules(minimumLength: max(settings.passwordMinimumLength ?? 6, 1)),
-            signUpDisabled: settings.signUpDisabled, autoconfirm: settings.autoconfirm)
+            signUpDisabled: settings.signUpDisabled, autoconfirm: settings.autoconfirm, providers: settings.providers)
     }
 
     /// Reads the settings of the GoTrue server (the Latchkey server or a Supabase project) at

@@ -11,6 +11,9 @@ public enum FormOperation: Sendable, Hashable {
     case emailVerification
     /// A code from an authenticator app (the second factor).
     case secondFactorVerification
+    /// Signing in with a provider: Sign in with Apple, Google, or a provider's page in the
+    /// browser.
+    case providerSignIn(IdentityProvider)
 }
 
 /// Where a form stands.
@@ -23,6 +26,8 @@ public enum FormStatus: Sendable, Hashable {
     case succeeded(FormOperation)
     /// The operation failed; show the failure's presentation (never a raw error).
     case failed(FormOperation, AuthFailure)
+    /// The person closed the provider's sheet: nothing to show, and the form is ready again.
+    case cancelled(FormOperation)
 
     /// Whether a request is in flight.
     public var isInProgress: Bool {
@@ -64,6 +69,11 @@ struct FormProgress: Sendable {
 
     mutating func begin(_ operation: FormOperation) {
         status = .inProgress(operation)
+    }
+
+    /// Records that the person cancelled `operation`: no haptic, no announcement.
+    mutating func cancel(_ operation: FormOperation) {
+        status = .cancelled(operation)
     }
 
     mutating func succeed(_ operation: FormOperation, announcing text: String) {

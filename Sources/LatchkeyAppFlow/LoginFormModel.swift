@@ -13,6 +13,13 @@ import Observation
 /// - Every outcome produces a ``feedback`` event for haptics and every failure an
 ///   ``announcement`` for VoiceOver.
 ///
+/// - ``providers`` are the sign-in providers the server has on (``apply(_:)`` with its
+///   settings), Sign in with Apple first on Apple platforms; ``signIn(with:redirectTo:scopes:)``
+///   opens one in the browser sheet, ``signInWithApple(_:nonce:)`` and
+///   ``signIn(with:idToken:nonce:accessToken:)`` take a credential the app got itself. While
+///   one runs, ``status`` is `inProgress(.providerSignIn(provider))`; a sheet the person closed
+///   is `cancelled`, which shows nothing.
+///
 /// The session itself is the `SessionManager`'s; a successful sign-in moves the
 /// ``LaunchRouter`` to `main` through the manager's events.
 @MainActor
@@ -28,6 +35,8 @@ public final class LoginFormModel: EmailPasswordForm {
     }
     /// Whether the password field shows its text ("eye" toggle).
     public var isPasswordVisible = false
+    /// The sign-in providers to offer as buttons, in order (``apply(_:)``).
+    public private(set) var providers: [IdentityProvider] = []
     private var progress = FormProgress()
 
     /// The words the form shows.
@@ -62,6 +71,84 @@ public final class LoginFormModel: EmailPasswordForm {
     public var feedback: FormFeedback? { progress.feedback }
     /// The latest VoiceOver announcement.
     public var announcement: AccessibilityAnnouncement? { progress.announcement }
+
+    /// Offers the providers the server has on, Sign in with Apple first on Apple platforms.
+    public func apply(_ settings: AuthServerSettings) {
+        providers = Self.ordered(settings.providers, appleFirst: Self.isApplePlatform)
+    }
+
+    /// `providers` in the order the form offers them: Apple first when `appleFirst` (Apple asks
+    /// apps that offer other providers to offer Sign in with Apple as prominently), the others
+    /// as given.
+    static func ordered(_ providers: [IdentityProvider], appleFirst: Bool) -> [IdentityProvider] {
+        guard appleFirst, providers.contains(.apple) else { return providers }
+        return [.apple] + providers.filter { $0 != .apple }
+    }
+
+    static var isApplePlatform: Bool {
+        #if canImport(Darwin)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// The button title for `provider`: "Sign in with Google".
+    public func providerButtonTitle(_ provider: IdentityProvider) -> String {
+        strings.providerSignInButton(strings.providerName(provider))
+    }
+
+    /// The provider whose sign-in is in flight, if any.
+    public var providerInFlight: IdentityProvider? {
+        if case .inProgress(.providerSignIn(let provider)) = status { provider } else { nil }
+    }
+
+    /// Signs in with `provider`'s page in the manager's browser sheet
+    /// (`SessionManagerConfiguration.webAuthenticator`). Does nothing while a request is in
+    /// flight; a closed sheet leaves the form `cancelled`.
+    public func signIn(with provider: IdentityProvider, redirectTo: URL, scopes: String? = nil) async {
+        await runProvider(provider) { [manager] in
+            try await manager.account.signInWithOAuth(provider: provider, redirectTo: redirectTo, scopes: scopes)
+        }
+    }
+
+    /// Signs in with an ID token the app got from `provider` (Google Sign-In…).
+    public func signIn(with provider: IdentityProvider, idToken: String, nonce: String? = nil, accessToken: String? = nil) async {
+        await runProvider(provider) { [manager] in
+            .signedIn(try await manager.account.signInWithIdToken(provider: provider, idToken: idToken, nonce: nonce, accessToken: accessToken))
+        }
+    }
+
+    /// Signs in with Sign in with Apple's credential, storing the name Apple gives the first
+    /// time (`AuthAccount.signInWithApple(_:nonce:)`).
+    public func signInWithApple(_ credential: AppleSignInCredential, nonce: SignInNonce?) async {
+        await runProvider(.apple) { [manager] in
+            .signedIn(try await manager.account.signInWithApple(credential, nonce: nonce))
+        }
+    }
+
+    /// Records that the person closed a provider's sheet the app showed itself (Sign in with
+    /// Apple's `ASAuthorizationError.canceled`): the form shows nothing and is ready again.
+    public func providerSignInCancelled(_ provider: IdentityProvider) {
+        progress.cancel(.providerSignIn(provider))
+    }
+
+    private func runProvider(_ provider: IdentityProvider, _ body: @Sendable () async throws -> WebSignInResult) async {
+        guard !isSubmitting else { return }
+        let operation = FormOperation.providerSignIn(provider)
+        progress.begin(operation)
+        do {
+            switch try await body() {
+            case .signedIn:
+                password = ""
+                progress.succeed(operation, announcing: strings.succeeded(operation))
+            case .cancelled:
+                progress.cancel(operation)
+            }
+        } catch {
+            progress.fail(operation, error, strings)
+        }
+    }
 
     /// Signs in. Does nothing unless ``canSubmit``.
     public func submit() async {
@@ -107,7 +194,9 @@ public final class LoginFormModel: EmailPasswordForm {
         guard let action = failure?.action else { return }
         switch action {
         case .resetPassword: await sendPasswordReset()
-        case .retry: await submit()
+        case .retry:
+            // A provider's sheet is opened again by its button, with the app's redirect.
+            if case .failed(.providerSignIn, _) = status { dismissFailure() } else { await submit() }
         case .resendVerification: await resendConfirmation()
         default: dismissFailure()
         }

@@ -47,6 +47,26 @@ public struct PKCEGrantBody: Codable, Sendable, Hashable {
     }
 }
 
+/// `POST /token?grant_type=id_token`: an ID token from a provider (Apple, Google…), the raw
+/// nonce whose SHA-256 the token carries, and the provider's access token when its `at_hash`
+/// must be checked. With `link_identity` and the user's bearer token, the identity is linked
+/// to that user instead of signing in.
+public struct IDTokenGrantBody: Codable, Sendable, Hashable {
+    public var provider: String?
+    public var id_token: String?
+    public var nonce: String?
+    public var access_token: String?
+    public var link_identity: Bool?
+
+    public init(provider: String? = nil, id_token: String? = nil, nonce: String? = nil, access_token: String? = nil, link_identity: Bool? = nil) {
+        self.provider = provider
+        self.id_token = id_token
+        self.nonce = nonce
+        self.access_token = access_token
+        self.link_identity = link_identity
+    }
+}
+
 /// `POST /otp` (and `POST /magiclink`, which ignores `create_user`): mails a sign-in link and
 /// code, creating the account first when `create_user` is not `false`.
 public struct OTPBody: Codable, Sendable, Hashable {

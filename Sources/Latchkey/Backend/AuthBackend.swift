@@ -58,6 +58,23 @@ public protocol AuthBackend: Sendable {
     func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session
     /// Removes a factor (`DELETE /factors/{id}`); a verified one needs an `aal2` session.
     func unenrollFactor(accessToken: String, factorID: String) async throws
+
+    /// Signs in with an ID token from `provider` (`POST /token?grant_type=id_token`): `nonce` is
+    /// the raw nonce whose SHA-256 the token carries, `accessToken` the provider's access
+    /// token when the ID token's `at_hash` binds one. With `linkingTo` (the signed-in user's
+    /// access token) the identity is linked to that user; the answer is then a session of
+    /// theirs.
+    func signInWithIDToken(
+        provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?
+    ) async throws -> Session
+    /// Where to send the browser to sign in with `provider` (`GET /authorize`); the sign-in
+    /// comes back to `redirectTo` with `?code=` for the verifier `codeChallenge` was made from.
+    func authorizeURL(provider: String, redirectTo: String, scopes: String?, codeChallenge: String) throws -> URL
+    /// Where to send the browser to link `provider` to the signed-in user
+    /// (`GET /user/identities/authorize`); it comes back to `redirectTo` as a sign-in does.
+    func linkIdentityURL(accessToken: String, provider: String, redirectTo: String, scopes: String?, codeChallenge: String) async throws -> URL
+    /// Removes one of the signed-in user's identities (`DELETE /user/identities/{id}`).
+    func unlinkIdentity(accessToken: String, identityID: String) async throws
 }
 
 /// Backends written before these flows existed answer them as unsupported.
@@ -88,5 +105,20 @@ extension AuthBackend {
     }
     public func unenrollFactor(accessToken: String, factorID: String) async throws {
         throw BackendError.unsupported("multi-factor authentication")
+    }
+    public func signInWithIDToken(
+        provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?
+    ) async throws -> Session {
+        throw BackendError.unsupported("ID-token sign-in")
+    }
+    public func authorizeURL(provider: String, redirectTo: String, scopes: String?, codeChallenge: String) throws -> URL {
+        throw BackendError.unsupported("provider sign-in")
+    }
+    public func linkIdentityURL(accessToken: String, provider: String, redirectTo: String, scopes: String?, codeChallenge: String) async throws -> URL
+    {
+        throw BackendError.unsupported("identity linking")
+    }
+    public func unlinkIdentity(accessToken: String, identityID: String) async throws {
+        throw BackendError.unsupported("identity linking")
     }
 }

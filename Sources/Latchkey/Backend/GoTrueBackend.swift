@@ -141,6 +141,49 @@ public struct GoTrueBackend: AuthBackend {
         _ = try await send("DELETE", "factors/\(try Self.pathSegment(factorID))", accessToken: accessToken)
     }
 
+    public func signInWithIDToken(
+        provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?
+    ) async throws -> Session {
+        let body = try await send(
+            "POST", "token", query: [("grant_type", "id_token")],
+            body: IDTokenGrantBody(
+                provider: provider, id_token: idToken, nonce: nonce, access_token: accessToken,
+                link_identity: userAccessToken == nil ? nil : true),
+            accessToken: userAccessToken)
+        return Session(wire: try decode(SessionResponse.self, from: body))
+    }
+
+    public func authorizeURL(provider: String, redirectTo: String, scopes: String?, codeChallenge: String) throws -> URL {
+        try url("authorize", query: Self.authorizeQuery(provider: provider, redirectTo: redirectTo, scopes: scopes, codeChallenge: codeChallenge))
+    }
+
+    public func linkIdentityURL(accessToken: String, provider: String, redirectTo: String, scopes: String?, codeChallenge: String) async throws -> URL
+    {
+        let query = Self.authorizeQuery(provider: provider, redirectTo: redirectTo, scopes: scopes, codeChallenge: codeChallenge)
+        let body = try await send("GET", "user/identities/authorize", query: query + [("skip_http_redirect", "true")], accessToken: accessToken)
+        guard let answer = URL(string: try decode(AuthorizeURLAnswer.self, from: body).url), answer.scheme != nil else {
+            throw BackendError.invalidResponse(reason: "the link answer carries no URL")
+        }
+        return answer
+    }
+
+    public func unlinkIdentity(accessToken: String, identityID: String) async throws {
+        _ = try await send("DELETE", "user/identities/\(try Self.pathSegment(identityID, notFound: "identity_not_found"))", accessToken: accessToken)
+    }
+
+    /// GoTrue's `/authorize` parameters, in the order supabase clients send them.
+    static func authorizeQuery(provider: String, redirectTo: String, scopes: String?, codeChallenge: String) -> [(String, String)] {
+        var query = [("provider", provider), ("redirect_to", redirectTo)]
+        if let scopes, !scopes.isEmpty { query.append(("scopes", scopes)) }
+        query += [("code_challenge", codeChallenge), ("code_challenge_method", "s256")]
+        return query
+    }
+
+    /// `GET /user/identities/authorize?skip_http_redirect=true`'s answer.
+    private struct AuthorizeURLAnswer: Decodable {
+        var url: String
+    }
+
     /// What the server says about itself (`GET /settings`), for a sign-up form to know the
     /// rules before anyone types.
     /// - Throws: ``BackendError``.
@@ -152,11 +195,11 @@ public struct GoTrueBackend: AuthBackend {
 
     /// `id` as one path segment: an identifier with `/`, `?`, `#` or `%` (or empty) is refused
     /// rather than sent somewhere else.
-    static func pathSegment(_ id: String) throws -> String {
+    static func pathSegment(_ id: String, notFound: String = "mfa_factor_not_found") throws -> String {
         guard !id.isEmpty, id != ".", id != "..", id.rangeOfCharacter(from: CharacterSet(charactersIn: "/?#%\\ ")) == nil,
             id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
         else {
-            throw BackendError.server(status: 404, code: "mfa_factor_not_found", message: "not a factor identifier", retryAfter: nil)
+            throw BackendError.server(status: 404, code: notFound, message: "not an identifier", retryAfter: nil)
         }
         return id
     }
@@ -173,6 +216,24 @@ public struct GoTrueBackend: AuthBackend {
         } catch {
             throw BackendError.invalidResponse(reason: "cannot decode \(T.self)")
         }
+    }
+
+    /// `path` under the base URL with `query`, every value percent-encoded (a `+` too, which
+    /// servers would otherwise read as a space).
+    private func url(_ path: String, query: [(String, String)] = []) throws -> URL {
+        guard var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        else { throw BackendError.invalidResponse(reason: "the base URL is not a URL") }
+        if !query.isEmpty {
+            components.percentEncodedQuery = query.map { "\(Self.encodeQueryValue($0.0))=\(Self.encodeQueryValue($0.1))" }.joined(separator: "&")
+        }
+        guard let url = components.url else { throw BackendError.invalidResponse(reason: "cannot build the URL") }
+        return url
+    }
+
+    private static let queryValueCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+
+    static func encodeQueryValue(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: queryValueCharacters) ?? value
     }
 
     private func send(
@@ -225,18 +286,25 @@ public struct GoTrueServerSettings: Sendable, Hashable {
     public var signUpDisabled: Bool
     /// Whether new accounts are confirmed at once, without an email (`mailer_autoconfirm`).
     public var autoconfirm: Bool
+    /// The sign-in providers that are on (`external`), in name order: `apple`, `google`… The
+    /// entries of `external` that are not providers (`email`, `phone`, `anonymous_users`) are
+    /// left out.
+    public var providers: [IdentityProvider]
 
     /// Settings with these values.
-    public init(passwordMinimumLength: Int? = nil, signUpDisabled: Bool = false, autoconfirm: Bool = false) {
+    public init(passwordMinimumLength: Int? = nil, signUpDisabled: Bool = false, autoconfirm: Bool = false, providers: [IdentityProvider] = []) {
         self.passwordMinimumLength = passwordMinimumLength
         self.signUpDisabled = signUpDisabled
         self.autoconfirm = autoconfirm
+        self.providers = providers
     }
 
     /// The settings a `GET /settings` answer describes.
     package init(wire: SettingsResponse) {
+        let notProviders: Set<String> = ["email", "phone", "anonymous_users", "saml"]
         self.init(
             passwordMinimumLength: wire.password_min_length, signUpDisabled: wire.disable_signup ?? false,
-            autoconfirm: wire.mailer_autoconfirm ?? false)
+            autoconfirm: wire.mailer_autoconfirm ?? false,
+            providers: (wire.external ?? [:]).filter { $0.value && !notProviders.contains($0.key) }.keys.sorted().map { IdentityProvider($0) })
     }
 }

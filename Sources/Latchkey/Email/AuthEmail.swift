@@ -30,7 +30,7 @@ public struct AuthEmail: Sendable {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         manager.logger.info("requesting a sign-in email", metadata: ["operation": "sign_in_email", "email": "\(LogRedaction.email(email))"])
         do {
-            let pkce = try await startPKCEFlow()
+            let pkce = try await manager.startPKCEFlow()
             try await manager.backend.sendSignInEmail(
                 email: email, createUser: createUser, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
         } catch {
@@ -73,12 +73,7 @@ public struct AuthEmail: Sendable {
             throw AuthFailure(BackendError.server(status: 400, code: "validation_failed", message: "the URL carries no code", retryAfter: nil))
         }
         do {
-            guard let stored = try await manager.store.load(key: pkceVerifierKey), let verifier = String(data: stored, encoding: .utf8) else {
-                throw BackendError.server(status: 404, code: "flow_state_not_found", message: "no email flow is waiting for a code", retryAfter: nil)
-            }
-            let session = try await manager.backend.exchangeCode(code, codeVerifier: verifier)
-            try? await manager.store.delete(key: pkceVerifierKey)
-            return try await manager.commitSignIn(session)
+            return try await manager.exchangeCodeWithStoredVerifier(code, flow: "email flow")
         } catch {
             throw AuthFailure(error)
         }
@@ -114,7 +109,7 @@ public struct AuthEmail: Sendable {
     public func recoverPassword(email: String, redirectTo: URL?) async throws {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         do {
-            let pkce = try await startPKCEFlow()
+            let pkce = try await manager.startPKCEFlow()
             try await manager.backend.recoverPassword(email: email, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
         } catch {
             throw AuthFailure(error)
@@ -125,18 +120,6 @@ public struct AuthEmail: Sendable {
     /// longer sign in here: for a client that signs in with the mailed code instead (the
     /// terminal app).
     package func discardPendingLink() async {
-        try? await manager.store.delete(key: pkceVerifierKey)
-    }
-
-    // MARK: - PKCE
-
-    /// The credential-store key of the PKCE verifier of the email flow in progress.
-    var pkceVerifierKey: String { manager.configuration.storageKey + ".pkce-verifier" }
-
-    /// A new PKCE pair whose verifier replaces any earlier one in the store.
-    private func startPKCEFlow() async throws -> PKCE {
-        let pkce = PKCE()
-        try await manager.store.save(Data(pkce.verifier.utf8), key: pkceVerifierKey)
-        return pkce
+        try? await manager.store.delete(key: manager.pkceVerifierKey)
     }
 }

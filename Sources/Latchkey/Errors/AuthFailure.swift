@@ -42,11 +42,15 @@ public struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public let code: String?
     /// The HTTP status, when the server answered.
     public let status: Int?
+    /// The server's or the provider's own words (a redirect's `error_description`), for logs
+    /// and support; never shown to users.
+    public let detail: String?
 
-    public init(_ category: Category, code: String? = nil, status: Int? = nil) {
+    public init(_ category: Category, code: String? = nil, status: Int? = nil, detail: String? = nil) {
         self.category = category
         self.code = code
         self.status = status
+        self.detail = detail
     }
 
     /// Whether trying the same thing again later may succeed.
@@ -61,6 +65,7 @@ public struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible {
         var parts = ["category: \(category)"]
         if let code { parts.append("code: \(code)") }
         if let status { parts.append("status: \(status)") }
+        if let detail { parts.append("detail: \(detail)") }
         return "AuthFailure(\(parts.joined(separator: ", ")))"
     }
 }
@@ -126,6 +131,13 @@ extension AuthFailure {
             "email_address_not_authorized", "same_password", "otp_expired", "flow_state_not_found", "flow_state_expired",
             "bad_code_verifier", "reauthentication_not_valid":
             return .invalidInput
+        case "identity_not_found", "single_identity_not_deletable", "bad_oauth_callback", "bad_oauth_state",
+            "provider_email_needs_verification", "invalid_request":
+            return .invalidInput
+        case "identity_already_exists":
+            return .accountExists
+        case "manual_linking_disabled", "provider_disabled", "oauth_provider_not_supported", "access_denied", "unauthorized_client":
+            return .permission
         case "mfa_verification_failed", "mfa_challenge_expired", "mfa_factor_not_found", "mfa_factor_name_conflict",
             "mfa_ip_address_mismatch", "mfa_verified_factor_exists":
             return .invalidInput

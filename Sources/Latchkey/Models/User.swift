@@ -28,6 +28,9 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     /// The account's second factors (authenticator apps), verified or not. As of the last time
     /// the user was fetched: ``AuthMFA/listFactors()`` asks the server.
     public var factors: [Factor]
+    /// The ways to sign in to the account (its email and password, Apple, Google…), as of the
+    /// last time the user was fetched: ``AuthIdentities/list()`` asks the server.
+    public var identities: [Identity]
 
     /// Whether the account is protected by a verified second factor.
     public var hasVerifiedFactor: Bool { factors.contains { $0.status == .verified } }
@@ -38,7 +41,8 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     public init(
         id: String, email: String? = nil, phone: String? = nil, aud: String? = "authenticated",
         role: String? = "authenticated", emailConfirmedAt: Date? = nil, createdAt: Date? = nil,
-        appMetadata: [String: JSONValue] = [:], userMetadata: [String: JSONValue] = [:], factors: [Factor] = []
+        appMetadata: [String: JSONValue] = [:], userMetadata: [String: JSONValue] = [:], factors: [Factor] = [],
+        identities: [Identity] = []
     ) {
         self.id = id
         self.aud = aud
@@ -51,6 +55,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         self.appMetadata = appMetadata
         self.userMetadata = userMetadata
         self.factors = factors
+        self.identities = identities
     }
 
     enum CodingKeys: String, CodingKey {
@@ -65,7 +70,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         case isAnonymous = "is_anonymous"
         case appMetadata = "app_metadata"
         case userMetadata = "user_metadata"
-        case factors
+        case factors, identities
     }
 
     public init(from decoder: any Decoder) throws {
@@ -94,6 +99,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         appMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata)) ?? [:]
         userMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata)) ?? [:]
         factors = (try? container.decodeIfPresent([Factor].self, forKey: .factors)) ?? []
+        identities = (try? container.decodeIfPresent([Identity].self, forKey: .identities)) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -119,5 +125,6 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         try container.encode(appMetadata, forKey: .appMetadata)
         try container.encode(userMetadata, forKey: .userMetadata)
         if !factors.isEmpty { try container.encode(factors, forKey: .factors) }
+        if !identities.isEmpty { try container.encode(identities, forKey: .identities) }
     }
 }

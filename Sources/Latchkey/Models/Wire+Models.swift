@@ -18,6 +18,19 @@ extension User {
         bannedUntil = wire.banned_until.flatMap(WireDate.parse)
         isAnonymous = wire.is_anonymous ?? false
         factors = (wire.factors ?? []).map(Factor.init(wire:))
+        identities = (wire.identities ?? []).map(Identity.init(wire:))
+    }
+}
+
+extension Identity {
+    /// The identity a GoTrue identity object describes; without `identity_id` (older servers)
+    /// the identity is known by its `id`.
+    init(wire: UserResponse.Identity) {
+        self.init(
+            identityID: wire.identity_id ?? wire.id, providerUserID: wire.id, userID: wire.user_id, provider: wire.provider ?? "",
+            email: wire.email.flatMap { $0.isEmpty ? nil : $0 }, identityData: wire.identity_data ?? [:],
+            createdAt: wire.created_at.flatMap(WireDate.parse), lastSignInAt: wire.last_sign_in_at.flatMap(WireDate.parse),
+            updatedAt: wire.updated_at.flatMap(WireDate.parse))
     }
 }
 

@@ -120,6 +120,9 @@ public actor SessionManager {
     /// Second factors: enrolling an authenticator app, challenges, verification, removal.
     public nonisolated var mfa: AuthMFA { AuthMFA(manager: self) }
 
+    /// The ways to sign in to the account: listing, linking and unlinking providers.
+    public nonisolated var identities: AuthIdentities { AuthIdentities(manager: self) }
+
     /// The current session without any check or refresh, or `nil` when signed out.
     public var currentSession: Session? { state.session }
 

@@ -72,6 +72,13 @@ public struct SessionManagerConfiguration: Sendable {
     /// sign-in or sign-out writes anyway. Default 30 s.
     public var crossProcessLockTimeout: TimeInterval = 30
 
+    /// The browser sheet that sign-ins and links with a provider open
+    /// (``AuthAccount/signInWithOAuth(provider:redirectTo:scopes:ephemeral:)``): on Apple
+    /// platforms `SystemWebAuthenticator`. Default `nil`: those calls throw, and an ID
+    /// token or ``AuthAccount/signInURL(provider:redirectTo:scopes:)`` with a browser of the
+    /// app's own is the way to sign in with a provider.
+    public var webAuthenticator: (any WebAuthenticator)?
+
     public init() {}
 
     /// The retry delay after `attempt` consecutive failures (1-based).

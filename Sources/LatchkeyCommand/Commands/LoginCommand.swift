@@ -14,6 +14,10 @@ struct LoginCommand: AsyncParsableCommand {
             input (--code-stdin), or mail it with --send-code and sign in later with --otp CODE. \
             An account with two-step verification (latchkey mfa enroll) also needs the 6-digit code \
             of its authenticator app: asked for on a terminal, or given with --totp-code. \
+            With --provider NAME (google, github, apple…) you sign in in the browser: the command \
+            listens on http://127.0.0.1:PORT/callback (a random port, which the server must allow \
+            as a redirect URL), opens the browser (or prints the URL with --no-browser), and waits \
+            up to --browser-timeout seconds for the browser to come back. \
             The server and the credential store are remembered for the profile; the tokens are \
             kept in the desktop keyring or an encrypted file, never in plain text.
             """)
@@ -35,6 +39,22 @@ struct LoginCommand: AsyncParsableCommand {
             valueName: "code"))
     var totpCode: String?
 
+    @Option(
+        name: .customLong("provider"),
+        help: ArgumentHelp("Sign in with a provider in the browser instead of a password (google, github, apple…).", valueName: "name"))
+    var provider: String?
+
+    @Flag(name: .customLong("no-browser"), help: "With --provider: print the sign-in URL instead of opening a browser.")
+    var noBrowser = false
+
+    @Option(
+        name: .customLong("browser-timeout"),
+        help: ArgumentHelp("With --provider: seconds to wait for the browser to come back (default 300).", valueName: "seconds"))
+    var browserTimeout: Double = 300
+
+    @Option(name: .customLong("scopes"), help: ArgumentHelp("With --provider: extra scopes to ask the provider for.", valueName: "scopes"))
+    var scopes: String?
+
     @OptionGroup var client: ClientOptions
 
     /// Whether this is an email-code sign-in.
@@ -47,6 +67,16 @@ struct LoginCommand: AsyncParsableCommand {
                 "--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one.")
         }
         if noCreate, !usesCode { throw ValidationError("--no-create goes with --code") }
+        if provider != nil, usesCode || account.passwordStdin || account.email != nil {
+            throw ValidationError("--provider signs in in the browser: it takes no email, password or code")
+        }
+        if provider == nil, noBrowser || scopes != nil {
+            throw ValidationError("--no-browser and --scopes go with --provider")
+        }
+        if let provider, provider.isEmpty || provider.contains(where: { !$0.isLetter && !$0.isNumber && $0 != "_" && $0 != "-" }) {
+            throw ValidationError("--provider takes a provider's name, such as google or github")
+        }
+        guard browserTimeout > 0, browserTimeout <= 3600 else { throw ValidationError("--browser-timeout must be between 0 and 3600 seconds") }
         if totpCode != nil, code.sendCode {
             throw ValidationError("--send-code only mails a code; give --totp-code when you sign in with --otp CODE")
         }
@@ -55,7 +85,9 @@ struct LoginCommand: AsyncParsableCommand {
     func run() async throws {
         try await client.run { context in
             let flow = SignInFlow(context: context, options: account)
-            if usesCode {
+            if let provider {
+                try await signInWithProvider(IdentityProvider(provider.lowercased()), flow: flow)
+            } else if usesCode {
                 try await signInWithCode(flow, context: context)
             } else {
                 try await signInWithPassword(flow, context: context)
@@ -71,6 +103,51 @@ struct LoginCommand: AsyncParsableCommand {
         let session = try await flow.send(prepared, progress: "Signing in…") { manager in
             try await manager.account.signIn(email: prepared.email, password: password)
         }
+        try await finish(flow, prepared, session: session)
+    }
+
+    /// PKCE in the browser: the server's `/authorize`, then the provider, then back to the
+    /// loopback listener with `?code=`, traded with the verifier the manager stored.
+    private func signInWithProvider(_ provider: IdentityProvider, flow: SignInFlow) async throws {
+        let context = flow.context
+        let target = try flow.target()
+        var prepared = try await flow.open(target, email: "")
+        let callback = try await LoopbackCallback.start()
+        let redirect: URL?
+        do {
+            let url = try await flow.send(prepared, progress: "Preparing the sign-in…") { manager in
+                try await manager.account.signInURL(provider: provider, redirectTo: callback.redirectURL, scopes: scopes)
+            }
+            if noBrowser || !BrowserOpener.open(url) {
+                context.terminal.message("Open this URL in a browser to sign in with \(provider):")
+                context.terminal.output(url.absoluteString)
+            } else {
+                context.terminal.message("Opened the browser to sign in with \(provider). If it did not open, visit:")
+                context.terminal.message(url.absoluteString)
+            }
+            redirect = try await context.terminal.progress("Waiting for the browser…") { try await callback.wait(timeout: browserTimeout) }
+        } catch {
+            await callback.close()
+            await prepared.manager.email.discardPendingLink()
+            throw error
+        }
+        await callback.close()
+        guard let redirect else {
+            await prepared.manager.email.discardPendingLink()
+            throw ClientFailure(
+                .other, "No sign-in came back from the browser within \(Durations.spoken(browserTimeout)).",
+                hint:
+                    "Run 'latchkey login --provider \(provider)' again and finish the sign-in in the browser sooner, or give --browser-timeout SECONDS."
+            )
+        }
+        let session = try await flow.send(prepared, progress: "Signing in…") { manager in
+            try await manager.account.session(from: redirect)
+        }
+        var settings = prepared.settings
+        settings.email = session.user.email
+        prepared = SignInFlow.Prepared(
+            previous: prepared.previous, settings: settings, credentials: prepared.credentials, manager: prepared.manager,
+            email: session.user.email ?? "")
         try await finish(flow, prepared, session: session)
     }
 

@@ -64,6 +64,8 @@ struct StatusReport: Encodable {
     let assurance: SessionAssurance
     /// The account has a verified authenticator app but the session is `aal1`.
     let requiresSecondFactor: Bool
+    /// The ways to sign in to the account (email and password, providers).
+    let identities: [Identity]
 
     /// Restores the profile's session and asks the server who it belongs to.
     static func gather(_ context: ClientContext) async throws -> StatusReport {
@@ -87,7 +89,7 @@ struct StatusReport: Encodable {
             profile: context.profile, serverURL: profile.settings.server, email: user.email ?? user.phone, userID: user.id,
             signedInAt: profile.settings.signedInAt, expiresAt: session.expiresAt, now: context.clock.now(),
             store: profile.credentials.location, server: server, assurance: session.assurance,
-            requiresSecondFactor: session.assurance.level < .aal2 && user.hasVerifiedFactor)
+            requiresSecondFactor: session.assurance.level < .aal2 && user.hasVerifiedFactor, identities: user.identities)
     }
 
     /// The report for people.
@@ -108,7 +110,7 @@ struct StatusReport: Encodable {
             requiresSecondFactor
             ? "\(assurance.level)\(methods); the authenticator app's code is needed: run 'latchkey mfa verify\(ProfileName.flag(profile))'"
             : "\(assurance.level)\(methods)"
-        return [
+        var lines = [
             "Signed in to \(serverURL) as \(email ?? userID)\(server == .offline ? " (offline)" : "")",
             "  profile:       \(profile)",
             "  user id:       \(userID)",
@@ -118,6 +120,11 @@ struct StatusReport: Encodable {
             "  credentials:   \(store)",
             "  server:        \(serverLine)",
         ]
+        if !identities.isEmpty {
+            let linked = identities.map { identity in identity.email.map { "\(identity.provider) (\($0))" } ?? identity.provider }
+            lines.append("  identities:    \(linked.joined(separator: ", "))")
+        }
+        return lines
     }
 
     /// `status --json` when not signed in.
@@ -145,6 +152,14 @@ struct StatusReport: Encodable {
         case store = "credential_store"
         case aal, amr
         case requiresSecondFactor = "second_factor_required"
+        case identities
+    }
+
+    /// An identity in `status --json`.
+    private struct IdentityEntry: Encodable {
+        let identity_id: String
+        let provider: String
+        let email: String?
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -163,6 +178,8 @@ struct StatusReport: Encodable {
         try container.encode(assurance.level.rawValue, forKey: .aal)
         try container.encode(assurance.methodNames, forKey: .amr)
         try container.encode(requiresSecondFactor, forKey: .requiresSecondFactor)
+        try container.encode(
+            identities.map { IdentityEntry(identity_id: $0.identityID, provider: $0.provider, email: $0.email) }, forKey: .identities)
     }
 }
 

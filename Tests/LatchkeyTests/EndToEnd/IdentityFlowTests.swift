@@ -1,0 +1,111 @@
+import Foundation
+import LatchkeyServer
+import LatchkeyTestSupport
+import LatchkeyTesting
+import LatchkeyWire
+import Testing
+
+@testable import Latchkey
+
+/// ID-token sign-in, identities, linking and unlinking against the real server, with
+/// `TestIdentityProvider` as the OpenID provider (Keycloak, and Apple's stand-in).
+@Suite("End to end: ID-token sign-in, identities, Sign in with Apple")
+struct IdentityFlowTests {
+    static let clientID = "latchkey-test-app"
+
+    func withProvider(_ body: (TestServer, TestIdentityProvider) async throws -> Void) async throws {
+        let provider = try await TestIdentityProvider.start()
+        do {
+            try await withTestServer(configure: { configuration in
+                configuration.external.allowLoopbackProviders = true
+                configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [Self.clientID], url: provider.issuer)
+                configuration.external.apple = ProviderSettings(enabled: true, clientIDs: ["com.example.services"])
+                configuration.external.iosBundleID = "com.example.app"
+                configuration.external.issuerOverrides = ["apple": provider.issuer]
+                configuration.external.manualLinkingEnabled = true
+            }) { server in
+                try await body(server, provider)
+            }
+        } catch {
+            try? await provider.shutdown()
+            throw error
+        }
+        try await provider.shutdown()
+    }
+
+    @Test("signInWithIdToken with a nonce signs in and lists the identity; a wrong nonce is refused")
+    func idTokenSignIn() async throws {
+        try await withProvider { server, provider in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            let nonce = SignInNonce()
+            let token = try provider.idToken(subject: "ada", audience: Self.clientID, email: "ada@example.com", nonce: nonce.raw)
+            do {
+                try await manager.account.signInWithIdToken(provider: .keycloak, idToken: token, nonce: SignInNonce().raw)
+                Issue.record("a nonce that does not match must be refused")
+            } catch let failure as AuthFailure {
+                #expect(failure.category == .invalidInput)
+            }
+            let session = try await manager.account.signInWithIdToken(provider: .keycloak, idToken: token, nonce: nonce.raw)
+            #expect(session.user.email == "ada@example.com")
+            #expect(session.user.identities.map(\.provider) == ["keycloak"])
+            #expect(session.user.identities.first?.providerUserID == "ada")
+            #expect(await manager.state == .signedIn(session))
+            #expect(try await manager.identities.list().map(\.provider) == ["keycloak"])
+        }
+    }
+
+    @Test("link with an ID token adds the identity to the signed-in account; unlink removes it; the last one stays")
+    func linkAndUnlink() async throws {
+        try await withProvider { server, provider in
+            let (manager, signedUp) = try await E2EApp(server: server).signUp()
+            let token = try provider.idToken(subject: "grace-sub", audience: Self.clientID, email: "grace.elsewhere@example.com")
+            let linked = try await manager.identities.link(provider: .keycloak, idToken: token)
+            #expect(linked.user.id == signedUp.user.id)
+            let identities = try await manager.identities.list()
+            #expect(Set(identities.map(\.provider)) == ["email", "keycloak"])
+
+            let keycloak = try #require(identities.first { $0.provider == "keycloak" })
+            try await manager.identities.unlink(keycloak)
+            #expect(await manager.currentSession?.user.identities.map(\.provider) == ["email"], "the stored user is fetched again")
+
+            let email = try #require(try await manager.identities.list().first)
+            do {
+                try await manager.identities.unlink(email)
+                Issue.record("the last identity cannot be removed")
+            } catch let failure as AuthFailure {
+                #expect(failure.code == "single_identity_not_deletable")
+                #expect(failure.category == .invalidInput)
+            }
+            #expect(await manager.state.session != nil, "a refused unlink keeps the session")
+        }
+    }
+
+    @Test("signInWithApple stores the name Apple gives on the first authorization, once")
+    func appleName() async throws {
+        try await withProvider { server, provider in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            var name = PersonNameComponents()
+            name.givenName = "Ada"
+            name.familyName = "Lovelace"
+            let nonce = SignInNonce()
+            let first = AppleSignInCredential(
+                identityToken: try provider.idToken(
+                    subject: "apple-ada", audience: "com.example.app", email: "ada@privaterelay.example", nonce: nonce.raw),
+                fullName: name)
+            let session = try await manager.account.signInWithApple(first, nonce: nonce)
+            #expect(session.user.userMetadata["full_name"] == .string("Ada Lovelace"))
+            #expect(session.user.userMetadata["given_name"] == .string("Ada"))
+            #expect(session.user.userMetadata["family_name"] == .string("Lovelace"))
+
+            name.givenName = "Someone"
+            let again = SignInNonce()
+            let second = AppleSignInCredential(
+                identityToken: try provider.idToken(subject: "apple-ada", audience: "com.example.app", nonce: again.raw), fullName: name)
+            let later = try await manager.account.signInWithApple(second, nonce: again)
+            #expect(later.user.id == session.user.id)
+            #expect(later.user.userMetadata["full_name"] == .string("Ada Lovelace"))
+        }
+    }
+}
