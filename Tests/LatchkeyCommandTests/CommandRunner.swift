@@ -79,6 +79,8 @@ struct CommandRunner {
         }
 
         var stderr: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
+        /// What the process has written to standard output so far.
+        var stdout: String { (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "" }
 
         /// The exit status and output, once the process has exited.
         func result() async -> Result {

@@ -6,60 +6,9 @@ import Testing
 
 @testable import Latchkey
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// A browser sheet that really browses: it follows every redirect from the authorize URL,
-/// keeping cookies, through the server's `/authorize`, the provider's authorization page (which
-/// consents at once) and the server's `/callback`, until it is sent to the callback URL.
-final class FollowingWebAuthenticator: WebAuthenticator, @unchecked Sendable {
-    private let session: URLSession
-    /// The cookies set, by host (as browsers keep them: not by port).
-    private let cookies = LockedValue<[String: [String: String]]>([:])
-
-    init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
-    }
-
-    func authenticate(url: URL, callbackURL: URL, ephemeral: Bool) async throws -> URL {
-        var next = url
-        for _ in 0..<10 {
-            if next.scheme == callbackURL.scheme, next.host == callbackURL.host, next.path == callbackURL.path { return next }
-            var request = URLRequest(url: next)
-            let host = next.host ?? ""
-            let jar = cookies.withLock { $0[host] ?? [:] }
-            if !jar.isEmpty { request.setValue(jar.map { "\($0.key)=\($0.value)" }.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
-            let (_, response) = try await session.data(for: request)
-            if let http = response as? HTTPURLResponse, let setCookie = http.value(forHTTPHeaderField: "Set-Cookie") {
-                let pair = setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
-                if pair.count == 2 { cookies.withLock { $0[host, default: [:]][pair[0]] = pair[1] } }
-            }
-            guard let http = response as? HTTPURLResponse, (300..<400).contains(http.statusCode),
-                let location = http.value(forHTTPHeaderField: "Location"), let target = URL(string: location, relativeTo: next)
-            else { throw WebAuthenticationError.cannotStart(reason: "the browser stopped at \(next.host ?? "?") without reaching the callback") }
-            next = target.absoluteURL
-        }
-        throw WebAuthenticationError.cannotStart(reason: "too many redirects")
-    }
-
-    /// Redirects are followed by ``authenticate(url:callbackURL:ephemeral:)``, one at a time.
-    final class NoRedirects: NSObject, URLSessionTaskDelegate {
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-            completionHandler: @escaping (URLRequest?) -> Void
-        ) {
-            completionHandler(nil)
-        }
-    }
-}
-
 /// `signInWithOAuth` and `identities.link(provider:)` through the real server's `/authorize`
 /// and `/callback` and a local OpenID provider, with a sheet that follows the redirects as a
-/// browser does.
+/// browser does (`TestBrowser`).
 @Suite("End to end: provider sign-in through /authorize and /callback")
 struct ProviderBrowserFlowTests {
     static let callback = "com.example.app://auth"
@@ -87,7 +36,7 @@ struct ProviderBrowserFlowTests {
     func signIn() async throws {
         try await withProvider { server, provider in
             provider.signInNext(subject: "ada-sub", email: "ada@example.com", name: "Ada Lovelace")
-            let app = E2EApp(server: server) { $0.webAuthenticator = FollowingWebAuthenticator() }
+            let app = E2EApp(server: server) { $0.webAuthenticator = TestBrowser() }
             let manager = app.launch()
             await manager.restore()
             let result = try await manager.account.signInWithOAuth(provider: .keycloak, redirectTo: URL(string: Self.callback)!)
@@ -108,7 +57,7 @@ struct ProviderBrowserFlowTests {
     @Test("identities.link(provider:): a password account gains the provider's identity in the browser")
     func link() async throws {
         try await withProvider { server, provider in
-            let app = E2EApp(server: server) { $0.webAuthenticator = FollowingWebAuthenticator() }
+            let app = E2EApp(server: server) { $0.webAuthenticator = TestBrowser() }
             let manager = app.launch()
             await manager.restore()
             _ = try await manager.account.signUp(email: "grace@example.com", password: "correct horse battery")
