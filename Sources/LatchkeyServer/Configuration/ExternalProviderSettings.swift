@@ -66,6 +66,9 @@ public struct ExternalProviderSettings: Sendable, Equatable, CustomStringConvert
     public var appleTeamID: String?
     public var appleKeyID: String?
     public var applePrivateKeyFile: String?
+    /// Whether providers added through `/admin/custom-providers` may be used
+    /// (`GOTRUE_CUSTOM_OAUTH_ENABLED`).
+    public var customProvidersEnabled = false
     /// Whether a signed-in user may link further identities (`GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`).
     public var manualLinkingEnabled = false
     /// Development only: providers on 127.0.0.1 or ::1 may be used, over `http` too

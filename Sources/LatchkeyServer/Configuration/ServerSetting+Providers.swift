@@ -57,6 +57,9 @@ extension ServerSetting {
                 environment: "LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE", \.external.applePrivateKeyFile, .optionalText,
                 help: "The Sign in with Apple key (.p8, PEM); the server makes each exchange's client secret from it."),
             ServerSetting(
+                environment: "GOTRUE_CUSTOM_OAUTH_ENABLED", \.external.customProvidersEnabled, .boolean,
+                help: "Let providers added through /admin/custom-providers (custom:<name>) sign people in."),
+            ServerSetting(
                 environment: "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", \.external.manualLinkingEnabled, .boolean,
                 help: "Let a signed-in user link and unlink identities."),
         ]

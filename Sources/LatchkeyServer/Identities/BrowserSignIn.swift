@@ -44,7 +44,7 @@ struct BrowserSignIn: Sendable {
         provider name: String?, redirectTo: String?, scopes: String?, codeChallenge: String?, codeChallengeMethod: String?,
         parameters: [(String, String)], linkingUserID: UUID?, binding: String?, bindsBrowser: Bool
     ) async throws -> Start {
-        let provider = try providers.provider(named: name ?? "")
+        let provider = try await providers.provider(named: name ?? "")
         let pkce = try PKCEChallenge(challenge: codeChallenge, method: codeChallengeMethod)
         let now = clock.now()
         let binding = binding.flatMap { $0.utf8.count == 43 ? $0 : nil } ?? OpaqueTokens.random()
@@ -117,7 +117,7 @@ struct BrowserSignIn: Sendable {
         guard let code = fields["code"], !code.isEmpty else {
             throw AuthError(.badRequest, "bad_oauth_callback", "OAuth callback with missing authorization code missing")
         }
-        let provider = try providers.provider(named: flow.provider)
+        let provider = try await providers.provider(named: flow.provider)
         let result = try await provider.finish(
             code: code, redirectURI: providers.redirectURI(for: provider.name), nonce: flow.nonce, verifier: flow.providerVerifier, fields: fields)
         if result.data.email == nil, !provider.emailOptional {

@@ -10,6 +10,7 @@ struct ProviderSignIn: Sendable {
     let clock: any ServerClock
     let sessions: SessionIssuer
     let verifier: IDTokenVerifier
+    let custom: CustomProviders
     let signupDisabled: Bool
     let autoconfirm: Bool
     let logger: Logger
@@ -18,6 +19,13 @@ struct ProviderSignIn: Sendable {
     func verify(
         idToken: String, provider name: String?, issuer: String?, clientID: String?, nonce: String?, accessToken: String?
     ) async throws -> (provider: ResolvedProvider, data: ProviderUserData) {
+        if let name, name.hasPrefix(CustomProviders.prefix) {
+            let (provider, record, _) = try await custom.signInProvider(name)
+            let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)
+            var data = ProviderUserData(claims: claims, style: .generic)
+            data.map(record.attributeMapping, from: claims)
+            return (provider, data)
+        }
         let provider = try ResolvedProvider.resolve(
             provider: name, issuer: issuer, clientID: clientID, tokenIssuer: Self.unverifiedIssuer(of: idToken), in: settings)
         let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)

@@ -72,3 +72,13 @@ package struct ProviderUserData: Sendable, Equatable {
         }
     }
 }
+
+extension ProviderUserData {
+    /// Copies the claims `mapping` names into the identity data under its keys (a custom
+    /// provider's `attribute_mapping`: identity key → claim); `email` and `sub` are not remapped.
+    mutating func map(_ mapping: [String: String], from claims: [String: JSONValue]) {
+        for (key, claim) in mapping where !["sub", "email", "email_verified", "iss"].contains(key) {
+            if let value = claims[claim] { identityData[key] = value }
+        }
+    }
+}

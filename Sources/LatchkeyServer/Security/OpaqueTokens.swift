@@ -17,6 +17,8 @@ struct OpaqueTokens: Sendable {
     private let formKey: SymmetricKey
     /// Seals TOTP secrets for storage, under a key of its own derived from the same secret.
     let factorSecrets: FactorSecretBox
+    /// Seals custom providers' client secrets.
+    let providerSecrets: SecretSealer
 
     init(jwtSecret: String) {
         self.rotationKey = HKDF<SHA256>.deriveKey(
@@ -32,6 +34,7 @@ struct OpaqueTokens: Sendable {
             info: Data("latchkey hosted page form v1".utf8),
             outputByteCount: 32)
         self.factorSecrets = FactorSecretBox(jwtSecret: jwtSecret)
+        self.providerSecrets = SecretSealer(jwtSecret: jwtSecret, purpose: "latchkey custom provider client secret v1")
     }
 
     /// A MAC over `text` under the hosted pages' form key (``HostedPages``' tickets and CSRF

@@ -12,6 +12,8 @@ struct AuthService: Sendable {
     let signUp: SignUp
     /// Sign-in with external providers, linking and unlinking identities.
     let providers: ProviderSignIn
+    /// `/admin/custom-providers…`, and the providers it adds.
+    let customProviders: CustomProviders
     /// `GET /authorize`, `/callback`, `GET /user/identities/authorize`.
     let browserSignIn: BrowserSignIn
     /// `POST /token`: every grant type in ``TokenGrants/all``.
@@ -88,13 +90,16 @@ struct AuthService: Sendable {
         let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
+        let customProviders = CustomProviders(
+            settings: configuration.external, store: store, clock: clock, sealer: tokens.providerSecrets, directory: directory, logger: logger)
+        self.customProviders = customProviders
         let providers = ProviderSignIn(
-            settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens,
+            settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
             signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger)
         self.providers = providers
         browserSignIn = BrowserSignIn(
             providers: BrowserProviders(
-                settings: configuration.external, directory: directory, verifier: idTokens, http: http, clock: clock,
+                settings: configuration.external, directory: directory, verifier: idTokens, http: http, clock: clock, custom: customProviders,
                 origin: origin),
             signIn: providers, store: store, clock: clock, sessions: sessions, redirects: linkSettings.redirects, logger: logger)
         grants = TokenGrants(

@@ -151,6 +151,7 @@ public enum LatchkeyApplication {
         UserRoutes(service: service).register(on: router)
         IdentityRoutes(service: service).register(on: router)
         BrowserSignInRoutes(service: service).register(on: router)
+        CustomProviderRoutes(service: service).register(on: router)
         FactorRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)

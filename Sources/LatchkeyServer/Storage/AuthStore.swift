@@ -95,6 +95,16 @@ package protocol AuthStore: Sendable {
     /// Deletes and returns the provider flow `id`: a `state` is spent by its first callback.
     func consumeProviderFlow(id: UUID) async throws -> ProviderFlow?
 
+    /// The custom providers, by identifier.
+    func customProviders() async throws -> [CustomProviderRecord]
+    func customProvider(identifier: String) async throws -> CustomProviderRecord?
+    /// Adds `provider`; false when one with its identifier exists already.
+    func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool
+    /// Replaces the provider with `provider`'s identifier; false when there is none.
+    func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool
+    /// Deletes the provider `identifier`; false when there was none.
+    func deleteCustomProvider(identifier: String) async throws -> Bool
+
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]

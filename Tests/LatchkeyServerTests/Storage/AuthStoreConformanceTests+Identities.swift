@@ -43,8 +43,11 @@ extension AuthStoreConformanceTests {
             #expect(again == .signedIn(try #require(try await store.user(id: user.id)), created: false))
             #expect(try await store.identities(userID: user.id).first?.lastSignInAt == t0.addingTimeInterval(60))
 
-            // A second provider subject with the same verified address joins the account.
-            guard case .signedIn(let linked, false) = try await providerSignIn(store, Self.providerContext("sub-2", email: "ada@example.com"))
+            // A second provider subject with the same verified address joins the account (later, so
+            // the order by creation is known).
+            guard
+                case .signedIn(let linked, false) = try await providerSignIn(
+                    store, Self.providerContext("sub-2", email: "ada@example.com", at: t0.addingTimeInterval(120)))
             else {
                 Issue.record("not linked")
                 return

@@ -38,6 +38,11 @@ final class RetryingStore: AuthStore {
     }
     func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? { try await base.consumeProviderFlow(id: id) }
     func identities(userID: UUID) async throws -> [IdentityRecord] { try await base.identities(userID: userID) }
+    func customProviders() async throws -> [CustomProviderRecord] { try await base.customProviders() }
+    func customProvider(identifier: String) async throws -> CustomProviderRecord? { try await base.customProvider(identifier: identifier) }
+    func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool { try await base.insertCustomProvider(provider) }
+    func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool { try await base.updateCustomProvider(provider) }
+    func deleteCustomProvider(identifier: String) async throws -> Bool { try await base.deleteCustomProvider(identifier: identifier) }
     func changeIdentities<Result: Sendable>(
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result {

@@ -10,15 +10,23 @@ struct BrowserProviders: Sendable {
     let verifier: IDTokenVerifier
     let http: any ProviderHTTP
     let clock: any ServerClock
+    let custom: CustomProviders
     /// The server's own URL: its callback is `<external URL>/callback` unless a provider
     /// names its own.
     let origin: ServerOrigin
 
     /// The provider `name`, enabled and configured for the browser.
-    func provider(named name: String) throws(AuthError) -> any BrowserProvider {
+    func provider(named name: String) async throws -> any BrowserProvider {
         func refuse(_ reason: String) -> AuthError { AuthError(.badRequest, "validation_failed", "Unsupported provider: \(reason)") }
+        if name.hasPrefix(CustomProviders.prefix) {
+            let (resolved, record, secret) = try await custom.signInProvider(name)
+            return OIDCBrowserProvider(
+                provider: resolved, clientID: record.clientID, clientSecret: { secret },
+                ownScopes: ["openid"] + (record.scopes.isEmpty ? ["email", "profile"] : record.scopes), fixedParameters: [],
+                usesPKCE: record.pkceEnabled, credentials: .discovered, attributeMapping: record.attributeMapping, directory: directory,
+                verifier: verifier, http: http)
+        }
         guard ["apple", "google", "keycloak", "github"].contains(name) else {
-            if name.hasPrefix("custom:") { throw refuse("Custom OAuth providers are disabled") }
             throw refuse("provider \(name.prefix(80)) could not be found")
         }
         guard let configured = settings[name], configured.enabled else { throw refuse("Provider \(name) is not enabled") }
@@ -43,7 +51,7 @@ struct BrowserProviders: Sendable {
             // Apple posts the code (and, once, the name) back: it sends nothing else when name or
             // email are asked for.
             fixedParameters: isApple ? [("response_mode", "form_post")] : [], usesPKCE: !isApple, credentials: isApple ? .form : .discovered,
-            directory: directory, verifier: verifier, http: http)
+            attributeMapping: [:], directory: directory, verifier: verifier, http: http)
     }
 
     /// Where `provider` sends the browser back to.

@@ -24,6 +24,8 @@ struct OIDCBrowserProvider: BrowserProvider {
     let fixedParameters: [(String, String)]
     let usesPKCE: Bool
     let credentials: CredentialStyle
+    /// A custom provider's `attribute_mapping`.
+    let attributeMapping: [String: String]
     let directory: OIDCProviderDirectory
     let verifier: IDTokenVerifier
     let http: any ProviderHTTP
@@ -69,6 +71,7 @@ struct OIDCBrowserProvider: BrowserProvider {
         let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: token.access_token)
         var data = ProviderUserData(claims: claims, style: provider.claims)
         if provider.claims == .apple, let user = fields["user"] { data.addAppleName(user) }
+        data.map(attributeMapping, from: claims)
         return ProviderSignInResult(data: data, accessToken: token.access_token ?? "", refreshToken: token.refresh_token)
     }
 

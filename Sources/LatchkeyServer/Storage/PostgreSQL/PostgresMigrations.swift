@@ -201,6 +201,11 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX provider_flows_created_at ON provider_flows (created_at)",
             ]),
+        Migration(
+            version: "v7: custom providers",
+            statements: [
+                "CREATE TABLE custom_providers (identifier TEXT PRIMARY KEY, document TEXT NOT NULL)"
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

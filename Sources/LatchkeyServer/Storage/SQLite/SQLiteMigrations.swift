@@ -200,6 +200,15 @@ enum SQLiteMigrations {
                     CREATE INDEX provider_flows_created_at ON provider_flows(created_at);
                     """)
         }
+        migrator.registerMigration("v7: custom providers") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE custom_providers (
+                        identifier TEXT PRIMARY KEY NOT NULL,
+                        document TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,61 @@
+import Foundation
+import LatchkeyWire
+
+/// An OpenID Connect provider an administrator added (`/admin/custom-providers`), named
+/// `custom:<name>`: GoTrue's custom OAuth provider of type `oidc`.
+package struct CustomProviderRecord: Sendable, Hashable, Codable {
+    package var id: UUID
+    /// `custom:<name>`.
+    package var identifier: String
+    /// A display name.
+    package var name: String
+    package var clientID: String
+    /// The client secret, sealed (``SecretSealer``); never answered.
+    package var sealedClientSecret: String
+    /// Further audiences an ID token may name (native apps' client IDs).
+    package var acceptableClientIDs: [String]
+    /// Scopes asked for besides `openid`.
+    package var scopes: [String]
+    package var pkceEnabled: Bool
+    package var skipNonceCheck: Bool
+    package var emailOptional: Bool
+    package var enabled: Bool
+    /// The issuer: its discovery document is at `<issuer>/.well-known/openid-configuration`.
+    package var issuer: String
+    /// Claims renamed before they become identity data: identity key → claim name.
+    package var attributeMapping: [String: String]
+    package var createdAt: Date
+    package var updatedAt: Date
+
+    package init(
+        id: UUID = UUID(), identifier: String, name: String, clientID: String, sealedClientSecret: String, acceptableClientIDs: [String],
+        scopes: [String], pkceEnabled: Bool, skipNonceCheck: Bool, emailOptional: Bool, enabled: Bool, issuer: String,
+        attributeMapping: [String: String], createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.identifier = identifier
+        self.name = name
+        self.clientID = clientID
+        self.sealedClientSecret = sealedClientSecret
+        self.acceptableClientIDs = acceptableClientIDs
+        self.scopes = scopes
+        self.pkceEnabled = pkceEnabled
+        self.skipNonceCheck = skipNonceCheck
+        self.emailOptional = emailOptional
+        self.enabled = enabled
+        self.issuer = issuer
+        self.attributeMapping = attributeMapping
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The stored form: the record as JSON (one column, the same on both stores).
+    package func document() throws -> String {
+        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+    }
+
+    package init(document: String) throws {
+        let decoder = JSONDecoder()
+        self = try decoder.decode(Self.self, from: Data(document.utf8))
+    }
+}
