@@ -22,7 +22,8 @@ struct IDTokenGrantTests {
                 configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [clientID], url: provider.issuer)
                 configuration.external.apple = ProviderSettings(enabled: true, clientIDs: ["com.example.services"])
                 configuration.external.iosBundleID = "com.example.app"
-                configuration.external.issuerOverrides = ["apple": provider.issuer]
+                // Apple's and Google's issuers are fixed; the tests reach the local stand-in instead.
+                configuration.external.issuerOverrides = ["apple": provider.issuer, "google": provider.issuer]
                 configuration.external.manualLinkingEnabled = true
                 configure(&configuration)
             } _: { server in
@@ -252,6 +253,40 @@ struct IDTokenGrantTests {
             #expect(try await server.auditActions().contains("identity_unlinked"))
             // The identity is free again: signing in with it makes a new account.
             #expect(TestSession(try await Self.grant(server, token))?.userID != ada.userID)
+        }
+    }
+
+    @Test("Google: any of its client IDs (web, iOS, Android) is an accepted audience; the hosted domain is kept")
+    func googleAudiences() async throws {
+        try await Self.with(configure: { configuration in
+            configuration.external.google = ProviderSettings(enabled: true, clientIDs: ["web.apps.googleusercontent.com", "ios.apps.googleusercontent.com"])
+        }) { server, provider in
+            for (subject, audience) in [("g-web", "web.apps.googleusercontent.com"), ("g-ios", "ios.apps.googleusercontent.com")] {
+                let token = try provider.idToken(
+                    subject: subject, audience: audience, email: "\(subject)@example.com", issuedAt: server.clock.now(), claims: ["hd": "example.com"])
+                let response = try await Self.grant(server, token, provider: "google")
+                #expect(response.status == 200, "\(audience): \(response.text)")
+                let identity = try #require(((response["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first)
+                #expect(identity["provider"] as? String == "google")
+                let data = try #require(identity["identity_data"] as? [String: Any])
+                #expect((data["custom_claims"] as? [String: Any])?["hd"] as? String == "example.com")
+            }
+            let foreign = try provider.idToken(subject: "g-x", audience: "someone-else.apps.googleusercontent.com", issuedAt: server.clock.now())
+            #expect(try await Self.grant(server, foreign, provider: "google").status == 400)
+        }
+    }
+
+    @Test("an anonymous user who links an identity becomes a permanent user with the provider's verified address")
+    func anonymousBecomesPermanent() async throws {
+        try await Self.with(configure: { $0.enableAnonymousUsers = true }) { server, provider in
+            let anonymous = try #require(TestSession(try await server.request(.POST, "/signup", json: [:])))
+            let token = try provider.idToken(subject: "anon-upgrade", audience: Self.clientID, email: "kept@example.com", issuedAt: server.clock.now())
+            let linked = try await Self.grant(server, token, bearer: anonymous.accessToken, link: true)
+            #expect(linked.status == 200, "\(linked.text)")
+            let user = try #require(linked["user"] as? [String: Any])
+            #expect(user["id"] as? String == anonymous.userID)
+            #expect(user["is_anonymous"] as? Bool == false)
+            #expect(user["email"] as? String == "kept@example.com")
         }
     }
 
