@@ -25,7 +25,18 @@ struct HostedPageRoutes {
 
     func register(on router: Router<AuthRequestContext>) {
         let pages = service.hostedPages
-        router.get("/") { _, _ in page("home", title: "Latchkey", assets: "welcome/") }
+        router.get("/") { request, _ in
+            // Where a flow lands when the server is its own site: a sign-in at a provider that
+            // failed says why (the session itself, in a fragment, never reaches the server).
+            let query = request.uri.queryParameters
+            var values: [String: any Sendable] = [:]
+            if let failure = query.get("error_description") ?? query.get("error"), !failure.isEmpty {
+                values["failure"] = String(failure.prefix(300))
+            } else if query.get("code") != nil {
+                values["codeArrived"] = true
+            }
+            return page("home", title: "Latchkey", values: values, assets: "welcome/")
+        }
         router.get("/welcome/style.css") { _, _ in
             var headers = Self.securityHeaders
             headers[.contentType] = "text/css; charset=utf-8"

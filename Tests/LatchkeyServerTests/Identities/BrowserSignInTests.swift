@@ -331,4 +331,17 @@ struct BrowserSignInTests {
             #expect(provider.receivedClientSecrets.last == "gh-secret")
         }
     }
+
+    @Test("a standalone server's home page, where flows land without a site URL, says why a sign-in failed (escaped)")
+    func homePageSaysWhy() async throws {
+        try await Self.with { server, _, browser in
+            let base = server.server.baseURL.absoluteString
+            let failed = try await browser.send(base + "/?error=invalid_request&error_code=bad_oauth_state&error_description=OAuth+state+%3Cb%3Enot%3C/b%3E+found")
+            #expect(failed.status == 200)
+            #expect(failed.text.contains("Signing in did not finish") && failed.text.contains("&lt;b&gt;not&lt;/b&gt;"))
+            let arrived = try await browser.send(base + "/?code=abc")
+            #expect(arrived.text.contains("return to the app to finish") && !arrived.text.contains("did not finish"))
+            #expect(try await browser.send(base + "/").text.contains("it has been handled"))
+        }
+    }
 }
