@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Two builds of `latchkey serve` side by side: `/health`, `GET /user` and refresh-token rotation
+# on each, in interleaved rounds (A B A B …) so that whatever else loads the machine hits both,
+# and each measurement of B as a percentage of A (medians of the rounds). For a change on a hot
+# path: build the commit before it and after it in release mode, then compare.
+#
+# Usage: Benchmarks/compare.sh BIN_A BIN_B [seconds-per-measurement] [rounds]   (needs wrk)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bench="$root/Benchmarks"
+bin_a=$1; bin_b=$2
+duration=${3:-8}
+rounds=${4:-3}
+out=$(mktemp -d)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
+rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+wait_healthy() { for _ in $(seq 300); do curl -sf "$1/health" >/dev/null && return 0; sleep 0.1; done; echo "server at $1 did not start" >&2; return 1; }
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$out"' EXIT
+
+declare -A port
+for side in a b; do
+    port[$side]=$(free_port)
+    bin=$([ "$side" = a ] && echo "$bin_a" || echo "$bin_b")
+    "$bin" serve --port "${port[$side]}" --data-dir "$out/data-$side" --autoconfirm --no-rate-limits --log-level error --cleanup-interval 0 &
+    pids+=($!)
+done
+for side in a b; do
+    url="http://127.0.0.1:${port[$side]}"
+    wait_healthy "$url"
+    curl -sf -X POST "$url/signup" -H 'Content-Type: application/json' \
+        -d '{"email":"bench@example.com","password":"benchmark password"}' | json access_token > "$out/access-$side"
+    for i in $(seq 8); do
+        curl -sf -X POST "$url/signup" -H 'Content-Type: application/json' \
+            -d "{\"email\":\"rotate$i@example.com\",\"password\":\"benchmark password\"}" >/dev/null
+    done
+done
+sessions() {
+    for i in $(seq 8); do
+        curl -sf -X POST "http://127.0.0.1:$1/token?grant_type=password" -H 'Content-Type: application/json' \
+            -d "{\"email\":\"rotate$i@example.com\",\"password\":\"benchmark password\"}" | json refresh_token
+    done > "$2"
+}
+echo "interleaved rounds: $rounds × (A, B) of /health, /user and rotation, ${duration}s each…" >&2
+for round in $(seq "$rounds"); do
+    for side in a b; do
+        url="http://127.0.0.1:${port[$side]}"
+        wrk -t2 -c16 -d"${duration}s" "$url/health" > "$out/health-$round-$side"
+        wrk -t2 -c16 -d"${duration}s" -s "$bench/lua/user.lua" "$url/user" -- "$(cat "$out/access-$side")" > "$out/user-$round-$side"
+        sessions "${port[$side]}" "$out/tokens-$side"
+        wrk -t8 -c8 -d"${duration}s" -s "$bench/lua/refresh.lua" "$url" -- "$out/tokens-$side" > "$out/refresh-$round-$side"
+    done
+done
+median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(v) for v in sys.argv[1:]):.0f}")' "$@"; }
+echo "| measurement | A (median req/s) | B (median req/s) | B / A | per round A | per round B |"
+echo "|---|---:|---:|---:|---|---|"
+for what in health user refresh; do
+    a=(); b=()
+    for round in $(seq "$rounds"); do a+=("$(rps "$out/$what-$round-a")"); b+=("$(rps "$out/$what-$round-b")"); done
+    ma=$(median "${a[@]}"); mb=$(median "${b[@]}")
+    label=$([ "$what" = refresh ] && echo "refresh-token rotation" || echo "GET /$what")
+    printf '| %s | %s | %s | %s%% | %s | %s |\n' "$label" "$ma" "$mb" "$(python3 -c "print(f'{$mb/$ma*100:.1f}')")" \
+        "$(printf '%.0f ' "${a[@]}")" "$(printf '%.0f ' "${b[@]}")"
+done
