@@ -70,6 +70,16 @@ struct PostgresRateLimitCounterTests {
         return answers
     }
 
+    @Test("the application counts in the database on PostgreSQL, in the process on SQLite")
+    func chosenWithTheStore() async throws {
+        try await Self.withStores { stores in
+            #expect(LatchkeyApplication.rateLimitCounter(for: stores[0], jwtSecret: Self.secret) is PostgresRateLimitCounter)
+        }
+        try await StoreKind.sqlite.withStore { store in
+            #expect(LatchkeyApplication.rateLimitCounter(for: store, jwtSecret: Self.secret) is InMemoryRateLimitCounter)
+        }
+    }
+
     @Test("every answer, Retry-After included, is the one the in-process counter gives")
     func sameAnswersAsInProcess() async throws {
         let ip = "signin-ip:203.0.113.7"
