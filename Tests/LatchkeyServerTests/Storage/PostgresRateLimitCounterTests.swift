@@ -19,7 +19,7 @@ struct PostgresRateLimitCounterTests {
         try await PostgresTestDatabase.with { url in
             var stores: [PostgresAuthStore] = []
             var pools: [Task<Void, any Error>] = []
-            defer { pools.forEach { $0.cancel() } }
+            defer { for pool in pools { pool.cancel() } }
             for _ in 0..<count {
                 let store = try await PostgresAuthStore.connect(
                     url: url, poolSize: 4, timeout: 60, logger: Logger(label: "test.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
