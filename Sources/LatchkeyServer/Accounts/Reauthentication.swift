@@ -26,7 +26,7 @@ struct Reauthentication: Sendable {
         guard user.emailConfirmedAt != nil else {
             throw AuthError.verifyEmailFirst
         }
-        let slot = try limits.admitEmail(to: user.email, for: .reauthentication)
+        let slot = try await limits.admitEmail(to: user.email, for: .reauthentication)
         try await emailLinks.send(.reauthentication, to: user, address: user.email, redirectTo: nil, pkce: nil, ipAddress: ipAddress, slot: slot)
     }
 
@@ -38,11 +38,11 @@ struct Reauthentication: Sendable {
         guard let nonce, !nonce.isEmpty else { throw AuthError.reauthenticationNeeded }
         let address = signedIn.user.email
         guard !address.isEmpty else { throw AuthError.reauthenticationNotValid }
-        try limits.checkCodeAttempts(for: address)
+        try await limits.checkCodeAttempts(for: address)
         guard let redeemed = try await store.consumeOneTimeToken(codeHash: tokens.codeHash(nonce, address: address), kinds: [.reauthentication]),
             redeemed.token.userID == signedIn.user.id
         else {
-            limits.recordFailedCode(for: address)
+            try await limits.recordFailedCode(for: address)
             throw AuthError.reauthenticationNotValid
         }
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < emailLinks.settings.codeTTL else {

@@ -46,7 +46,7 @@ struct SignUp: Sendable {
             if let phone = body.phone, !phone.isEmpty { throw AuthError.phoneProviderDisabled("Phone signups are disabled") }
             return .session(try await signUpAnonymously(body, ipAddress: ipAddress))
         }
-        try limits.admitSignIn(from: ipAddress)
+        try await limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
         try passwords.check(password)
@@ -54,7 +54,7 @@ struct SignUp: Sendable {
         let redirect = body.email_redirect_to ?? body.redirect_to ?? queryRedirect
 
         if let existing = try await store.user(email: email) {
-            let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
+            let slot = settings.autoconfirm ? nil : try await limits.admitEmail(to: email, for: .signup)
             try await store.appendAudit(
                 AuditEntry(action: .userRepeatedSignUp, actorID: existing.id, actorUsername: email, ipAddress: ipAddress, createdAt: clock.now()))
             if existing.emailConfirmedAt != nil {
@@ -68,7 +68,7 @@ struct SignUp: Sendable {
             return try await confirm(existing, redirect: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
 
-        let slot = settings.autoconfirm ? nil : try limits.admitEmail(to: email, for: .signup)
+        let slot = settings.autoconfirm ? nil : try await limits.admitEmail(to: email, for: .signup)
         let now = clock.now()
         var user = UserRecord(
             email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
@@ -91,7 +91,7 @@ struct SignUp: Sendable {
             do {
                 try await store.insertUser(link.user, audit: audit, start: .confirmation(link.token, flow: link.flow, audit: link.audit))
             } catch {
-                if let slot { limits.releaseEmail(slot) }  // nothing was mailed
+                if let slot { await limits.releaseEmail(slot) }  // nothing was mailed
                 throw error
             }
             logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
@@ -107,7 +107,7 @@ struct SignUp: Sendable {
     /// email address (and then a password) with `PUT /user`.
     private func signUpAnonymously(_ body: SignUpBody, ipAddress: String) async throws -> SessionResponse {
         guard settings.anonymousUsers else { throw AuthError.anonymousProviderDisabled }
-        try limits.admitSignIn(from: ipAddress)
+        try await limits.admitSignIn(from: ipAddress)
         let now = clock.now()
         let user = UserRecord(
             email: "", passwordHash: nil, isAnonymous: true, appMetadata: [:], userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)

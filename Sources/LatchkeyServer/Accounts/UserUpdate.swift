@@ -66,7 +66,7 @@ struct UserUpdate: Sendable {
             ipAddress: ipAddress, createdAt: now)
         try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
         if let pendingEmail {
-            let slot = try limits.admitEmail(to: pendingEmail, for: .emailChange)
+            let slot = try await limits.admitEmail(to: pendingEmail, for: .emailChange)
             try await emailLinks.send(
                 .emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }

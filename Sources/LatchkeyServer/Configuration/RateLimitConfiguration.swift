@@ -1,7 +1,7 @@
 import Foundation
 
-/// Request rate limits. Counters live in the server process: with several instances each
-/// enforces its own limits (so the effective limit is per instance).
+/// Request rate limits. On PostgreSQL they are counted in the database, so every instance on it
+/// shares one count per key; on SQLite (one instance), in the server process.
 public struct RateLimitConfiguration: Sendable, Equatable {
     /// A number of events allowed in a sliding window.
     public struct Limit: Sendable, Equatable {

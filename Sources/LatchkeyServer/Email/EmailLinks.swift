@@ -155,7 +155,7 @@ struct EmailLinks: Sendable {
             try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
             try await deliver(pending, slot: nil)
         } catch {
-            if let slot { limits.releaseEmail(slot) }
+            if let slot { await limits.releaseEmail(slot) }
             throw error
         }
     }
@@ -168,7 +168,7 @@ struct EmailLinks: Sendable {
         do {
             try await mailer.send(message(for: pending))
         } catch {
-            if let slot { limits.releaseEmail(slot) }
+            if let slot { await limits.releaseEmail(slot) }
             // Mailers' errors carry no credentials (SMTPError blanks them out of server replies).
             let transient = (error as? any MailDeliveryFailure)?.isTransient
             logger.error(
@@ -200,7 +200,7 @@ struct EmailLinks: Sendable {
     func recover(_ body: EmailBody, queryRedirect: String?, ipAddress: String) async throws {
         let email = try InputRules.normalizedEmail(body.email)
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
-        let slot = try limits.admitEmail(to: email, for: .recovery)
+        let slot = try await limits.admitEmail(to: email, for: .recovery)
         if let user = try await store.user(email: email), !user.isBanned(at: clock.now()) {
             try await send(
                 .recovery, to: user, address: email, redirectTo: body.redirect_to ?? queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
@@ -219,7 +219,7 @@ struct EmailLinks: Sendable {
         }
         let email = try InputRules.normalizedEmail(body.email)
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
-        let slot = try limits.admitEmail(to: email, for: purpose)
+        let slot = try await limits.admitEmail(to: email, for: purpose)
         let redirect = body.redirect_to ?? queryRedirect
         guard let user = try await store.user(email: email), !user.isBanned(at: clock.now()) else { return }
         if purpose == .signup, user.emailConfirmedAt == nil {

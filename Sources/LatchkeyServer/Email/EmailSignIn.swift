@@ -28,17 +28,17 @@ struct EmailSignIn: Sendable {
             throw AuthError.validation("One of email or phone must be set")
         }
         let email = try InputRules.normalizedEmail(body.email)
-        try limits.admitSignIn(from: ipAddress)
+        try await limits.admitSignIn(from: ipAddress)
         let existing = try await store.user(email: email)
         if let existing, existing.emailConfirmedAt != nil {
-            let slot = try limits.admitEmail(to: email, for: .magicLink)
+            let slot = try await limits.admitEmail(to: email, for: .magicLink)
             guard !existing.isBanned(at: clock.now()) else { return }
             try await emailLinks.send(
                 .magicLink, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
             return
         }
         let purpose: EmailPurpose = existing == nil && autoconfirm ? .magicLink : .signup
-        let slot = try limits.admitEmail(to: email, for: purpose)
+        let slot = try await limits.admitEmail(to: email, for: purpose)
         if let existing {
             try await emailLinks.send(.signup, to: existing, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
             return
@@ -56,7 +56,7 @@ struct EmailSignIn: Sendable {
         } catch StoreError.duplicateEmail {
             return  // signed up a moment ago by another request, which mails the link
         } catch {
-            limits.releaseEmail(slot)  // nothing was mailed
+            await limits.releaseEmail(slot)  // nothing was mailed
             throw error
         }
         try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)

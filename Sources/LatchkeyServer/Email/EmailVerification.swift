@@ -54,7 +54,7 @@ struct EmailVerification: Sendable {
         let token = body.token ?? ""
         let tokenHash = body.token_hash ?? ""
         guard token.isEmpty != tokenHash.isEmpty else { throw AuthError.validation("Verify requires either a token or a token hash") }
-        try limits.admitVerification(from: ipAddress)
+        try await limits.admitVerification(from: ipAddress)
         let redeemed: (token: OneTimeToken, user: UserRecord)
         if !tokenHash.isEmpty {
             guard body.email == nil, body.phone == nil, body.redirect_to == nil else {
@@ -110,7 +110,7 @@ struct EmailVerification: Sendable {
     func redeemLinkAndApply(type rawType: String?, token: String?, ipAddress: String) async throws -> (type: VerificationType, user: UserRecord) {
         let type = try VerificationType(parsing: rawType)
         guard let token, !token.isEmpty else { throw AuthError.validation("Verify requires a token or a token hash") }
-        try limits.admitVerification(from: ipAddress)
+        try await limits.admitVerification(from: ipAddress)
         let redeemed = try await redeemLink(token, type: type)
         return (type, try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress))
     }
@@ -129,11 +129,11 @@ struct EmailVerification: Sendable {
     /// Spends the token whose code `code` was mailed to `address`. A wrong code counts against
     /// the address; all failures are 403 `otp_expired` "Token has expired or is invalid".
     private func redeemCode(_ code: String, address: String, type: VerificationType) async throws -> (token: OneTimeToken, user: UserRecord) {
-        try limits.checkCodeAttempts(for: address)
+        try await limits.checkCodeAttempts(for: address)
         guard let redeemed = try await store.consumeOneTimeToken(codeHash: tokens.codeHash(code, address: address), kinds: type.kinds),
             redeemed.token.relatesTo == address
         else {
-            limits.recordFailedCode(for: address)
+            try await limits.recordFailedCode(for: address)
             throw AuthError.codeExpired
         }
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
@@ -169,4 +169,5 @@ struct EmailVerification: Sendable {
                 action: .userModified, actorID: user.id, actorUsername: updated.email,
                 traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
         return updated
-    }}
+    }
+}

@@ -12,7 +12,7 @@ struct FactorChallenges: Sendable {
     func challenge(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> ChallengeFactorResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
-        try limits.admitMFARequest(from: ipAddress)
+        try await limits.admitMFARequest(from: ipAddress)
         guard rules.totpVerifyEnabled else { throw AuthError.totpVerifyDisabled }
         let now = clock.now()
         let challenge = ChallengeRecord(factorID: factorID, createdAt: now, ipAddress: ipAddress)

@@ -35,12 +35,12 @@ struct FactorVerification: Sendable {
     ) async throws -> SessionResponse {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
-        try limits.admitMFARequest(from: ipAddress)
+        try await limits.admitMFARequest(from: ipAddress)
         guard let code = body.code, !code.isEmpty else { throw AuthError.emptyFactorCode }
         guard rules.totpVerifyEnabled else { throw AuthError.totpVerifyDisabled }
         // GoTrue decodes challenge_id as a UUID: anything else cannot name a challenge.
         guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
-        try limits.checkMFACodeAttempts(for: factorID)
+        try await limits.checkMFACodeAttempts(for: factorID)
 
         let now = clock.now()
         let refreshToken = OpaqueTokens.random()
@@ -56,7 +56,7 @@ struct FactorVerification: Sendable {
             return try await sessions.response(user: user, session: verified.session, refreshToken: verified.refreshToken)
         case .failure(let error):
             if error == .invalidTOTPCode {
-                limits.recordFailedMFACode(for: factorID)
+                try await limits.recordFailedMFACode(for: factorID)
                 logger.info("factor verification refused: wrong code", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
             }
             throw error

@@ -13,6 +13,8 @@ import Logging
 ///   MFA challenges an hour after they expired.
 /// - Email-link tokens older than the longest link or code lifetime, PKCE flows older than their
 ///   five minutes plus an hour, and audit entries older than the audit retention.
+/// - On PostgreSQL, rate-limit counters whose newest event has left its window
+///   (``PostgresRateLimitCounter``).
 ///
 /// Each batch is one short transaction per kind, so requests never wait long behind it; on
 /// PostgreSQL the batches skip rows other transactions hold, so every instance may run it.
@@ -57,7 +59,8 @@ struct StorageCleanup: Sendable {
             auditEntriesCreatedBefore: now.addingTimeInterval(-settings.auditRetention),
             unverifiedFactorsCreatedBefore: now.addingTimeInterval(-settings.mfaFactorExpiry),
             factorsChallengedBefore: now.addingTimeInterval(-settings.mfaChallengeExpiry),
-            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace)))
+            challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace)),
+            rateLimitWindowsEndedBefore: now)
     }
 
     /// Deletes batches until no kind has stale rows left; returns how many rows went.

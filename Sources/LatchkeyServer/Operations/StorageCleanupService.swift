@@ -32,7 +32,8 @@ struct StorageCleanupService: Service {
                             "sessions": "\(deleted.sessions)", "refresh_tokens": "\(deleted.refreshTokens)",
                             "one_time_tokens": "\(deleted.oneTimeTokens)", "flow_states": "\(deleted.flowStates)",
                             "audit_entries": "\(deleted.auditEntries)", "mfa_factors": "\(deleted.factors)",
-                            "mfa_challenges": "\(deleted.challenges)", "duration": "\(ContinuousClock.now - started)",
+                            "mfa_challenges": "\(deleted.challenges)", "rate_limit_counters": "\(deleted.rateLimitCounters)",
+                            "duration": "\(ContinuousClock.now - started)",
                         ])
                 }
             } catch is CancellationError {

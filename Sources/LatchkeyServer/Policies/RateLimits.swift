@@ -1,39 +1,43 @@
 import Foundation
 
 /// Every rate limit the server enforces, each under its own key, answering GoTrue's 429s.
+///
+/// The events are counted by a ``RateLimitCounter``: in the database on PostgreSQL, so that
+/// every instance on it shares the same counts, in this process on SQLite. With
+/// ``RateLimitConfiguration/enabled`` off nothing is counted and nothing refused. A counter's
+/// failure (the database is down) is thrown as the store's error.
 struct RateLimits: Sendable {
-    let limiter: RateLimiter
+    let counter: any RateLimitCounter
+    let clock: any ServerClock
     let limits: RateLimitConfiguration
 
     /// Counts a sign-in or sign-up from `ipAddress`.
-    func admitSignIn(from ipAddress: String) throws(AuthError) {
-        try admit("signin-ip:\(ipAddress)", limits.signInsPerIP)
+    func admitSignIn(from ipAddress: String) async throws {
+        try await admit("signin-ip:\(ipAddress)", limits.signInsPerIP)
     }
 
     /// Counts a `/verify` attempt from `ipAddress`.
-    func admitVerification(from ipAddress: String) throws(AuthError) {
-        try admit("verify:\(ipAddress)", limits.verificationsPerIP)
+    func admitVerification(from ipAddress: String) async throws {
+        try await admit("verify:\(ipAddress)", limits.verificationsPerIP)
     }
 
     /// Counts an MFA challenge or verification from `ipAddress`.
-    func admitMFARequest(from ipAddress: String) throws(AuthError) {
-        try admit("mfa-ip:\(ipAddress)", limits.mfaRequestsPerIP)
+    func admitMFARequest(from ipAddress: String) async throws {
+        try await admit("mfa-ip:\(ipAddress)", limits.mfaRequestsPerIP)
     }
 
     /// Refuses a code for `factorID` after too many wrong ones, without counting this attempt.
-    func checkMFACodeAttempts(for factorID: UUID) throws(AuthError) {
-        if let retryAfter = limiter.check("failed-mfa:\(factorID)", limit: limits.failedMFACodesPerFactor) {
-            throw AuthError.rateLimited(retryAfter: retryAfter)
-        }
+    func checkMFACodeAttempts(for factorID: UUID) async throws {
+        try await check("failed-mfa:\(factorID)", limits.failedMFACodesPerFactor)
     }
 
-    func recordFailedMFACode(for factorID: UUID) {
-        limiter.record("failed-mfa:\(factorID)", limit: limits.failedMFACodesPerFactor)
+    func recordFailedMFACode(for factorID: UUID) async throws {
+        try await record("failed-mfa:\(factorID)", limits.failedMFACodesPerFactor)
     }
 
     /// Counts a refresh of `sessionID`.
-    func admitRefresh(of sessionID: UUID) throws(AuthError) {
-        try admit("refresh:\(sessionID)", limits.refreshesPerSession)
+    func admitRefresh(of sessionID: UUID) async throws {
+        try await admit("refresh:\(sessionID)", limits.refreshesPerSession)
     }
 
     /// Counts an email for `purpose` to `address`: 429 `over_email_send_rate_limit` past the
@@ -45,19 +49,23 @@ struct RateLimits: Sendable {
     ///
     /// - Returns: the slot taken, for ``releaseEmail(_:)`` when no email goes out after all.
     @discardableResult
-    func admitEmail(to address: String, for purpose: EmailPurpose) throws(AuthError) -> EmailSlot {
+    func admitEmail(to address: String, for purpose: EmailPurpose) async throws -> EmailSlot {
         let key = "email:\(purpose.kind.rawValue):\(address)"
-        let now = limiter.now()
-        if let retryAfter = limiter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval, at: now) {
+        let now = clock.now()
+        if limits.enabled,
+            let retryAfter = try await counter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval, at: now)
+        {
             throw AuthError.emailRateLimited(retryAfter: retryAfter)
         }
         return EmailSlot(key: key, takenAt: now)
     }
 
     /// Gives back a slot ``admitEmail(to:for:)`` took for an email that could not be delivered,
-    /// so that the address can ask again at once rather than wait out the interval.
-    func releaseEmail(_ slot: EmailSlot) {
-        limiter.unrecord(slot.key, at: slot.takenAt)
+    /// so that the address can ask again at once rather than wait out the interval. Best effort:
+    /// when the counter cannot be reached the slot stays taken until its window passes.
+    func releaseEmail(_ slot: EmailSlot) async {
+        guard limits.enabled else { return }
+        try? await counter.unrecord(slot.key, at: slot.takenAt)
     }
 
     /// One email counted against an address's limit.
@@ -67,36 +75,48 @@ struct RateLimits: Sendable {
     }
 
     /// Refuses a code for `address` after too many wrong ones, without counting this attempt.
-    func checkCodeAttempts(for address: String) throws(AuthError) {
-        if let retryAfter = limiter.check("failed-code:\(address)", limit: limits.failedCodeAttemptsPerAddress) {
-            throw AuthError.rateLimited(retryAfter: retryAfter)
-        }
+    func checkCodeAttempts(for address: String) async throws {
+        try await check("failed-code:\(address)", limits.failedCodeAttemptsPerAddress)
     }
 
-    func recordFailedCode(for address: String) {
-        limiter.record("failed-code:\(address)", limit: limits.failedCodeAttemptsPerAddress)
+    func recordFailedCode(for address: String) async throws {
+        try await record("failed-code:\(address)", limits.failedCodeAttemptsPerAddress)
     }
 
     /// Refuses a password attempt on an account with too many recent failures, without
     /// counting it: checked before bcrypt runs, so a locked account costs an attacker's
     /// requests no CPU.
-    func checkPasswordAttempts(for email: String) throws(AuthError) {
-        if let retryAfter = limiter.check(failedPasswordKey(email), limit: limits.failedPasswordAttemptsPerAccount) {
-            throw AuthError.rateLimited(retryAfter: retryAfter)
-        }
+    func checkPasswordAttempts(for email: String) async throws {
+        try await check(failedPasswordKey(email), limits.failedPasswordAttemptsPerAccount)
     }
 
-    func recordFailedPassword(for email: String) {
-        limiter.record(failedPasswordKey(email), limit: limits.failedPasswordAttemptsPerAccount)
+    func recordFailedPassword(for email: String) async throws {
+        try await record(failedPasswordKey(email), limits.failedPasswordAttemptsPerAccount)
     }
 
-    func forgetFailedPasswords(for email: String) {
-        limiter.reset(failedPasswordKey(email))
+    func forgetFailedPasswords(for email: String) async throws {
+        guard limits.enabled else { return }
+        try await counter.reset(failedPasswordKey(email))
     }
 
     private func failedPasswordKey(_ email: String) -> String { "failed-password:\(email)" }
 
-    private func admit(_ key: String, _ limit: RateLimitConfiguration.Limit) throws(AuthError) {
-        if let retryAfter = limiter.consume(key, limit: limit) { throw AuthError.rateLimited(retryAfter: retryAfter) }
+    private func admit(_ key: String, _ limit: RateLimitConfiguration.Limit) async throws {
+        guard limits.enabled else { return }
+        if let retryAfter = try await counter.consume(key, limit: limit, minimumInterval: 0, at: clock.now()) {
+            throw AuthError.rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    private func check(_ key: String, _ limit: RateLimitConfiguration.Limit) async throws {
+        guard limits.enabled else { return }
+        if let retryAfter = try await counter.check(key, limit: limit, at: clock.now()) {
+            throw AuthError.rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    private func record(_ key: String, _ limit: RateLimitConfiguration.Limit) async throws {
+        guard limits.enabled else { return }
+        try await counter.record(key, limit: limit, at: clock.now())
     }
 }

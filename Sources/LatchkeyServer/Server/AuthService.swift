@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyWire
 import Logging
 
-/// The server's use cases, wired to one store, clock, signer, hasher, mailer and rate limiter.
+/// The server's use cases, wired to one store, clock, signer, hasher, mailer and rate-limit counter.
 ///
 /// Routes call these and nothing else; each use case keeps its dependencies to itself.
 struct AuthService: Sendable {
@@ -62,11 +62,11 @@ struct AuthService: Sendable {
     ///     land after following a link) unless the configuration names one.
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
-        signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, limiter: RateLimiter, logger: Logger,
+        signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, rateLimitCounter: any RateLimitCounter, logger: Logger,
         origin: ServerOrigin, mailTemplates: MailTemplates = .defaults, providerHTTP: (any ProviderHTTP)? = nil
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
-        let limits = RateLimits(limiter: limiter, limits: configuration.rateLimits)
+        let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
         let passwords = PasswordPolicy(minimumLength: configuration.minimumPasswordLength, hasher: hasher)
         let sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,

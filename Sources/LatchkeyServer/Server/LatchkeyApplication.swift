@@ -71,7 +71,7 @@ public enum LatchkeyApplication {
             signer: await TokenSigner(secret: secret, keys: configuration.jwtKeys, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: metrics.map { MeteredMailer(base: baseMailer, metrics: $0) } ?? baseMailer,
-            limiter: RateLimiter(clock: clock, enabled: configuration.rateLimits.enabled), logger: logger,
+            rateLimitCounter: rateLimitCounter(for: store, jwtSecret: secret), logger: logger,
             origin: origin, mailTemplates: mailTemplates)
 
         let router = makeRouter(
@@ -105,6 +105,14 @@ public enum LatchkeyApplication {
                 await onServerRunning(port)
             },
             logger: logger)
+    }
+
+    /// Where rate limits are counted, chosen with the store: in the database on PostgreSQL, so
+    /// that every instance on it shares one count per key; in this process otherwise (SQLite
+    /// serves one instance).
+    static func rateLimitCounter(for store: any AuthStore, jwtSecret: String) -> any RateLimitCounter {
+        if let postgres = store as? PostgresAuthStore { return PostgresRateLimitCounter(store: postgres, jwtSecret: jwtSecret) }
+        return InMemoryRateLimitCounter()
     }
 
     /// The cleanup task, unless ``ServerConfiguration/cleanupInterval`` is 0.

@@ -31,12 +31,17 @@ package struct StaleRowCutoffs: Sendable, Equatable {
     package var factorsChallengedBefore: Date
     /// MFA challenges created before this go.
     package var challengesCreatedBefore: Date
+    /// Rate-limit counters whose newest event left its window before this go (PostgreSQL; a
+    /// single instance counts in its process).
+    package var rateLimitWindowsEndedBefore: Date
 
     package init(
         refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
         flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date, unverifiedFactorsCreatedBefore: Date = .distantPast,
-        factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast
+        factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast,
+        rateLimitWindowsEndedBefore: Date = .distantPast
     ) {
+        self.rateLimitWindowsEndedBefore = rateLimitWindowsEndedBefore
         self.unverifiedFactorsCreatedBefore = unverifiedFactorsCreatedBefore
         self.factorsChallengedBefore = factorsChallengedBefore
         self.challengesCreatedBefore = challengesCreatedBefore
@@ -60,14 +65,18 @@ package struct StaleRowCounts: Sendable, Equatable {
     /// Expired unverified factors (with their challenges).
     package var factors = 0
     package var challenges = 0
+    /// Rate-limit counters whose windows have passed.
+    package var rateLimitCounters = 0
 
     package init() {}
 
-    package var total: Int { sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges }
+    package var total: Int {
+        sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges + rateLimitCounters
+    }
 
     /// Whether some kind filled its batch, so more may be left.
     func filled(_ limit: Int) -> Bool {
-        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries, factors, challenges].contains { $0 >= limit }
+        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries, factors, challenges, rateLimitCounters].contains { $0 >= limit }
     }
 
     static func + (lhs: StaleRowCounts, rhs: StaleRowCounts) -> StaleRowCounts {
@@ -79,6 +88,7 @@ package struct StaleRowCounts: Sendable, Equatable {
         sum.auditEntries += rhs.auditEntries
         sum.factors += rhs.factors
         sum.challenges += rhs.challenges
+        sum.rateLimitCounters += rhs.rateLimitCounters
         return sum
     }
 }

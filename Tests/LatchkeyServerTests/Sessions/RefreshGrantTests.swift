@@ -26,7 +26,7 @@ struct RefreshGrantTests {
                 accessTokenTTL: 3600, sessionTimebox: nil, logger: logger)
             grant = RefreshGrant(
                 store: store, clock: clock, tokens: OpaqueTokens(jwtSecret: secret),
-                limits: RateLimits(limiter: RateLimiter(clock: clock, enabled: true), limits: limits), sessions: sessions,
+                limits: RateLimits(counter: InMemoryRateLimitCounter(), clock: clock, limits: limits), sessions: sessions,
                 reuseInterval: 10, logger: logger)
         }
 

@@ -19,7 +19,7 @@ enum ServiceFixture {
             configuration: configuration, store: store, clock: clock, hasher: hasher,
             signer: await TokenSigner(secret: secret, origin: ServerOrigin("http://test")), tokens: OpaqueTokens(jwtSecret: secret),
             mailer: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")),
-            limiter: RateLimiter(clock: clock, enabled: true), logger: Logger(label: "fixture"),
+            rateLimitCounter: InMemoryRateLimitCounter(), logger: Logger(label: "fixture"),
             origin: ServerOrigin("http://test"))
         let result = try await body(service)
         try await store.close()

@@ -49,7 +49,7 @@ struct IDTokenGrant: TokenGrant {
     }
 
     private func session(for body: Body, linkingTo user: UUID?, ipAddress: String) async throws -> SessionResponse {
-        try limits.admitSignIn(from: ipAddress)
+        try await limits.admitSignIn(from: ipAddress)
         guard let idToken = body.id_token, !idToken.isEmpty else { throw AuthError.oauth("invalid request", "id_token required") }
         if body.provider?.isEmpty ?? true, body.client_id?.isEmpty ?? true || body.issuer?.isEmpty ?? true {
             throw AuthError.oauth("invalid request", "provider or client_id and issuer required")

@@ -27,7 +27,7 @@ struct PKCEGrant: TokenGrant {
         guard let code = body.auth_code, !code.isEmpty, let verifier = body.code_verifier, !verifier.isEmpty else {
             throw AuthError.validation("invalid request: both auth code and code verifier should be non-empty")
         }
-        try limits.admitVerification(from: ipAddress)
+        try await limits.admitVerification(from: ipAddress)
         guard let flow = try await store.consumeFlowState(authCodeHash: OpaqueTokens.hash(code)) else { throw AuthError.flowStateNotFound }
         // A magic link's flow counts from when its code was issued, every other from its start.
         let start =

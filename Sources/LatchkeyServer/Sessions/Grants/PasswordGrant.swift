@@ -27,19 +27,19 @@ struct PasswordGrant: TokenGrant {
     }
 
     func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
-        try limits.admitSignIn(from: ipAddress)
+        try await limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }
         // A password bcrypt would cut (NUL, over 72 bytes) can match no account: refused as sign-up refuses it.
         try PasswordPolicy.checkUsable(password)
-        try limits.checkPasswordAttempts(for: email)
+        try await limits.checkPasswordAttempts(for: email)
         let user = try await store.user(email: email)
         guard try await passwords.verify(password, against: user?.passwordHash), let user else {
-            limits.recordFailedPassword(for: email)
+            try await limits.recordFailedPassword(for: email)
             logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(email))"])
             throw AuthError.invalidCredentials
         }
-        limits.forgetFailedPasswords(for: email)
+        try await limits.forgetFailedPasswords(for: email)
         guard user.emailConfirmedAt != nil else { throw AuthError.emailNotConfirmed }
         guard !user.isBanned(at: clock.now()) else { throw AuthError.userBanned }
         return try await sessions.start(for: user, method: "password", ipAddress: ipAddress)

@@ -50,7 +50,7 @@ struct RefreshGrant: TokenGrant {
         // The refresh counts against its session once, here: the rotation's transaction may be
         // run more than once (PostgreSQL retries it on a conflict).
         guard let sessionID = try await store.sessionID(ofRefreshTokenHash: hash) else { throw AuthError.refreshTokenNotFound }
-        try limits.admitRefresh(of: sessionID)
+        try await limits.admitRefresh(of: sessionID)
         let request = RefreshRotation.Request(
             presentedToken: token, now: clock.now(), reuseInterval: reuseInterval, ipAddress: ipAddress,
             inactivityTimeout: inactivityTimeout,

@@ -167,6 +167,13 @@ extension PostgresAuthStore {
                 LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
             """)
+        // A counter whose newest event has left its window counts nothing any more.
+        counts.rateLimitCounters = try await deleteBatch(
+            """
+            DELETE FROM rate_limit_counters WHERE key IN (SELECT key FROM rate_limit_counters
+                WHERE expires_at < \(cutoffs.rateLimitWindowsEndedBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
         return counts
     }
 

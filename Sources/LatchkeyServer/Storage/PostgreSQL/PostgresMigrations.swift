@@ -206,6 +206,22 @@ enum PostgresMigrations {
             statements: [
                 "CREATE TABLE custom_providers (identifier TEXT PRIMARY KEY, document TEXT NOT NULL)"
             ]),
+        Migration(
+            version: "v8: rate limits shared by instances",
+            statements: [
+                // PostgresRateLimitCounter: one row per limited key (its kind and an HMAC, never
+                // an address), the instants of its events within the window, and when the newest
+                // leaves it. No SQLite table: a single instance counts in its process.
+                """
+                CREATE TABLE rate_limit_counters (
+                    key TEXT PRIMARY KEY,
+                    events TIMESTAMPTZ[] NOT NULL,
+                    expires_at TIMESTAMPTZ NOT NULL,
+                    admitted BOOLEAN NOT NULL
+                )
+                """,
+                "CREATE INDEX rate_limit_counters_expires_at ON rate_limit_counters (expires_at)",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.
