@@ -136,24 +136,19 @@ public final class TestIdentityProvider: Sendable {
                 "token_endpoint": issuer + "/token", "id_token_signing_alg_values_supported": algorithm.rawValue,
             ])
         }
-        router.get("/authorize") { request, _ -> Response in
-            try authorize(request, authorizations: authorizations)
-        }
-        router.post("/token") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 64 << 10)
-            return try exchange(
-                request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
-                authorizations: authorizations, gitHub: false)
-        }
-        // GitHub's OAuth and REST API, as a GitHub Enterprise server at the issuer URL has them.
-        router.get("/login/oauth/authorize") { request, _ -> Response in
-            try authorize(request, authorizations: authorizations)
-        }
-        router.post("/login/oauth/access_token") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 64 << 10)
-            return try exchange(
-                request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
-                authorizations: authorizations, gitHub: true)
+        // OpenID Connect's authorization and token endpoints, then GitHub's OAuth ones as a GitHub
+        // Enterprise server at the issuer URL has them (its REST API follows).
+        let oauthEndpoints = [("/authorize", "/token", false), ("/login/oauth/authorize", "/login/oauth/access_token", true)]
+        for (authorizePath, tokenPath, gitHub) in oauthEndpoints {
+            router.get(RouterPath(authorizePath)) { request, _ -> Response in
+                try authorize(request, authorizations: authorizations)
+            }
+            router.post(RouterPath(tokenPath)) { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 64 << 10)
+                return try exchange(
+                    request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
+                    authorizations: authorizations, gitHub: gitHub)
+            }
         }
         router.get("/api/v3/user") { request, _ -> Response in
             guard let person = gitHubPerson(request, authorizations) else { return Response(status: .unauthorized) }

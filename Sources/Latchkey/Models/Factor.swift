@@ -51,16 +51,11 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
-        friendlyName = (try? c.decodeIfPresent(String.self, forKey: .friendlyName)).flatMap { $0?.isEmpty == false ? $0 : nil }
+        friendlyName = c.nonEmptyString(forKey: .friendlyName)
         factorType = ((try? c.decodeIfPresent(String.self, forKey: .factorType)) ?? nil) ?? "totp"
         status = ((try? c.decodeIfPresent(String.self, forKey: .status)) ?? nil).flatMap(Status.init(rawValue:)) ?? .unverified
-        func date(_ key: CodingKeys) -> Date? {
-            if let text = try? c.decodeIfPresent(String.self, forKey: key) { return WireDate.parse(text) }
-            if let seconds = try? c.decodeIfPresent(Double.self, forKey: key) { return Date(timeIntervalSince1970: seconds) }
-            return nil
-        }
-        createdAt = date(.createdAt)
-        updatedAt = date(.updatedAt)
+        createdAt = c.modelDate(forKey: .createdAt)
+        updatedAt = c.modelDate(forKey: .updatedAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,8 +64,8 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
         try c.encodeIfPresent(friendlyName, forKey: .friendlyName)
         try c.encode(factorType, forKey: .factorType)
         try c.encode(status, forKey: .status)
-        try c.encodeIfPresent(createdAt?.timeIntervalSince1970, forKey: .createdAt)
-        try c.encodeIfPresent(updatedAt?.timeIntervalSince1970, forKey: .updatedAt)
+        try c.encodeModelDate(createdAt, forKey: .createdAt)
+        try c.encodeModelDate(updatedAt, forKey: .updatedAt)
     }
 }
 

@@ -58,16 +58,11 @@ public struct Identity: Sendable, Hashable, Codable, Identifiable {
         identityID = (try? container.decodeIfPresent(String.self, forKey: .identityID)) ?? providerUserID
         userID = try? container.decodeIfPresent(String.self, forKey: .userID)
         provider = (try? container.decodeIfPresent(String.self, forKey: .provider)) ?? ""
-        email = (try? container.decodeIfPresent(String.self, forKey: .email)).flatMap { $0?.isEmpty == false ? $0 : nil }
+        email = container.nonEmptyString(forKey: .email)
         identityData = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .identityData)) ?? [:]
-        func date(_ key: CodingKeys) -> Date? {
-            if let text = try? container.decodeIfPresent(String.self, forKey: key) { return WireDate.parse(text) }
-            if let seconds = try? container.decodeIfPresent(Double.self, forKey: key) { return Date(timeIntervalSince1970: seconds) }
-            return nil
-        }
-        createdAt = date(.createdAt)
-        lastSignInAt = date(.lastSignInAt)
-        updatedAt = date(.updatedAt)
+        createdAt = container.modelDate(forKey: .createdAt)
+        lastSignInAt = container.modelDate(forKey: .lastSignInAt)
+        updatedAt = container.modelDate(forKey: .updatedAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -78,8 +73,8 @@ public struct Identity: Sendable, Hashable, Codable, Identifiable {
         try container.encode(provider, forKey: .provider)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encode(identityData, forKey: .identityData)
-        try container.encodeIfPresent(createdAt?.timeIntervalSince1970, forKey: .createdAt)
-        try container.encodeIfPresent(lastSignInAt?.timeIntervalSince1970, forKey: .lastSignInAt)
-        try container.encodeIfPresent(updatedAt?.timeIntervalSince1970, forKey: .updatedAt)
+        try container.encodeModelDate(createdAt, forKey: .createdAt)
+        try container.encodeModelDate(lastSignInAt, forKey: .lastSignInAt)
+        try container.encodeModelDate(updatedAt, forKey: .updatedAt)
     }
 }

@@ -78,23 +78,15 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         id = try container.decode(String.self, forKey: .id)
         aud = try? container.decodeIfPresent(String.self, forKey: .aud)
         role = try? container.decodeIfPresent(String.self, forKey: .role)
-        email = (try? container.decodeIfPresent(String.self, forKey: .email)).flatMap { $0?.isEmpty == false ? $0 : nil }
-        phone = (try? container.decodeIfPresent(String.self, forKey: .phone)).flatMap { $0?.isEmpty == false ? $0 : nil }
-        // Wire: RFC 3339 strings. Latchkey's own store: seconds since 1970 (exact round trip).
-        func date(_ key: CodingKeys) -> Date? {
-            if let text = try? container.decodeIfPresent(String.self, forKey: key) { return WireDate.parse(text) }
-            if let seconds = try? container.decodeIfPresent(Double.self, forKey: key) {
-                return Date(timeIntervalSince1970: seconds)
-            }
-            return nil
-        }
-        emailConfirmedAt = date(.emailConfirmedAt)
-        phoneConfirmedAt = date(.phoneConfirmedAt)
-        confirmedAt = date(.confirmedAt)
-        lastSignInAt = date(.lastSignInAt)
-        createdAt = date(.createdAt)
-        updatedAt = date(.updatedAt)
-        bannedUntil = date(.bannedUntil)
+        email = container.nonEmptyString(forKey: .email)
+        phone = container.nonEmptyString(forKey: .phone)
+        emailConfirmedAt = container.modelDate(forKey: .emailConfirmedAt)
+        phoneConfirmedAt = container.modelDate(forKey: .phoneConfirmedAt)
+        confirmedAt = container.modelDate(forKey: .confirmedAt)
+        lastSignInAt = container.modelDate(forKey: .lastSignInAt)
+        createdAt = container.modelDate(forKey: .createdAt)
+        updatedAt = container.modelDate(forKey: .updatedAt)
+        bannedUntil = container.modelDate(forKey: .bannedUntil)
         isAnonymous = (try? container.decodeIfPresent(Bool.self, forKey: .isAnonymous)) ?? false
         appMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata)) ?? [:]
         userMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata)) ?? [:]
@@ -109,18 +101,13 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         try container.encodeIfPresent(role, forKey: .role)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encodeIfPresent(phone, forKey: .phone)
-        // Seconds since 1970, so a stored user reads back exactly (GoTrue strings carry
-        // microseconds, which a millisecond string would lose).
-        func encodeDate(_ value: Date?, _ key: CodingKeys) throws {
-            if let value { try container.encode(value.timeIntervalSince1970, forKey: key) }
-        }
-        try encodeDate(emailConfirmedAt, .emailConfirmedAt)
-        try encodeDate(phoneConfirmedAt, .phoneConfirmedAt)
-        try encodeDate(confirmedAt, .confirmedAt)
-        try encodeDate(lastSignInAt, .lastSignInAt)
-        try encodeDate(createdAt, .createdAt)
-        try encodeDate(updatedAt, .updatedAt)
-        try encodeDate(bannedUntil, .bannedUntil)
+        try container.encodeModelDate(emailConfirmedAt, forKey: .emailConfirmedAt)
+        try container.encodeModelDate(phoneConfirmedAt, forKey: .phoneConfirmedAt)
+        try container.encodeModelDate(confirmedAt, forKey: .confirmedAt)
+        try container.encodeModelDate(lastSignInAt, forKey: .lastSignInAt)
+        try container.encodeModelDate(createdAt, forKey: .createdAt)
+        try container.encodeModelDate(updatedAt, forKey: .updatedAt)
+        try container.encodeModelDate(bannedUntil, forKey: .bannedUntil)
         try container.encode(isAnonymous, forKey: .isAnonymous)
         try container.encode(appMetadata, forKey: .appMetadata)
         try container.encode(userMetadata, forKey: .userMetadata)

@@ -136,6 +136,17 @@ extension SessionManager {
         return state
     }
 
+    /// Ends the reinstall check as a storage failure with nothing wiped: logs `message` at
+    /// `level` and tells observers. `unreadable` is the reason when `error` is no ``StorageError``.
+    private func restoreStorageFailure(
+        _ error: any Error, unreadable: String, level: Logger.Level, _ message: Logger.Message
+    ) -> SignOutReason {
+        let storageError = error as? StorageError ?? .unavailable(reason: unreadable)
+        logger.log(level: level, message, metadata: ["operation": "restore", "error": "\(storageError)"])
+        broadcaster.emit(.storageFailed(storageError))
+        return .storageFailure(storageError)
+    }
+
     /// A reinstall erased the install marker but the keychain kept the credentials: wipe them.
     ///
     /// Wipes only what it could read: a marker that cannot tell, or a store that cannot be
@@ -147,14 +158,9 @@ extension SessionManager {
         do {
             isSet = try await installMarker.isSet()
         } catch {
-            let storageError = error as? StorageError ?? .unavailable(reason: "install marker unreadable")
-            logger.notice(
-                "cannot tell yet whether this is a reinstall; nothing wiped, deciding later",
-                metadata: [
-                    "operation": "restore", "error": "\(storageError)",
-                ])
-            broadcaster.emit(.storageFailed(storageError))
-            return .storageFailure(storageError)
+            return restoreStorageFailure(
+                error, unreadable: "install marker unreadable", level: .notice,
+                "cannot tell yet whether this is a reinstall; nothing wiped, deciding later")
         }
         guard !isSet else { return nil }
         let hadCredentials: Bool
@@ -163,14 +169,8 @@ extension SessionManager {
         } catch {
             // What cannot be read is never wiped: the leftovers may be this installation's own
             // session behind a locked store. The marker stays unset; the next restore decides.
-            let storageError = error as? StorageError ?? .unavailable(reason: "unexpected store error")
-            logger.error(
-                "cannot read the store to check for a reinstall; nothing wiped",
-                metadata: [
-                    "operation": "restore", "error": "\(storageError)",
-                ])
-            broadcaster.emit(.storageFailed(storageError))
-            return .storageFailure(storageError)
+            return restoreStorageFailure(
+                error, unreadable: "unexpected store error", level: .error, "cannot read the store to check for a reinstall; nothing wiped")
         }
         if hadCredentials {
             do {

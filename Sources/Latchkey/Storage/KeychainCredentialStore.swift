@@ -144,12 +144,7 @@ struct SecItemKeychain: KeychainDriver {
     func perform(_ call: KeychainCall) -> KeychainOutcome {
         switch call {
         case .readAttributes(let item):
-            var query = Self.query(item)
-            query[kSecReturnAttributes as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitOne
-            Self.forbidInteraction(&query)
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let (status, result) = Self.copyOne(item, returning: kSecReturnAttributes)
             guard status == errSecSuccess else { return Self.outcome(status) }
             guard let attributes = result as? [String: Any] else { return .undecodable }
             return .attributes(
@@ -157,12 +152,7 @@ struct SecItemKeychain: KeychainDriver {
                     accessibility: Self.accessibility(attributes[kSecAttrAccessible as String]),
                     protectionTag: attributes[kSecAttrGeneric as String] as? Data))
         case .readData(let item):
-            var query = Self.query(item)
-            query[kSecReturnData as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitOne
-            Self.forbidInteraction(&query)
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let (status, result) = Self.copyOne(item, returning: kSecReturnData)
             guard status == errSecSuccess else { return Self.outcome(status) }
             guard let data = result as? Data else { return .undecodable }
             return .data(data)
@@ -186,6 +176,18 @@ struct SecItemKeychain: KeychainDriver {
         case .delete(let item):
             return Self.outcome(SecItemDelete(Self.query(item) as CFDictionary))
         }
+    }
+
+    /// `SecItemCopyMatching` for the one item matching `item`, without user interaction,
+    /// returning what `returnKey` (`kSecReturnData` or `kSecReturnAttributes`) asks for.
+    static func copyOne(_ item: KeychainItem, returning returnKey: CFString) -> (status: OSStatus, result: CFTypeRef?) {
+        var query = Self.query(item)
+        query[returnKey as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        Self.forbidInteraction(&query)
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        return (status, result)
     }
 
     /// The attributes that identify `item`.

@@ -66,8 +66,7 @@ struct MFAEnrollCommand: AsyncParsableCommand {
             }
             let factor = Factor(id: enrollment.factorID, friendlyName: enrollment.friendlyName, status: .unverified)
             do {
-                _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
-                    factor, with: profile.manager, given: nil, reason: "Verifying the authenticator app needs its code")
+                _ = try await mfa.verify(factor, given: nil, reason: "Verifying the authenticator app needs its code")
             } catch {
                 context.terminal.message("latchkey: \(label) is added but not verified, so it does not protect the account yet.")
                 context.terminal.message(
@@ -75,7 +74,7 @@ struct MFAEnrollCommand: AsyncParsableCommand {
                 )
                 throw error
             }
-            context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
+            context.terminal.output(MFAContext.turnedOn(label))
         }
     }
 }
@@ -98,9 +97,7 @@ struct MFAVerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let mfa = try await MFAContext.restore(context)
-            let profile = mfa.profile
-            let factors = try await mfa.factors()
+            let (mfa, factors) = try await MFAContext.restoreWithFactors(context)
             let chosen: Factor
             if let factor {
                 chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
@@ -112,11 +109,10 @@ struct MFAVerifyCommand: AsyncParsableCommand {
             } else {
                 throw ClientFailure.usage("Say which authenticator app: \(factors.map { $0.friendlyName ?? $0.id }.joined(separator: ", ")).")
             }
-            let session = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
-                chosen, with: profile.manager, given: totpCode, reason: "Verifying needs the code from the authenticator app")
+            let session = try await mfa.verify(chosen, given: totpCode, reason: "Verifying needs the code from the authenticator app")
             let label = chosen.friendlyName.map { "'\($0)'" } ?? chosen.id
             if chosen.status == .unverified {
-                context.terminal.output("Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code.")
+                context.terminal.output(MFAContext.turnedOn(label))
             } else {
                 context.terminal.output("Verified with \(label): this session is at \(session.assurance.level).")
             }
@@ -135,8 +131,7 @@ struct MFAListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let mfa = try await MFAContext.restore(context)
-            let factors = try await mfa.factors()
+            let (_, factors) = try await MFAContext.restoreWithFactors(context)
             if json {
                 context.terminal.output(try JSONOutput.render(factors.map(FactorSummary.init)))
                 return
@@ -175,9 +170,8 @@ struct MFARemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await client.run { context in
-            let mfa = try await MFAContext.restore(context)
+            let (mfa, factors) = try await MFAContext.restoreWithFactors(context)
             let profile = mfa.profile
-            let factors = try await mfa.factors()
             let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
             if chosen.status == .verified {
                 try await mfa.raiseIfNeeded(
@@ -205,9 +199,22 @@ struct MFAContext {
         MFAContext(profile: try await ProfileSession.restore(context).0)
     }
 
-    /// The account's factors, behind a progress line.
-    func factors() async throws -> [Factor] {
-        try await call("Asking the server…") { try await profile.manager.mfa.listFactors() }
+    /// The signed-in profile's MFA context and the account's factors (asked for behind a
+    /// progress line).
+    static func restoreWithFactors(_ context: ClientContext) async throws -> (MFAContext, [Factor]) {
+        let mfa = try await restore(context)
+        return (mfa, try await mfa.call("Asking the server…") { try await mfa.profile.manager.mfa.listFactors() })
+    }
+
+    /// What a command says once `label`'s app is verified and protects the account.
+    static func turnedOn(_ label: String) -> String {
+        "Two-step verification is on: \(label) is verified. 'latchkey login' will ask for its code."
+    }
+
+    /// Asks for (or takes `given`) a code of `factor` and verifies it, saying `reason` first.
+    func verify(_ factor: Factor, given: String?, reason: String) async throws -> Session {
+        try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
+            factor, with: profile.manager, given: given, reason: reason)
     }
 
     /// Runs `body` behind a progress line; a failure becomes the command's words.
@@ -225,8 +232,7 @@ struct MFAContext {
         guard let session = await profile.manager.currentSession, session.requiresSecondFactor,
             let factor = session.firstVerifiedTOTPFactor
         else { return }
-        _ = try await SecondFactorPrompt(context: context, server: profile.settings.server).verify(
-            factor, with: profile.manager, given: given, reason: reason)
+        _ = try await verify(factor, given: given, reason: reason)
     }
 
     /// The factor `text` names: its id, or else its name (which must be unambiguous).

@@ -41,12 +41,4 @@ package enum FactorChange: Sendable, Equatable {
 }
 
 /// What to write for a factor operation, and what to answer.
-package struct FactorPlan<Result: Sendable>: Sendable {
-    package var changes: [FactorChange]
-    package var result: Result
-
-    package init(changes: [FactorChange], result: Result) {
-        self.changes = changes
-        self.result = result
-    }
-}
+package typealias FactorPlan<Result: Sendable> = StorePlan<FactorChange, Result>

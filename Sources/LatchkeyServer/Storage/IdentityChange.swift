@@ -61,12 +61,4 @@ package enum IdentityChange: Sendable, Equatable {
 }
 
 /// What to write for an identity operation, and what to answer.
-package struct IdentityPlan<Result: Sendable>: Sendable {
-    package var changes: [IdentityChange]
-    package var result: Result
-
-    package init(changes: [IdentityChange], result: Result) {
-        self.changes = changes
-        self.result = result
-    }
-}
+package typealias IdentityPlan<Result: Sendable> = StorePlan<IdentityChange, Result>

@@ -40,12 +40,4 @@ package enum RefreshTokenChange: Sendable, Equatable {
 }
 
 /// What to write for a presented refresh token, and what to answer.
-package struct RefreshTokenPlan<Result: Sendable>: Sendable {
-    package var changes: [RefreshTokenChange]
-    package var result: Result
-
-    package init(changes: [RefreshTokenChange], result: Result) {
-        self.changes = changes
-        self.result = result
-    }
-}
+package typealias RefreshTokenPlan<Result: Sendable> = StorePlan<RefreshTokenChange, Result>

@@ -23,14 +23,10 @@ struct IDTokenGrant: TokenGrant {
         var link_identity: Bool?
     }
 
-    private let providers: ProviderSignIn
-    private let authentication: BearerAuthentication
-    private let limits: RateLimits
+    private let dependencies: GrantDependencies
 
     init(_ dependencies: GrantDependencies) {
-        providers = dependencies.providers
-        authentication = dependencies.authentication
-        limits = dependencies.limits
+        self.dependencies = dependencies
     }
 
     func session(for body: Body, ipAddress: String) async throws -> SessionResponse {
@@ -43,21 +39,21 @@ struct IDTokenGrant: TokenGrant {
             guard request.headers[.authorization] != nil else {
                 throw AuthError.oauth("invalid request", "Linking requires a valid user access token in Authorization")
             }
-            user = try await authentication.user(bearer: request.bearerToken()).user.id
+            user = try await dependencies.authentication.user(bearer: request.bearerToken()).user.id
         }
         return try await session(for: body, linkingTo: user, ipAddress: context.clientIP)
     }
 
     private func session(for body: Body, linkingTo user: UUID?, ipAddress: String) async throws -> SessionResponse {
-        try await limits.admitSignIn(from: ipAddress)
+        try await dependencies.limits.admitSignIn(from: ipAddress)
         guard let idToken = body.id_token, !idToken.isEmpty else { throw AuthError.oauth("invalid request", "id_token required") }
         if body.provider?.isEmpty ?? true, body.client_id?.isEmpty ?? true || body.issuer?.isEmpty ?? true {
             throw AuthError.oauth("invalid request", "provider or client_id and issuer required")
         }
-        let (provider, data) = try await providers.verify(
+        let (provider, data) = try await dependencies.providers.verify(
             idToken: idToken, provider: body.provider, issuer: body.issuer, clientID: body.client_id, nonce: body.nonce,
             accessToken: body.access_token)
-        if let user { return try await providers.link(provider, data, to: user, ipAddress: ipAddress) }
-        return try await providers.signIn(provider, data, ipAddress: ipAddress)
+        if let user { return try await dependencies.providers.link(provider, data, to: user, ipAddress: ipAddress) }
+        return try await dependencies.providers.signIn(provider, data, ipAddress: ipAddress)
     }
 }

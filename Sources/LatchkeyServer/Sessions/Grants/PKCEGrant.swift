@@ -11,33 +11,29 @@ struct PKCEGrant: TokenGrant {
     /// GoTrue's default flow-state lifetime.
     static let flowStateLifetime: TimeInterval = 300
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let limits: RateLimits
-    private let sessions: SessionIssuer
+    private let dependencies: GrantDependencies
 
     init(_ dependencies: GrantDependencies) {
-        store = dependencies.store
-        clock = dependencies.clock
-        limits = dependencies.limits
-        sessions = dependencies.sessions
+        self.dependencies = dependencies
     }
 
     func session(for body: PKCEGrantBody, ipAddress: String) async throws -> SessionResponse {
         guard let code = body.auth_code, !code.isEmpty, let verifier = body.code_verifier, !verifier.isEmpty else {
             throw AuthError.validation("invalid request: both auth code and code verifier should be non-empty")
         }
-        try await limits.admitVerification(from: ipAddress)
-        guard let flow = try await store.consumeFlowState(authCodeHash: OpaqueTokens.hash(code)) else { throw AuthError.flowStateNotFound }
+        try await dependencies.limits.admitVerification(from: ipAddress)
+        guard let flow = try await dependencies.store.consumeFlowState(authCodeHash: OpaqueTokens.hash(code)) else {
+            throw AuthError.flowStateNotFound
+        }
         // A magic link's flow counts from when its code was issued, every other from its start.
         let start =
             flow.authenticationMethod == EmailPurpose.magicLink.authenticationMethod ? (flow.authCodeIssuedAt ?? flow.createdAt) : flow.createdAt
-        guard clock.now().timeIntervalSince(start) <= Self.flowStateLifetime else { throw AuthError.flowStateExpired }
+        guard dependencies.clock.now().timeIntervalSince(start) <= Self.flowStateLifetime else { throw AuthError.flowStateExpired }
         guard PKCEChallenge.matches(challenge: flow.codeChallenge, method: flow.codeChallengeMethod, verifier: verifier) else {
             throw AuthError.badCodeVerifier
         }
-        guard let user = try await store.user(id: flow.userID) else { throw AuthError.flowStateNotFound }
-        if user.isBanned(at: clock.now()) { throw AuthError.userBanned }
-        return try await sessions.start(for: user, method: flow.authenticationMethod, ipAddress: ipAddress)
+        guard let user = try await dependencies.store.user(id: flow.userID) else { throw AuthError.flowStateNotFound }
+        if user.isBanned(at: dependencies.clock.now()) { throw AuthError.userBanned }
+        return try await dependencies.sessions.start(for: user, method: flow.authenticationMethod, ipAddress: ipAddress)
     }
 }

@@ -10,38 +10,28 @@ import Logging
 struct PasswordGrant: TokenGrant {
     static let grantType = "password"
 
-    private let store: any AuthStore
-    private let clock: any ServerClock
-    private let passwords: PasswordPolicy
-    private let limits: RateLimits
-    private let sessions: SessionIssuer
-    private let logger: Logger
+    private let dependencies: GrantDependencies
 
     init(_ dependencies: GrantDependencies) {
-        store = dependencies.store
-        clock = dependencies.clock
-        passwords = dependencies.passwords
-        limits = dependencies.limits
-        sessions = dependencies.sessions
-        logger = dependencies.logger
+        self.dependencies = dependencies
     }
 
     func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
-        try await limits.admitSignIn(from: ipAddress)
+        try await dependencies.limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }
         // A password bcrypt would cut (NUL, over 72 bytes) can match no account: refused as sign-up refuses it.
         try PasswordPolicy.checkUsable(password)
-        try await limits.checkPasswordAttempts(for: email)
-        let user = try await store.user(email: email)
-        guard try await passwords.verify(password, against: user?.passwordHash), let user else {
-            try await limits.recordFailedPassword(for: email)
-            logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(email))"])
+        try await dependencies.limits.checkPasswordAttempts(for: email)
+        let user = try await dependencies.store.user(email: email)
+        guard try await dependencies.passwords.verify(password, against: user?.passwordHash), let user else {
+            try await dependencies.limits.recordFailedPassword(for: email)
+            dependencies.logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(email))"])
             throw AuthError.invalidCredentials
         }
-        try await limits.forgetFailedPasswords(for: email)
+        try await dependencies.limits.forgetFailedPasswords(for: email)
         guard user.emailConfirmedAt != nil else { throw AuthError.emailNotConfirmed }
-        guard !user.isBanned(at: clock.now()) else { throw AuthError.userBanned }
-        return try await sessions.start(for: user, method: "password", ipAddress: ipAddress)
+        guard !user.isBanned(at: dependencies.clock.now()) else { throw AuthError.userBanned }
+        return try await dependencies.sessions.start(for: user, method: "password", ipAddress: ipAddress)
     }
 }

@@ -9,12 +9,7 @@ import PostgresNIO
 /// (session before tokens), so the two never wait for each other in a cycle.
 extension PostgresAuthStore {
     package func factors(userID: UUID) async throws -> [FactorRecord] {
-        try await autocommit { connection in
-            try await connection.query(
-                "SELECT \(unescaped: PostgresRows.factorColumns) FROM mfa_factors WHERE user_id = \(userID) ORDER BY created_at, id",
-                logger: self.logger
-            ).allRows(PostgresRows.factor)
-        }
+        try await autocommit { connection in try await connection.selectFactors(userID: userID, logger: self.logger) }
     }
 
     package func changeFactors<Result: Sendable>(
@@ -22,10 +17,7 @@ extension PostgresAuthStore {
     ) async throws -> Result {
         try await transaction { connection in
             try await connection.query("SELECT id FROM users WHERE id = \(userID) FOR UPDATE", logger: self.logger)
-            let factors = try await connection.query(
-                "SELECT \(unescaped: PostgresRows.factorColumns) FROM mfa_factors WHERE user_id = \(userID) ORDER BY created_at, id",
-                logger: self.logger
-            ).allRows(PostgresRows.factor)
+            let factors = try await connection.selectFactors(userID: userID, logger: self.logger)
             var challenge: ChallengeRecord?
             if let challengeID {
                 challenge = try await connection.query(

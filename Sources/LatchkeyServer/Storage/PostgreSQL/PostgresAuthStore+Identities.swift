@@ -11,12 +11,7 @@ extension PostgresAuthStore {
     static let identityColumns = "id, provider_id, user_id, provider, identity_data::text, email, last_sign_in_at, created_at, updated_at"
 
     package func identities(userID: UUID) async throws -> [IdentityRecord] {
-        try await autocommit { connection in
-            try await connection.query(
-                "SELECT \(unescaped: Self.identityColumns) FROM identities WHERE user_id = \(userID) ORDER BY created_at, id",
-                logger: self.logger
-            ).allRows(Self.identity)
-        }
+        try await autocommit { connection in try await connection.selectIdentities(userID: userID, logger: self.logger) }
     }
 
     package func changeIdentities<Result: Sendable>(
@@ -30,9 +25,7 @@ extension PostgresAuthStore {
                     logger: self.logger
                 ).firstRow(Self.identity)
                 if let identity = state.identity {
-                    state.identityUser = try await connection.query(
-                        "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(identity.userID)", logger: self.logger
-                    ).firstRow { try PostgresRows.user($0) }
+                    state.identityUser = try await connection.selectUser(id: identity.userID, logger: self.logger)
                 }
             }
             if !lookup.emails.isEmpty {
@@ -48,13 +41,8 @@ extension PostgresAuthStore {
                 ).allRows(Self.identity)
             }
             if let userID = lookup.userID {
-                state.user = try await connection.query(
-                    "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(userID)", logger: self.logger
-                ).firstRow { try PostgresRows.user($0) }
-                state.userIdentities = try await connection.query(
-                    "SELECT \(unescaped: Self.identityColumns) FROM identities WHERE user_id = \(userID) ORDER BY created_at, id",
-                    logger: self.logger
-                ).allRows(Self.identity)
+                state.user = try await connection.selectUser(id: userID, logger: self.logger)
+                state.userIdentities = try await connection.selectIdentities(userID: userID, logger: self.logger)
             }
             let decided = try plan(state)
             for change in decided.changes {

@@ -120,10 +120,7 @@ package final class PostgresAuthStore: AuthStore, Service {
     }
 
     package func user(id: UUID) async throws -> UserRecord? {
-        try await autocommit { connection in
-            try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(id)", logger: self.logger)
-                .firstRow { try PostgresRows.user($0) }
-        }
+        try await autocommit { connection in try await connection.selectUser(id: id, logger: self.logger) }
     }
 
     package func user(email: String) async throws -> UserRecord? {
@@ -203,9 +200,7 @@ package final class PostgresAuthStore: AuthStore, Service {
                     RETURNING \(unescaped: PostgresRows.oneTimeTokenColumns)
                     """, logger: self.logger
                 ).firstRow({ try PostgresRows.oneTimeToken($0) }),
-                let user = try await connection.query(
-                    "SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE id = \(token.userID)", logger: self.logger
-                ).firstRow({ try PostgresRows.user($0) })
+                let user = try await connection.selectUser(id: token.userID, logger: self.logger)
             else { return nil }
             return ConsumedToken(token: token, user: user)
         }

@@ -4,10 +4,7 @@ import GRDB
 /// Multi-factor authentication on SQLite: factors, challenges, and sessions' assurance levels.
 extension SQLiteAuthStore {
     package func factors(userID: UUID) async throws -> [FactorRecord] {
-        try await read { db in
-            try db.fetchRows(sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.lowercasedString])
-                .map(SQLiteRows.factor)
-        }
+        try await read { db in try SQLiteRows.factors(userID: userID, db) }
     }
 
     package func changeFactors<Result: Sendable>(
@@ -15,14 +12,12 @@ extension SQLiteAuthStore {
     ) async throws -> Result {
         // SQLite's single writer serialises every factor change: what this reads stays true until commit.
         try await write { db in
-            let factors = try db.fetchRows(
-                sql: "SELECT * FROM mfa_factors WHERE user_id = ? ORDER BY created_at, id", arguments: [userID.lowercasedString]
-            ).map(SQLiteRows.factor)
+            let factors = try SQLiteRows.factors(userID: userID, db)
             let challenge = try challengeID.flatMap {
                 try db.fetchRow(sql: "SELECT * FROM mfa_challenges WHERE id = ?", arguments: [$0.lowercasedString]).map(SQLiteRows.challenge)
             }
             let session = try sessionID.flatMap {
-                try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [$0.lowercasedString]).map(SQLiteRows.session)
+                try SQLiteRows.session(id: $0.lowercasedString, db)
             }
             let decided = plan(FactorState(factors: factors, challenge: challenge, session: session))
             for change in decided.changes { try Self.apply(change, db) }

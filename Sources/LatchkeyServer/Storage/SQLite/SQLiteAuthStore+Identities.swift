@@ -20,8 +20,7 @@ extension SQLiteAuthStore {
             {
                 let identity = try Self.identity(row)
                 state.identity = identity
-                state.identityUser = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [identity.userID.lowercasedString])
-                    .map { try SQLiteRows.user($0) }
+                state.identityUser = try SQLiteRows.user(id: identity.userID.lowercasedString, db)
             }
             if !lookup.emails.isEmpty {
                 let marks = Array(repeating: "?", count: lookup.emails.count).joined(separator: ", ")
@@ -35,8 +34,7 @@ extension SQLiteAuthStore {
                 ).map(Self.identity)
             }
             if let userID = lookup.userID {
-                state.user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.lowercasedString])
-                    .map { try SQLiteRows.user($0) }
+                state.user = try SQLiteRows.user(id: userID.lowercasedString, db)
                 state.userIdentities = try Self.identities(userID: userID, db)
             }
             let decided = try plan(state)

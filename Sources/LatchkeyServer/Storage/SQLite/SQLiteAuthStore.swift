@@ -64,8 +64,7 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func user(id: UUID) async throws -> UserRecord? {
         try await read { db in
-            try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id.lowercasedString])
-                .map { try SQLiteRows.user($0) }
+            try SQLiteRows.user(id: id.lowercasedString, db)
         }
     }
 
@@ -165,9 +164,8 @@ package final class SQLiteAuthStore: AuthStore {
             if let token = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash]).map(SQLiteRows.refreshToken) {
                 let sessionKey = token.sessionID.lowercasedString
                 state.token = token
-                state.session = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [sessionKey]).map(SQLiteRows.session)
-                state.user = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [token.userID.lowercasedString])
-                    .map { try SQLiteRows.user($0) }
+                state.session = try SQLiteRows.session(id: sessionKey, db)
+                state.user = try SQLiteRows.user(id: token.userID.lowercasedString, db)
                 if token.revokedAt != nil {
                     state.activeToken = try db.fetchRow(
                         sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
@@ -206,12 +204,10 @@ package final class SQLiteAuthStore: AuthStore {
         try await write { db in
             for row in try db.fetchRows(sql: "SELECT * FROM one_time_tokens WHERE \(column) = ?", arguments: [value]) {
                 let token = try SQLiteRows.oneTimeToken(row)
-                guard kinds.contains(token.kind),
-                    let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [row["user_id"] as String])
-                else { continue }
+                guard kinds.contains(token.kind), let user = try SQLiteRows.user(id: row["user_id"], db) else { continue }
                 try db.run(
                     sql: "DELETE FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [row["user_id"] as String, token.kind.rawValue])
-                return (token, try SQLiteRows.user(userRow))
+                return (token, user)
             }
             return nil
         }
@@ -359,18 +355,19 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            let usage = self.usage
-            return try await pool.write { db in try usage.holding { try body(db) } }
-        } catch {
-            throw Self.translate(error)
-        }
+        try await translatingErrors { pool, usage in try await pool.write { db in try usage.holding { try body(db) } } }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await translatingErrors { pool, usage in try await pool.read { db in try usage.holding { try body(db) } } }
+    }
+
+    /// Runs `access` on the pool, counted in `usage`, with its errors as ``translate(_:)`` makes them.
+    private func translatingErrors<T: Sendable>(
+        _ access: (DatabasePool, DatabasePoolUsage) async throws -> T
+    ) async throws -> T {
         do {
-            let usage = self.usage
-            return try await pool.read { db in try usage.holding { try body(db) } }
+            return try await access(pool, usage)
         } catch {
             throw Self.translate(error)
         }

@@ -1,0 +1,12 @@
+/// What to write for a store operation, and what to answer: the row changes a pure plan
+/// decided (``FactorChange``, ``IdentityChange``, ``RefreshTokenChange``), which a store applies
+/// in order in the operation's transaction, and the operation's result.
+package struct StorePlan<Change: Sendable, Result: Sendable>: Sendable {
+    package var changes: [Change]
+    package var result: Result
+
+    package init(changes: [Change], result: Result) {
+        self.changes = changes
+        self.result = result
+    }
+}
