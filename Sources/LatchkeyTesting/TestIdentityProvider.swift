@@ -133,7 +133,8 @@ public final class TestIdentityProvider: Sendable {
             let issuer = issuerBox.withLockedValue { $0 }
             return json([
                 "issuer": issuer, "jwks_uri": issuer + "/jwks", "authorization_endpoint": issuer + "/authorize",
-                "token_endpoint": issuer + "/token", "id_token_signing_alg_values_supported": algorithm.rawValue,
+                "token_endpoint": issuer + "/token", "userinfo_endpoint": issuer + "/userinfo",
+                "id_token_signing_alg_values_supported": algorithm.rawValue,
             ])
         }
         // OpenID Connect's authorization and token endpoints, then GitHub's OAuth ones as a GitHub
@@ -149,6 +150,14 @@ public final class TestIdentityProvider: Sendable {
                     request, form: formFields(String(buffer: body)), issuer: issuerBox.withLockedValue { $0 }, keys: keys,
                     authorizations: authorizations, gitHub: gitHub)
             }
+        }
+        // OpenID Connect's user-info endpoint (also what a plain OAuth 2 provider offers).
+        router.get("/userinfo") { request, _ -> Response in
+            guard let person = gitHubPerson(request, authorizations) else { return Response(status: .unauthorized) }
+            var info: [String: Any] = ["sub": person.subject, "email_verified": person.emailVerified]
+            if let email = person.email { info["email"] = email }
+            if let name = person.name { info["name"] = name }
+            return try jsonResponse(info)
         }
         router.get("/api/v3/user") { request, _ -> Response in
             guard let person = gitHubPerson(request, authorizations) else { return Response(status: .unauthorized) }
@@ -361,6 +370,7 @@ public final class TestIdentityProvider: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// The person an access token the token endpoint handed out is for.
     private static func gitHubPerson(_ request: Request, _ authorizations: NIOLockedValueBox<Authorizations>) -> Person? {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
         let token = String(header.dropFirst(7))

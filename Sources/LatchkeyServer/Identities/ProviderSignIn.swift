@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LatchkeyWire
 import Logging
 
@@ -21,6 +22,9 @@ struct ProviderSignIn: Sendable {
     ) async throws -> (provider: ResolvedProvider, data: ProviderUserData) {
         if let name, name.hasPrefix(CustomProviders.prefix) {
             let (provider, record, _) = try await custom.signInProvider(name)
+            guard !record.isOAuth2 else {
+                throw AuthError(.badRequest, "validation_failed", "Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
+            }
             let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)
             var data = ProviderUserData(claims: claims, style: .generic)
             data.map(record.attributeMapping, from: claims)

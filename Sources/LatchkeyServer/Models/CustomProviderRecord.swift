@@ -1,8 +1,9 @@
 import Foundation
 import LatchkeyWire
 
-/// An OpenID Connect provider an administrator added (`/admin/custom-providers`), named
-/// `custom:<name>`: GoTrue's custom OAuth provider of type `oidc`.
+/// A provider an administrator added (`/admin/custom-providers`), named `custom:<name>`: GoTrue's
+/// custom OAuth provider, of type `oidc` (an OpenID issuer) or `oauth2` (endpoints given by hand,
+/// the person read from a user-info endpoint).
 package struct CustomProviderRecord: Sendable, Hashable, Codable {
     package var id: UUID
     /// `custom:<name>`.
@@ -24,6 +25,11 @@ package struct CustomProviderRecord: Sendable, Hashable, Codable {
     package var issuer: String
     /// Claims renamed before they become identity data: identity key → claim name.
     package var attributeMapping: [String: String]
+    /// `oauth2` for a provider with hand-given endpoints; `nil` (or `oidc`) for an OpenID issuer.
+    package var providerType: String?
+    package var authorizationURL: String?
+    package var tokenURL: String?
+    package var userinfoURL: String?
     package var createdAt: Date
     package var updatedAt: Date
 
@@ -45,9 +51,13 @@ package struct CustomProviderRecord: Sendable, Hashable, Codable {
         self.enabled = enabled
         self.issuer = issuer
         self.attributeMapping = attributeMapping
+        self.providerType = nil
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
+
+    /// Whether the provider is an OAuth 2 one with hand-given endpoints.
+    package var isOAuth2: Bool { providerType == "oauth2" }
 
     /// The stored form: the record as JSON (one column, the same on both stores).
     package func document() throws -> String {

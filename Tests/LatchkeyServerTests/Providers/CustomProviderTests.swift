@@ -121,4 +121,41 @@ struct CustomProviderTests {
             #expect((me["identities"] as? [[String: Any]])?.first?["provider"] as? String == "custom:acme", "\(location)")
         }
     }
+
+    @Test("an oauth2 provider: hand-given endpoints, the person from user-info through attribute_mapping; no ID tokens")
+    func oauth2Provider() async throws {
+        try await Self.with { server, provider, browser in
+            let admin = server.server.serviceRoleKey
+            let missing = try await server.request(
+                .POST, "/admin/custom-providers",
+                json: ["provider_type": "oauth2", "identifier": "custom:plain", "client_id": "plain-app", "client_secret": "s"], bearer: admin)
+            #expect(missing.status == 400 && missing.errorCode == "validation_failed")
+            let created = try await server.request(
+                .POST, "/admin/custom-providers",
+                json: [
+                    "provider_type": "oauth2", "identifier": "custom:plain", "client_id": "plain-app", "client_secret": "plain-secret",
+                    "authorization_url": provider.issuer + "/authorize", "token_url": provider.issuer + "/token",
+                    "userinfo_url": provider.issuer + "/userinfo", "scopes": ["profile"], "attribute_mapping": ["nickname": "name"],
+                ], bearer: admin)
+            #expect(created.status == 201, "\(created.text)")
+            #expect(created["provider_type"] as? String == "oauth2" && created["userinfo_url"] as? String == provider.issuer + "/userinfo")
+            #expect(created["discovery_url"] == nil && !created.text.contains("plain-secret"))
+            let oauth2Only = try await server.request(.GET, "/admin/custom-providers?type=oauth2", bearer: admin)
+            #expect((oauth2Only["providers"] as? [[String: Any]])?.compactMap { $0["identifier"] as? String } == ["custom:plain"])
+
+            provider.signInNext(subject: "plain-7", email: "Plain@Example.com", name: "Plain Person")
+            let landed = try await browser.follow(BrowserSignInTests.authorize(server, provider: "custom:plain"))
+            let location = try #require(landed.headers.first(name: "Location"))
+            let request = try #require(provider.authorizationRequests.last)
+            #expect(request["scope"] == "profile" && request["code_challenge_method"] == "S256" && request["nonce"] == nil)
+            let me = try await server.request(.GET, "/user", bearer: BrowserSignInTests.fragment(location)["access_token"] ?? "")
+            #expect(me["email"] as? String == "plain@example.com", "\(location)")
+            let identity = try #require((me["identities"] as? [[String: Any]])?.first)
+            #expect(identity["provider"] as? String == "custom:plain" && identity["id"] as? String == "plain-7")
+            #expect((identity["identity_data"] as? [String: Any])?["nickname"] as? String == "Plain Person")
+
+            let token = try provider.idToken(subject: "plain-7", audience: "plain-app", issuedAt: server.clock.now())
+            #expect(try await IDTokenGrantTests.grant(server, token, provider: "custom:plain").status == 400)
+        }
+    }
 }

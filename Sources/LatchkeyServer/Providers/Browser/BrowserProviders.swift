@@ -20,6 +20,7 @@ struct BrowserProviders: Sendable {
         func refuse(_ reason: String) -> AuthError { AuthError(.badRequest, "validation_failed", "Unsupported provider: \(reason)") }
         if name.hasPrefix(CustomProviders.prefix) {
             let (resolved, record, secret) = try await custom.signInProvider(name)
+            if record.isOAuth2 { return OAuth2BrowserProvider(record: record, clientSecret: secret, http: http) }
             return OIDCBrowserProvider(
                 provider: resolved, clientID: record.clientID, clientSecret: { secret },
                 ownScopes: ["openid"] + (record.scopes.isEmpty ? ["email", "profile"] : record.scopes), fixedParameters: [],

@@ -39,15 +39,18 @@ struct CustomProviderResponse: ResponseEncodable, Sendable, Equatable {
     var authorization_params: [String: String]
     var enabled: Bool
     var email_optional: Bool
-    var issuer: String
-    var discovery_url: String
+    var issuer: String?
+    var discovery_url: String?
+    var authorization_url: String?
+    var token_url: String?
+    var userinfo_url: String?
     var skip_nonce_check: Bool
     var created_at: String
     var updated_at: String
 
     init(_ record: CustomProviderRecord) {
         id = record.id.lowercasedString
-        provider_type = "oidc"
+        provider_type = record.isOAuth2 ? "oauth2" : "oidc"
         identifier = record.identifier
         name = record.name
         client_id = record.clientID
@@ -59,8 +62,11 @@ struct CustomProviderResponse: ResponseEncodable, Sendable, Equatable {
         authorization_params = [:]
         enabled = record.enabled
         email_optional = record.emailOptional
-        issuer = record.issuer
-        discovery_url = record.issuer.trimmingTrailingSlash() + "/.well-known/openid-configuration"
+        issuer = record.isOAuth2 ? nil : record.issuer
+        discovery_url = record.isOAuth2 ? nil : record.issuer.trimmingTrailingSlash() + "/.well-known/openid-configuration"
+        authorization_url = record.authorizationURL
+        token_url = record.tokenURL
+        userinfo_url = record.userinfoURL
         skip_nonce_check = record.skipNonceCheck
         created_at = WireDate.format(record.createdAt)
         updated_at = WireDate.format(record.updatedAt)

@@ -3,15 +3,15 @@ import HTTPTypes
 import LatchkeyWire
 import Logging
 
-/// OpenID Connect providers added at run time through GoTrue's admin API
-/// (`/admin/custom-providers`), named `custom:<name>`, and usable for the ID-token grant and the
-/// browser flow once `GOTRUE_CUSTOM_OAUTH_ENABLED` is on.
+/// Providers added at run time through GoTrue's admin API (`/admin/custom-providers`), named
+/// `custom:<name>`, usable once `GOTRUE_CUSTOM_OAUTH_ENABLED` is on: type `oidc` (an OpenID
+/// issuer: the ID-token grant and the browser flow) or `oauth2` (authorization, token and
+/// user-info endpoints given by hand: the browser flow only, since there is no ID token to check).
 ///
-/// A provider is checked when it is saved: its issuer must be https on a public address (or on
-/// loopback with `--allow-loopback-providers`), and its discovery document must answer and name
-/// the same issuer. Its client secret is sealed (``SecretSealer``) and never answered. GoTrue's
-/// `oauth2` type (endpoints given by hand, the person from a user-info endpoint) is refused
-/// with 400 `validation_failed`.
+/// A provider is checked when it is saved: its URLs must be https on a public address (or on
+/// loopback with `--allow-loopback-providers`), and an OpenID issuer's discovery document must
+/// answer and name the same issuer. Its client secret is sealed (``SecretSealer``) and never
+/// answered.
 struct CustomProviders: Sendable {
     let settings: ExternalProviderSettings
     let store: any AuthStore
@@ -28,7 +28,13 @@ struct CustomProviders: Sendable {
         if let type, !type.isEmpty, type != "oidc", type != "oauth2" {
             throw AuthError.validation("type must be either 'oauth2' or 'oidc'")
         }
-        let all = type == "oauth2" ? [] : try await store.customProviders()
+        let all = try await store.customProviders().filter { record in
+            switch type {
+            case "oauth2"?: record.isOAuth2
+            case "oidc"?: !record.isOAuth2
+            default: true
+            }
+        }
         return CustomProviderList(providers: all.map(CustomProviderResponse.init))
     }
 
@@ -40,23 +46,30 @@ struct CustomProviders: Sendable {
         guard let type = body.provider_type, type == "oidc" || type == "oauth2" else {
             throw AuthError.validation("provider_type must be either 'oauth2' or 'oidc'")
         }
-        guard type == "oidc" else {
-            throw AuthError.validation("provider_type 'oauth2' is not supported by this server: add the provider as 'oidc' with its issuer")
-        }
         let identifier = try Self.checked(body.identifier ?? "")
         guard let clientID = body.client_id?.trimmingCharacters(in: .whitespaces), !clientID.isEmpty else {
             throw AuthError.validation("client_id is required")
         }
         guard let secret = body.client_secret, !secret.isEmpty else { throw AuthError.validation("client_secret is required") }
-        let issuer = try await checkedIssuer(body.issuer, discoveryURL: body.discovery_url)
+        let endpoints = type == "oauth2" ? try Self.endpoints(body, allowLoopback: settings.allowLoopbackProviders) : nil
+        let issuer =
+            if let endpoints { URL(string: endpoints.authorization).map { "\($0.scheme ?? "https")://\($0.host ?? "")" } ?? "" } else {
+                try await checkedIssuer(body.issuer, discoveryURL: body.discovery_url)
+            }
         let now = clock.now()
         let id = UUID()
-        let record = CustomProviderRecord(
+        var record = CustomProviderRecord(
             id: id, identifier: identifier, name: try Self.name(body.name, default: String(identifier.dropFirst(Self.prefix.count))),
             clientID: clientID, sealedClientSecret: try sealer.seal(Array(secret.utf8), binding: Self.binding(identifier)),
             acceptableClientIDs: try Self.clientIDs(body.acceptable_client_ids), scopes: try Self.scopes(body.scopes),
             pkceEnabled: body.pkce_enabled ?? true, skipNonceCheck: body.skip_nonce_check ?? false, emailOptional: body.email_optional ?? false,
             enabled: body.enabled ?? true, issuer: issuer, attributeMapping: try Self.mapping(body.attribute_mapping), createdAt: now, updatedAt: now)
+        if let endpoints {
+            record.providerType = "oauth2"
+            record.authorizationURL = endpoints.authorization
+            record.tokenURL = endpoints.token
+            record.userinfoURL = endpoints.userinfo
+        }
         guard try await store.insertCustomProvider(record) else {
             throw AuthError(.badRequest, "conflict", "A custom OAuth provider with this identifier already exists")
         }
@@ -66,7 +79,9 @@ struct CustomProviders: Sendable {
 
     func update(_ identifier: String, _ body: CustomProviderBody) async throws -> CustomProviderResponse {
         var record = try await record(Self.checked(identifier))
-        if let type = body.provider_type, type != "oidc" { throw AuthError.validation("provider_type cannot be changed") }
+        if let type = body.provider_type, type != (record.isOAuth2 ? "oauth2" : "oidc") {
+            throw AuthError.validation("provider_type cannot be changed")
+        }
         if let other = body.identifier, other != record.identifier { throw AuthError.validation("identifier cannot be changed") }
         if let name = body.name { record.name = try Self.name(name, default: record.name) }
         if let clientID = body.client_id {
@@ -83,7 +98,18 @@ struct CustomProviders: Sendable {
         if let value = body.email_optional { record.emailOptional = value }
         if let value = body.enabled { record.enabled = value }
         if let mapping = body.attribute_mapping { record.attributeMapping = try Self.mapping(mapping) }
-        if body.issuer != nil || body.discovery_url != nil {
+        if record.isOAuth2 {
+            if body.authorization_url != nil || body.token_url != nil || body.userinfo_url != nil {
+                var merged = body
+                merged.authorization_url = body.authorization_url ?? record.authorizationURL
+                merged.token_url = body.token_url ?? record.tokenURL
+                merged.userinfo_url = body.userinfo_url ?? record.userinfoURL
+                let endpoints = try Self.endpoints(merged, allowLoopback: settings.allowLoopbackProviders)
+                record.authorizationURL = endpoints.authorization
+                record.tokenURL = endpoints.token
+                record.userinfoURL = endpoints.userinfo
+            }
+        } else if body.issuer != nil || body.discovery_url != nil {
             record.issuer = try await checkedIssuer(body.issuer ?? record.issuer, discoveryURL: body.discovery_url)
         }
         record.updatedAt = clock.now()
@@ -168,6 +194,23 @@ struct CustomProviders: Sendable {
             throw AuthError.validation("The discovery document has no authorization or token endpoint")
         }
         return issuer
+    }
+
+    /// An `oauth2` provider's three endpoints, each an https URL (http on loopback with the
+    /// development switch).
+    static func endpoints(_ body: CustomProviderBody, allowLoopback: Bool) throws(AuthError) -> (
+        authorization: String, token: String, userinfo: String
+    ) {
+        func checked(_ value: String?, _ name: String) throws(AuthError) -> String {
+            guard let value, let url = URL(string: value), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false, url.user == nil
+            else { throw AuthError.validation("\(name) is required for OAuth2 providers and must be a URL") }
+            guard scheme == "https" || (scheme == "http" && allowLoopback) else { throw AuthError.validation("\(name) must be an https URL") }
+            return value
+        }
+        return (
+            try checked(body.authorization_url, "authorization_url"), try checked(body.token_url, "token_url"),
+            try checked(body.userinfo_url, "userinfo_url")
+        )
     }
 
     private static func name(_ name: String?, default fallback: String) throws(AuthError) -> String {
