@@ -89,7 +89,7 @@ public struct SystemWebAuthenticator: WebAuthenticator {
                 }
                 session.prefersEphemeralWebBrowserSession = ephemeral
                 session.presentationContextProvider = provider
-                holder.session = session
+                holder.keep(session)
                 if !session.start() {
                     finish(.failure(WebAuthenticationError.cannotStart(reason: "the sheet could not start")))
                 }
@@ -98,15 +98,18 @@ public struct SystemWebAuthenticator: WebAuthenticator {
             // The task was cancelled (the screen went away): close the sheet, and answer now
             // rather than when the person acts.
             finish(.failure(WebAuthenticationError.cancelled))
-            Task { @MainActor in holder.session?.cancel() }
+            Task { @MainActor in holder.kept()?.cancel() }
         }
     }
 }
 
-/// The sheet of one sign-in, for a cancelled task to close.
-@MainActor
-private final class SessionHolder {
-    var session: ASWebAuthenticationSession?
+/// The sheet of one sign-in, for a cancelled task to close (set on the main actor, read from
+/// the cancellation handler's main-actor task; the lock orders the two).
+private final class SessionHolder: @unchecked Sendable {
+    private let session = LockedValue<ASWebAuthenticationSession?>(nil)
+
+    func keep(_ session: ASWebAuthenticationSession) { self.session.withLock { $0 = session } }
+    func kept() -> ASWebAuthenticationSession? { session.withLock { $0 } }
 }
 
 /// Tells the sheet which window to present from.
