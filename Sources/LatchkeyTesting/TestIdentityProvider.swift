@@ -251,13 +251,7 @@ public final class TestIdentityProvider: Sendable {
     /// `payload` signed with the current key, with `header` members added to (or replacing)
     /// `alg`, `kid` and `typ`: for tests of tokens that must be refused.
     public func sign(_ payload: [String: Any], header: [String: String] = [:]) throws -> String {
-        let key = keys.withLockedValue { $0[0] }
-        var fullHeader = ["alg": key.algorithm.rawValue, "kid": key.id, "typ": "JWT"]
-        for (name, value) in header { fullHeader[name] = value }
-        let signingInput =
-            Self.base64URL(try JSONSerialization.data(withJSONObject: fullHeader, options: [.sortedKeys])) + "."
-            + Self.base64URL(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))
-        return signingInput + "." + Self.base64URL(try key.sign(Data(signingInput.utf8)))
+        try Self.signed(payload, with: keys.withLockedValue { $0[0] }, header: header)
     }
 
     /// The nonce an ID token carries for the raw `nonce`: its SHA-256 in lowercase hex.
@@ -382,8 +376,10 @@ public final class TestIdentityProvider: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    private static func signed(_ payload: [String: Any], with key: Key) throws -> String {
-        let header = ["alg": key.algorithm.rawValue, "kid": key.id, "typ": "JWT"]
+    /// `payload` signed with `key`, with `extra` members added to (or replacing) the header's.
+    private static func signed(_ payload: [String: Any], with key: Key, header extra: [String: String] = [:]) throws -> String {
+        var header = ["alg": key.algorithm.rawValue, "kid": key.id, "typ": "JWT"]
+        for (name, value) in extra { header[name] = value }
         let signingInput =
             base64URL(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])) + "."
             + base64URL(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))

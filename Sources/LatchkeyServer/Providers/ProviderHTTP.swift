@@ -19,15 +19,25 @@ package struct ProviderRequest: Sendable {
 
     /// A form post (`application/x-www-form-urlencoded`), as OAuth token endpoints take it.
     package static func form(_ url: URL, _ fields: [(String, String)], headers: [(String, String)] = []) -> ProviderRequest {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let encoded = fields.map { name, value in
-            "\(name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }
+        let encoded = fields.map { name, value in "\(formEncoded(name))=\(formEncoded(value))" }
         return ProviderRequest(
             url: url, method: "POST",
             headers: [("Accept", "application/json"), ("Content-Type", "application/x-www-form-urlencoded")] + headers,
             body: Data(encoded.joined(separator: "&").utf8))
+    }
+
+    /// A form post authenticated as the OAuth client `clientID` with HTTP Basic (RFC 6749
+    /// §2.3.1: both parts form-encoded before they are joined).
+    package static func form(_ url: URL, _ fields: [(String, String)], basicAuthentication clientID: String, secret: String) -> ProviderRequest {
+        let pair = "\(formEncoded(clientID)):\(formEncoded(secret))"
+        return form(url, fields, headers: [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())])
+    }
+
+    /// `text` form-encoded: everything but ASCII letters, digits and `-._~` percent-encoded.
+    static func formEncoded(_ text: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 }
 

@@ -60,9 +60,7 @@ struct OIDCBrowserProvider: BrowserProvider {
         let methods = document.token_endpoint_auth_methods_supported ?? ["client_secret_basic"]
         let request: ProviderRequest
         if credentials == .discovered, methods.contains("client_secret_basic") || !methods.contains("client_secret_post") {
-            // RFC 6749 §2.3.1: both parts form-encoded before they are joined.
-            let pair = "\(Self.formEncoded(clientID)):\(Self.formEncoded(secret))"
-            request = .form(url, form, headers: [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())])
+            request = .form(url, form, basicAuthentication: clientID, secret: secret)
         } else {
             request = .form(url, form + [("client_id", clientID), ("client_secret", secret)])
         }
@@ -85,12 +83,6 @@ struct OIDCBrowserProvider: BrowserProvider {
 
     private func unsupported(_ reason: String) -> AuthError {
         AuthError(.badRequest, "oauth_provider_not_supported", "Unsupported provider: \(name) has \(reason)")
-    }
-
-    static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 }
 

@@ -32,10 +32,7 @@ struct OAuth2BrowserProvider: BrowserProvider {
         }
         var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI)]
         if usesPKCE, let verifier { form.append(("code_verifier", verifier)) }
-        // RFC 6749 §2.3.1: HTTP Basic, both parts form-encoded.
-        let pair = "\(OIDCBrowserProvider.formEncoded(record.clientID)):\(OIDCBrowserProvider.formEncoded(clientSecret))"
-        let token = try await http.exchange(
-            .form(tokenURL, form, headers: [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())]), provider: name)
+        let token = try await http.exchange(.form(tokenURL, form, basicAuthentication: record.clientID, secret: clientSecret), provider: name)
         let accessToken = token.access_token ?? ""
         let response: ProviderResponse
         do {
