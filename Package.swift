@@ -156,7 +156,11 @@ let package = Package(
         // Fixtures the client test targets share (not a product): the server wrapper, doubles, waits.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: ["Latchkey", "LatchkeyServer", "LatchkeyTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Latchkey", "LatchkeyServer", "LatchkeyTesting", .product(name: "Logging", package: "swift-log"),
+                // TCPProxy: a relay tests can cut, or hold to keep a call in flight.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/LatchkeyTestSupport",
             swiftSettings: testSwiftSettings
         ),

@@ -1,17 +1,21 @@
 import Foundation
-import LatchkeyTestSupport
 import NIOCore
 import NIOPosix
 
 /// A loopback TCP relay that a test can cut and restore, to play a database outage without
-/// stopping the database other tests share.
+/// stopping the database other tests share, or hold, to keep a call in flight until the test has
+/// seen what a client shows while it waits.
 ///
 /// `cut()` drops every relayed connection, and until `restore()` every new connection is closed
 /// as soon as it is accepted (clients see their connections drop and new ones fail, as when the
 /// database goes down). The listening socket stays open throughout, so the port is never free
 /// for someone else to take and `restore()` cannot fail to get it back.
-final class TCPProxy: Sendable {
-    let port: Int
+///
+/// `hold()` keeps every byte clients send from then on (on open and new connections) until
+/// `release()` relays it, in order: the server never sees the request, so the client waits for
+/// as long as the test needs, with no timing involved.
+package final class TCPProxy: Sendable {
+    package let port: Int
     private let upstreamHost: String
     private let upstreamPort: Int
     private let listener: any Channel
@@ -20,6 +24,9 @@ final class TCPProxy: Sendable {
     private struct State {
         var down = false
         var connections: [ObjectIdentifier: any Channel] = [:]
+        var held = false
+        /// Client-side relays keeping bytes back, to be told when the hold ends.
+        var holding: [@Sendable () -> Void] = []
     }
 
     private init(port: Int, upstreamHost: String, upstreamPort: Int, listener: any Channel) {
@@ -30,7 +37,7 @@ final class TCPProxy: Sendable {
     }
 
     /// Starts relaying a free loopback port to `upstreamHost:upstreamPort`.
-    static func start(upstreamHost: String, upstreamPort: Int) async throws -> TCPProxy {
+    package static func start(upstreamHost: String, upstreamPort: Int) async throws -> TCPProxy {
         let holder = ProxyHolder()
         let channel = try await bind(upstreamHost: upstreamHost, upstreamPort: upstreamPort, holder: holder)
         let proxy = TCPProxy(port: channel.localAddress?.port ?? 0, upstreamHost: upstreamHost, upstreamPort: upstreamPort, listener: channel)
@@ -39,7 +46,7 @@ final class TCPProxy: Sendable {
     }
 
     /// Drops every relayed connection and refuses new ones.
-    func cut() async {
+    package func cut() async {
         let open = state.withLock { state -> [any Channel] in
             state.down = true
             return Array(state.connections.values)
@@ -48,12 +55,36 @@ final class TCPProxy: Sendable {
     }
 
     /// Relays new connections again.
-    func restore() async throws {
+    package func restore() async throws {
         state.withLock { $0.down = false }
     }
 
+    /// Keeps what clients send from now on, until ``release()``.
+    package func hold() {
+        state.withLock { $0.held = true }
+    }
+
+    /// Relays everything held, in order, and relays freely again.
+    package func release() {
+        let waiting = state.withLock { state -> [@Sendable () -> Void] in
+            state.held = false
+            defer { state.holding = [] }
+            return state.holding
+        }
+        for resume in waiting { resume() }
+    }
+
+    /// Whether a client's bytes must be kept back now; if so, `resume` runs when the hold ends.
+    fileprivate func mustHold(resume: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.held else { return false }
+            state.holding.append(resume)
+            return true
+        }
+    }
+
     /// Stops the proxy for good.
-    func stop() async {
+    package func stop() async {
         await cut()
         try? await listener.close()
     }
@@ -86,12 +117,14 @@ final class TCPProxy: Sendable {
                             return outbound.close()
                         }
                         return outbound.eventLoop.makeCompletedFuture {
-                            try outbound.pipeline.syncOperations.addHandler(RelayHandler(partner: inbound))
+                            try outbound.pipeline.syncOperations.addHandler(RelayHandler(partner: inbound, gate: nil))
                         }
                     }
                     .connect(host: upstreamHost, port: upstreamPort)
                     .flatMap { outbound in
-                        inbound.eventLoop.makeCompletedFuture { try inbound.pipeline.syncOperations.addHandler(RelayHandler(partner: outbound)) }
+                        inbound.eventLoop.makeCompletedFuture {
+                            try inbound.pipeline.syncOperations.addHandler(RelayHandler(partner: outbound, gate: holder))
+                        }
                     }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -104,16 +137,48 @@ private final class ProxyHolder: Sendable {
     let proxy = Locked<TCPProxy?>(nil)
 }
 
-/// Writes everything one side reads to the other side, and closes both when either closes.
+/// Writes everything one side reads to the other side, and closes both when either closes. On
+/// the client side (`gate` set) it keeps bytes back while the proxy holds, and anything read
+/// after that until the kept bytes are written, so the order never changes.
 private final class RelayHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
     let partner: any Channel
+    let gate: ProxyHolder?
+    private var kept: [ByteBuffer] = []
+    private var waiting = false
 
-    init(partner: any Channel) { self.partner = partner }
+    init(partner: any Channel, gate: ProxyHolder?) {
+        self.partner = partner
+        self.gate = gate
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        let bytes = unwrapInboundIn(data)
+        if waiting {
+            kept.append(bytes)
+            return
+        }
+        if let gate {
+            let loop = context.eventLoop
+            let handler = NIOLoopBound(self, eventLoop: loop)
+            let holds = gate.proxy.withLock { proxy in
+                proxy?.mustHold(resume: { loop.execute { handler.value.relayKept() } }) ?? false
+            }
+            if holds {
+                waiting = true
+                kept.append(bytes)
+                return
+            }
+        }
+        partner.writeAndFlush(bytes, promise: nil)
+    }
+
+    private func relayKept() {
+        waiting = false
+        for bytes in kept { partner.write(bytes, promise: nil) }
+        kept = []
+        partner.flush()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
