@@ -15,22 +15,27 @@ enum JSONBody {
         }
         let data = Data(buffer.readableBytesView)
         let bytes = data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? Data("{}".utf8) : data
-        guard let parsed = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]) else {
-            throw AuthError.badJSON
-        }
-        guard parsed is [String: Any] else {
-            throw AuthError.validation("Request body must be a JSON object")
-        }
+        // One parse for a well-formed body; a body that does not decode is parsed again only to
+        // say why (not JSON, not an object, or a field of the wrong shape).
         do {
             return try JSONDecoder().decode(T.self, from: bytes)
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw AuthError.validation("Invalid type for \(fieldName(context.codingPath))")
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw AuthError.validation("Missing \(key.stringValue)")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw AuthError.validation("Missing value for \(fieldName(context.codingPath))")
         } catch {
-            throw AuthError.validation("Invalid request body")
+            guard let parsed = try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed]) else {
+                throw AuthError.badJSON
+            }
+            guard parsed is [String: Any] else {
+                throw AuthError.validation("Request body must be a JSON object")
+            }
+            switch error {
+            case DecodingError.typeMismatch(_, let context):
+                throw AuthError.validation("Invalid type for \(fieldName(context.codingPath))")
+            case DecodingError.keyNotFound(let key, _):
+                throw AuthError.validation("Missing \(key.stringValue)")
+            case DecodingError.valueNotFound(_, let context):
+                throw AuthError.validation("Missing value for \(fieldName(context.codingPath))")
+            default:
+                throw AuthError.validation("Invalid request body")
+            }
         }
     }
 

@@ -13,7 +13,8 @@ extension Dictionary where Key == String, Value == JSONValue {
     /// Parses a stored JSON object; `nil` or empty text is an empty object, and so is text that
     /// is not a JSON object (the columns are written only by ``jsonString()``).
     static func fromJSONString(_ string: String?) -> [String: JSONValue] {
-        guard let string, !string.isEmpty,
+        // Most accounts carry no metadata: no parser for the stored "{}".
+        guard let string, !string.isEmpty, string != "{}",
             let object = try? JSONSerialization.jsonObject(with: Data(string.utf8)),
             case .object(let dictionary) = JSONValue(jsonObject: object)
         else { return [:] }

@@ -26,7 +26,7 @@ extension SQLiteAuthStore {
                 let marks = Array(repeating: "?", count: lookup.emails.count).joined(separator: ", ")
                 let emails = StatementArguments(lookup.emails)
                 state.usersWithEmail = try db.fetchRows(
-                    sql: "SELECT * FROM users WHERE email IN (\(marks)) OR id IN (SELECT user_id FROM identities WHERE email IN (\(marks)))",
+                    sql: "\(SQLiteRows.selectUser) WHERE email IN (\(marks)) OR id IN (SELECT user_id FROM identities WHERE email IN (\(marks)))",
                     arguments: emails + emails
                 ).map { try SQLiteRows.user($0) }
                 state.identitiesWithEmail = try db.fetchRows(

@@ -71,7 +71,7 @@ package final class SQLiteAuthStore: AuthStore {
     package func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
         return try await read { db in
-            try db.fetchRow(sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
+            try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
 
@@ -98,7 +98,7 @@ package final class SQLiteAuthStore: AuthStore {
         try await read { db in
             let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
             let users = try db.fetchRows(
-                sql: "SELECT * FROM users ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
+                sql: "\(SQLiteRows.selectUser) ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
             ).map { try SQLiteRows.user($0) }
             return (users, total)
         }
@@ -116,8 +116,8 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
         try await read { db in
-            guard let sessionRow = try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id.lowercasedString]),
-                let userRow = try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [sessionRow["user_id"] as String])
+            guard let sessionRow = try db.fetchRow(sql: "\(SQLiteRows.selectSession) WHERE id = ?", arguments: [id.lowercasedString]),
+                let userRow = try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE id = ?", arguments: [sessionRow[1] as String])
             else { return nil }
             return (try SQLiteRows.session(sessionRow), try SQLiteRows.user(userRow))
         }
@@ -358,8 +358,25 @@ package final class SQLiteAuthStore: AuthStore {
         try await translatingErrors { pool, usage in try await pool.write { db in try usage.holding { try body(db) } } }
     }
 
+    /// Reads on the calling thread, in a read-only transaction on one of the pool's readers.
+    ///
+    /// A read in WAL mode never waits for the writer and its statements take microseconds, so it
+    /// runs where the request already is: GRDB's asynchronous read would move to a reader's queue
+    /// and back, two thread switches that cost more than the read itself (they were most of
+    /// `GET /user`'s time). Writes stay asynchronous: they can wait for the write lock. A reader
+    /// is only ever held by this synchronous code, which never suspends while holding it, so a
+    /// caller that waits for a free reader always gets one.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await translatingErrors { pool, usage in try await pool.read { db in try usage.holding { try body(db) } } }
+        do {
+            return try readHere(body)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// ``read(_:)``'s body: a synchronous function, so GRDB's blocking `read` is the one called.
+    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.read { db in try usage.holding { try body(db) } }
     }
 
     /// Runs `access` on the pool, counted in `usage`, with its errors as ``translate(_:)`` makes them.

@@ -5,12 +5,12 @@ import GRDB
 extension SQLiteRows {
     /// The user whose id is `id`, as the store writes it (lower-case text).
     static func user(id: String, _ db: Database) throws -> UserRecord? {
-        try db.fetchRow(sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map { try user($0) }
+        try db.fetchRow(sql: "\(selectUser) WHERE id = ?", arguments: [id]).map { try user($0) }
     }
 
     /// The session whose id is `id` (lower-case text).
     static func session(id: String, _ db: Database) throws -> SessionRecord? {
-        try db.fetchRow(sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).map(session)
+        try db.fetchRow(sql: "\(selectSession) WHERE id = ?", arguments: [id]).map(session)
     }
 
     /// The user's factors, oldest first.

@@ -19,7 +19,18 @@ enum SQLiteRows {
 
     /// The UUID in a nullable `column`.
     static func optionalUUID(_ row: Row, _ column: String, of table: String) throws -> UUID? {
-        let value: DatabaseValue = row[column]
+        try optionalUUID(row[column] as DatabaseValue, column, of: table)
+    }
+
+    /// The UUID at position `index` of a row selected with an explicit column list.
+    static func uuid(_ row: Row, at index: Int, _ column: String, of table: String) throws -> UUID {
+        guard let uuid = try optionalUUID(row[index] as DatabaseValue, column, of: table) else {
+            throw StoreError.unreadableRow("\(table).\(column) is empty")
+        }
+        return uuid
+    }
+
+    private static func optionalUUID(_ value: DatabaseValue, _ column: String, of table: String) throws -> UUID? {
         if value.isNull { return nil }
         guard let text = String.fromDatabaseValue(value), let uuid = UUID(uuidString: text) else {
             throw StoreError.unreadableRow("\(table).\(column) holds no UUID")
@@ -27,24 +38,29 @@ enum SQLiteRows {
         return uuid
     }
 
-    static func user(_ row: Row, prefix: String = "") throws -> UserRecord {
+    /// `SELECT` of every user column in ``userColumns``' order, which ``user(_:)`` reads by
+    /// position (a lookup by name costs more than the rest of the row on `GET /user`).
+    static let selectUser = "SELECT \(userColumns) FROM users"
+
+    /// A user from a row of ``selectUser``.
+    static func user(_ row: Row) throws -> UserRecord {
         UserRecord(
-            id: try uuid(row, prefix + "id", of: "users"), aud: row[prefix + "aud"], role: row[prefix + "role"],
-            email: row[prefix + "email"] as String? ?? "",
-            passwordHash: row[prefix + "password_hash"],
-            emailConfirmedAt: date(row[prefix + "email_confirmed_at"]),
-            confirmationSentAt: date(row[prefix + "confirmation_sent_at"]),
-            recoverySentAt: date(row[prefix + "recovery_sent_at"]),
-            newEmail: row[prefix + "new_email"],
-            emailChangeSentAt: date(row[prefix + "email_change_sent_at"]),
-            lastSignInAt: date(row[prefix + "last_sign_in_at"]),
-            bannedUntil: date(row[prefix + "banned_until"]),
-            isAnonymous: row[prefix + "is_anonymous"],
-            invitedAt: date(row[prefix + "invited_at"]),
-            appMetadata: .fromJSONString(row[prefix + "app_metadata"]),
-            userMetadata: .fromJSONString(row[prefix + "user_metadata"]),
-            createdAt: Date(timeIntervalSince1970: row[prefix + "created_at"]),
-            updatedAt: Date(timeIntervalSince1970: row[prefix + "updated_at"]))
+            id: try uuid(row, at: 0, "id", of: "users"), aud: row[1], role: row[2],
+            email: row[3] as String? ?? "",
+            passwordHash: row[4],
+            emailConfirmedAt: date(row[5]),
+            confirmationSentAt: date(row[6]),
+            recoverySentAt: date(row[7]),
+            newEmail: row[8],
+            emailChangeSentAt: date(row[9]),
+            lastSignInAt: date(row[10]),
+            bannedUntil: date(row[11]),
+            isAnonymous: row[16],
+            invitedAt: date(row[17]),
+            appMetadata: .fromJSONString(row[12]),
+            userMetadata: .fromJSONString(row[13]),
+            createdAt: Date(timeIntervalSince1970: row[14]),
+            updatedAt: Date(timeIntervalSince1970: row[15]))
     }
 
     static func userArguments(_ user: UserRecord) -> StatementArguments {
@@ -65,15 +81,22 @@ enum SQLiteRows {
         is_anonymous, invited_at
         """
 
+    /// Every session column, in the order ``session(_:)`` reads them.
+    static let sessionColumns = "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods"
+
+    /// `SELECT` of ``sessionColumns``, which ``session(_:)`` reads by position.
+    static let selectSession = "SELECT \(sessionColumns) FROM sessions"
+
+    /// A session from a row of ``selectSession``.
     static func session(_ row: Row) throws -> SessionRecord {
         SessionRecord(
-            id: try uuid(row, "id", of: "sessions"), userID: try uuid(row, "user_id", of: "sessions"),
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            refreshedAt: Date(timeIntervalSince1970: row["refreshed_at"]),
-            notAfter: date(row["not_after"]), authMethod: row["auth_method"],
-            aal: try assuranceLevel(row["aal"], of: "sessions"), factorID: try optionalUUID(row, "factor_id", of: "sessions"),
-            verifiedMethods: try verifiedMethods(row["verified_methods"], of: "sessions"))
+            id: try uuid(row, at: 0, "id", of: "sessions"), userID: try uuid(row, at: 1, "user_id", of: "sessions"),
+            createdAt: Date(timeIntervalSince1970: row[2]),
+            updatedAt: Date(timeIntervalSince1970: row[3]),
+            refreshedAt: Date(timeIntervalSince1970: row[4]),
+            notAfter: date(row[5]), authMethod: row[6],
+            aal: try assuranceLevel(row[7], of: "sessions"), factorID: try optionalUUID(row[8] as DatabaseValue, "factor_id", of: "sessions"),
+            verifiedMethods: try verifiedMethods(row[9], of: "sessions"))
     }
 
     static func assuranceLevel(_ text: String?, of table: String) throws -> AssuranceLevel {
