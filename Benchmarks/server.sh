@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Server benchmark (issue 2): throughput and p99 of GET /user and of refresh-token rotation as
-# ratios to GET /health, password sign-ins/s against the machine's raw bcrypt ceiling, and
+# Server benchmark: throughput and p99 of GET /user and of refresh-token rotation as ratios to
+# GET /health, rotation against the raw-SQLite ceiling of the same transaction
+# (Sources/RotationCeiling), password sign-ins/s against the machine's raw bcrypt ceiling, and
 # GET /user p99 while sign-ins saturate the CPU — all in one run, against a release build of
 # `latchkey serve` with rate limits off on a temporary SQLite database.
 #
@@ -31,7 +32,9 @@ else
 fi
 if [ -z "$only" ]; then
     swift build -c release --package-path "$bench" --scratch-path "$scratch-bench" --product bcrypt-ceiling >/dev/null
+    swift build -c release --package-path "$bench" --scratch-path "$scratch-bench" --product rotation-ceiling >/dev/null
     ceiling_bin="$scratch-bench/release/bcrypt-ceiling"
+    rotation_ceiling_bin="$scratch-bench/release/rotation-ceiling"
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -73,6 +76,9 @@ wait $flood
 # Rotation again on a second server whose cleanup task runs every second (the first runs none):
 # what cleanup costs the refresh path. Both servers record metrics; /metrics itself is off.
 kill $server; wait $server 2>/dev/null || true
+# The raw-SQLite ceiling of the same rotations: the server's transaction run directly on its own
+# (now stopped) database, one thread, nothing else.
+rotation_ceiling=$("$rotation_ceiling_bin" "$data/latchkey.sqlite" "$duration")
 "$bin" serve --port "$port" --data-dir "$data-cleaning" --autoconfirm --no-rate-limits --log-level error --cleanup-interval 1 --refresh-token-retention 10 &
 cleaning=$!
 wait_healthy "$url"
@@ -89,6 +95,8 @@ Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/c
 | GET /health | $(rps "$out/health") | $(p99 "$out/health") ms | 100% | baseline |
 | GET /user | $(rps "$out/user") | $(p99 "$out/user") ms | $(ratio "$(rps "$out/user")" "$(rps "$out/health")") of /health | ≥ 50% |
 | refresh-token rotation | $(rps "$out/refresh") | $(p99 "$out/refresh") ms | $(ratio "$(rps "$out/refresh")" "$(rps "$out/health")") of /health | ≥ 2,000/s |
+| raw-SQLite rotation ceiling (1 thread) | $rotation_ceiling | | 100% | ceiling |
+| refresh-token rotation against the ceiling | | | $(ratio "$(rps "$out/refresh")" "$rotation_ceiling") of ceiling | ≥ 50% |
 | rotation, cleanup every second | $(rps "$out/refresh-cleaning") | $(p99 "$out/refresh-cleaning") ms | $(ratio "$(rps "$out/refresh-cleaning")" "$(rps "$out/refresh")") of rotation | ≥ 95% |
 | raw bcrypt ceiling (cost 10, $cores threads) | $ceiling | | 100% | ceiling |
 | password sign-in | $(rps "$out/signin") | $(p99 "$out/signin") ms | $(ratio "$(rps "$out/signin")" "$ceiling") of ceiling | ≥ 80% |
