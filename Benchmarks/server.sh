@@ -46,7 +46,7 @@ errors() { awk '/Non-2xx/ {print $5} /Socket errors/ {print "socket:" $0}' "$1" 
 ratio() { python3 -c "print(f'{float($1)/float($2)*100:.0f}%')"; }
 wait_healthy() { for _ in $(seq 300); do curl -sf "$1/health" >/dev/null && return 0; sleep 0.1; done; echo "server at $1 did not start" >&2; return 1; }
 server=""; cleaning=""; base=""; defaults=""; scraper=""
-trap 'kill $server $cleaning $base $defaults $scraper 2>/dev/null; wait 2>/dev/null; rm -rf "$data" "$data-cleaning" "$data-base" "$data-defaults" "$out"' EXIT
+trap 'kill $server $cleaning $base $defaults $scraper 2>/dev/null; wait 2>/dev/null; rm -rf "$data" "$data-cleaning" "$data-es256" "$data-base" "$data-defaults" "$out"' EXIT
 
 if [ -z "$only" ]; then
 port=$(free_port)
@@ -87,6 +87,19 @@ wrk -t8 -c8 -d"${duration}s" --latency -s "$bench/lua/refresh.lua" "$url" -- "$o
 
 kill $cleaning; wait $cleaning 2>/dev/null || true
 cleaning=""
+
+# GET /user again on a server whose tokens are signed with an ES256 key (verified with P-256 on
+# every request) rather than the HS256 secret.
+echo "[$("$bin" keys generate --alg ES256)]" > "$out/jwt-keys.json"
+"$bin" serve --port "$port" --data-dir "$data-es256" --autoconfirm --no-rate-limits --log-level error --cleanup-interval 0 \
+    --jwt-keys-file "$out/jwt-keys.json" &
+cleaning=$!
+wait_healthy "$url"
+access_es256=$(signup bench@example.com | json access_token)
+wrk -t2 -c16 -d"${duration}s" --latency "$url/health" > "$out/health-es256"
+wrk -t2 -c16 -d"${duration}s" --latency -s "$bench/lua/user.lua" "$url/user" -- "$access_es256" > "$out/user-es256"
+kill $cleaning; wait $cleaning 2>/dev/null || true
+cleaning=""
 cat <<TABLE
 Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), release build, SQLite, rate limits off, ${duration}s per measurement.
 
@@ -94,6 +107,7 @@ Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/c
 |---|---:|---:|---:|---|
 | GET /health | $(rps "$out/health") | $(p99 "$out/health") ms | 100% | baseline |
 | GET /user | $(rps "$out/user") | $(p99 "$out/user") ms | $(ratio "$(rps "$out/user")" "$(rps "$out/health")") of /health | ≥ 50% |
+| GET /user, ES256 tokens | $(rps "$out/user-es256") | $(p99 "$out/user-es256") ms | $(ratio "$(rps "$out/user-es256")" "$(rps "$out/health-es256")") of /health | ≥ 50% |
 | refresh-token rotation | $(rps "$out/refresh") | $(p99 "$out/refresh") ms | $(ratio "$(rps "$out/refresh")" "$(rps "$out/health")") of /health | ≥ 2,000/s |
 | raw-SQLite rotation ceiling (1 thread) | $rotation_ceiling | | 100% | ceiling |
 | refresh-token rotation against the ceiling | | | $(ratio "$(rps "$out/refresh")" "$rotation_ceiling") of ceiling | ≥ 50% |
@@ -102,7 +116,7 @@ Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/c
 | password sign-in | $(rps "$out/signin") | $(p99 "$out/signin") ms | $(ratio "$(rps "$out/signin")" "$ceiling") of ceiling | ≥ 80% |
 | GET /user during a sign-in flood | $(rps "$out/user-flood") | $(p99 "$out/user-flood") ms | | p99 < 20 ms |
 TABLE
-for f in health user refresh refresh-cleaning signin user-flood; do
+for f in health user user-es256 refresh refresh-cleaning signin user-flood; do
     e=$(errors "$out/$f"); [ -n "$e" ] && echo "warning: $f had errors: $e" >&2
 done
 fi
