@@ -58,7 +58,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// `value` as an integer when it is whole and exactly representable (within ±2⁵³).
-    static func exactInteger(_ value: Double) -> Int64? {
+    package static func exactInteger(_ value: Double) -> Int64? {
         guard value.isFinite, value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else { return nil }
         return Int64(value)
     }

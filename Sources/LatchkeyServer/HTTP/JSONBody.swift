@@ -43,12 +43,18 @@ enum JSONBody {
         path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
-    /// A JSON response.
+    /// A JSON response: the hot paths' answers (users and sessions) written by ``HotPathJSON``,
+    /// anything else by `JSONEncoder`, to the same bytes.
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
-        let data = try JSONEncoder().encode(value)
+        let body: ByteBuffer
+        if let answer = value as? any HotPathJSONEncodable {
+            body = ByteBuffer(bytes: HotPathJSON.encode(answer))
+        } else {
+            body = ByteBuffer(bytes: try JSONEncoder().encode(value))
+        }
         var allHeaders = headers
         allHeaders[.contentType] = "application/json"
-        return Response(status: status, headers: allHeaders, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: allHeaders, body: .init(byteBuffer: body))
     }
 
     /// `{}` with status 200.
