@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Scale-out benchmark (issue 6): refresh-token rotations/s and GET /user requests/s with one
-# instance on SQLite, one on PostgreSQL, and two on one PostgreSQL database, in one run, against
+# Scale-out benchmark: refresh-token rotations/s and GET /user requests/s with one instance on
+# SQLite, one on PostgreSQL, and two on one PostgreSQL database, and the same rotation
+# transaction run by pgbench (Benchmarks/pgbench/rotation.sql) as the ceiling, in one run, against
 # release builds of `latchkey serve` with rate limits off. The ratio two/one on PostgreSQL shows
 # whether instances scale (on a 2-core machine the two instances, PostgreSQL and wrk share the
 # same cores, so expect the CPU, not the design, to cap it).
@@ -88,6 +89,13 @@ first=$!
 wrk -t1 -c8 -d"${duration}s" --latency -s "$bench/lua/user.lua" "$url_pg2/user" -- "$access_pg2" > "$out/user-2pg-b"
 wait "$first"
 
+# The PostgreSQL ceiling: the same rotation transaction run by pgbench (Benchmarks/pgbench), 8
+# clients on 8 sessions, against the same database, with no server in between.
+tokens "$url_pg1" "$out/t-pgbench" 8
+"$LATCHKEY_TEST_POSTGRES_BIN/pgbench" -n -M extended -c 8 -j 2 -T "$duration" -D fresh=1 -f "$bench/pgbench/rotation.sql" "$database" > "$out/pgbench" 2>&1 \
+    || { cat "$out/pgbench" >&2; exit 1; }
+pgbench_tps=$(awk '/^tps = / {printf "%.0f", $3; exit}' "$out/pgbench")
+
 refresh_2pg=$(sum "$(rps "$out/refresh-2pg-a")" "$(rps "$out/refresh-2pg-b")")
 user_2pg=$(sum "$(rps "$out/user-2pg-a")" "$(rps "$out/user-2pg-b")")
 ratio() { python3 -c "print(f'{float($1)/float($2):.2f}×')"; }
@@ -99,6 +107,8 @@ Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(grep -m1 'model name' /proc/c
 | 1 instance, SQLite | $(rps "$out/refresh-sqlite") | $(p99 "$out/refresh-sqlite") ms | $(rps "$out/user-sqlite") | $(p99 "$out/user-sqlite") ms |
 | 1 instance, PostgreSQL | $(rps "$out/refresh-pg") | $(p99 "$out/refresh-pg") ms | $(rps "$out/user-pg") | $(p99 "$out/user-pg") ms |
 | 2 instances, one PostgreSQL | $refresh_2pg | $(max "$(p99 "$out/refresh-2pg-a")" "$(p99 "$out/refresh-2pg-b")") ms | $user_2pg | $(max "$(p99 "$out/user-2pg-a")" "$(p99 "$out/user-2pg-b")") ms |
+| pgbench, the same rotation transaction (8 clients) | $pgbench_tps | | | |
+| server rotation against pgbench | $(python3 -c "print(f'{float($(rps "$out/refresh-pg"))/float($pgbench_tps)*100:.0f}%')") | | | |
 | two / one on PostgreSQL | $(ratio "$refresh_2pg" "$(rps "$out/refresh-pg")") | | $(ratio "$user_2pg" "$(rps "$out/user-pg")") | |
 TABLE
 for f in refresh-sqlite user-sqlite refresh-pg user-pg refresh-2pg-a refresh-2pg-b user-2pg-a user-2pg-b; do
