@@ -72,6 +72,15 @@ public struct SessionManagerConfiguration: Sendable {
     /// sign-in or sign-out writes anyway. Default 30 s.
     public var crossProcessLockTimeout: TimeInterval = 30
 
+    /// When the system is about to suspend the process while a store write holds the
+    /// cross-process lock, how long the ``backgroundActivity``'s expiration handler waits for
+    /// that write before it releases the lock anyway. The handler returns only after the lock
+    /// is released and the assertion ended, since a process suspended holding a lock on a file
+    /// in a shared container is killed (`0xdead10cc`); a write still running then finishes
+    /// without the lock. The handler blocks its thread meanwhile (UIKit calls it on the main
+    /// thread), so keep this short. Default 1 s (a keychain write takes milliseconds).
+    public var crossProcessLockExpirationWait: TimeInterval = 1
+
     /// The browser sheet that sign-ins and links with a provider open
     /// (``AuthAccount/signInWithOAuth(provider:redirectTo:scopes:ephemeral:)``): on Apple
     /// platforms `SystemWebAuthenticator`. Default `nil`: those calls throw, and an ID
