@@ -42,6 +42,21 @@ public struct SessionManagerConfiguration: Sendable {
     /// The phase the app starts in. Default ``AppPhase/active``.
     public var initialPhase: AppPhase = .active
 
+    /// Whether the proactive refresh keeps running while the app is in the background. Default
+    /// `true` on macOS, where a minimized or hidden window reports the background phase but
+    /// the process keeps running (and may show data the whole time); `false` elsewhere, where a
+    /// background app is about to be suspended and refreshes when it becomes active again.
+    public var refreshesInBackground: Bool = SessionManagerConfiguration.platformRefreshesInBackground
+
+    /// The platform's ``refreshesInBackground``: `true` on macOS, `false` elsewhere.
+    public static var platformRefreshesInBackground: Bool {
+        #if os(macOS)
+        true
+        #else
+        false
+        #endif
+    }
+
     /// A lock file shared by every process that uses the same credential store (an app and its
     /// extensions through an app-group container, or runs of a command-line program). When set,
     /// every write of the stored session — a refresh, a sign-in, a user update, a sign-out —
