@@ -223,7 +223,8 @@ extension SessionManager {
     }
 
     private func refreshTimerFired(generation: UInt64) async {
-        guard generation == self.generation, phase == .active, record != nil else { return }
+        guard generation == self.generation, phase == .active || configuration.refreshesInBackground, record != nil
+        else { return }
         refreshTimer = nil
         if await sessionHeldBackByUnsavedWrite("refresh") != nil {
             // Still unsaved and valid: refresh when it expires, unless it is stored first.
