@@ -66,6 +66,8 @@ fresh; printf 'import Glibc\n' > Sources/App/C.swift && git add -A; expect fail 
 fresh; printf 'import Foundation\nlet h = dlopen("libsecret-1.so.0", 0)\n' > Sources/App/S.swift && git add -A; expect fail "an unguarded dlopen of libsecret" "S.swift:2:"
 fresh; sed -i 's/, .visionOS(.v1)//' Package.swift; expect fail "no visionOS floor" "no floor for visionOS"
 fresh; mkdir -p Tests/AppTests && printf 'import Synchronization\nlet m = Mutex(0)\n' > Tests/AppTests/Proxy.swift && git add -A; expect fail "an unguarded import Synchronization in a test target" "Tests/AppTests/Proxy.swift:1: import Synchronization"
+fresh; mkdir -p Tests/AppTests && printf 'import struct Synchronization.Mutex\nlet m = Mutex(0)\n' > Tests/AppTests/Store.swift && git add -A; expect fail "import struct Synchronization.Mutex in a test target" "Tests/AppTests/Store.swift:1: import struct Synchronization.Mutex"
+fresh; printf '@preconcurrency public import Synchronization\n' > Sources/App/Counter.swift && git add -A; expect fail "an attributed, public import Synchronization" "Counter.swift:1: @preconcurrency public import Synchronization"
 fresh; printf 'import Foundation\nvar a = posix_spawn_file_actions_t()\n' > Sources/App/Spawn.swift && git add -A; expect fail "posix_spawn_file_actions_t() outside a guard" "Spawn.swift:2:"
 fresh; mkdir -p Tests/AppTests && printf 'import Foundation\nvar a = posix_spawnattr_t()\n' > Tests/AppTests/Spawn.swift && git add -A; expect fail "posix_spawnattr_t() in a test target" "Tests/AppTests/Spawn.swift:2:"
 fresh; printf '#if canImport(Darwin)\nvar a: posix_spawnattr_t? = nil\n#else\nvar a = posix_spawnattr_t()\n#endif\n' > Sources/App/Spawn.swift && git add -A; expect fail "posix_spawnattr_t() in an #else branch" "Spawn.swift:4:"

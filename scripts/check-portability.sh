@@ -4,7 +4,8 @@
 #
 #   1. two paths (or two target names) that differ only by case: a Mac's default file system
 #      merges them on clone;
-#   2. `import Synchronization` outside a Linux-only guard: Mutex and Atomic need macOS 15 /
+#   2. `import Synchronization` (in any form: `@preconcurrency`, `public`, `import struct
+#      Synchronization.Mutex`) outside a Linux-only guard: Mutex and Atomic need macOS 15 /
 #      iOS 18, above the floors Package.swift declares;
 #   3. Linux-only imports or calls (Glibc, Musl, dlopen of libsecret) outside a platform guard;
 #   4. an Apple platform the package does not declare a floor for (it would build with a default
@@ -49,7 +50,8 @@ linux_only_lines() {
         /^[ \t]*#else/         { guarded[depth] = 0; next }
         /^[ \t]*#endif/        { depth--; next }
         /^[ \t]*\/\//          { next }
-        /^[ \t]*import[ \t]+(Synchronization|Glibc|Musl)([ \t]|$)/ || /dlopen\("libsecret/ || /posix_spawn(_file_actions|attr)_t\(\)/ {
+        /^[ \t]*(@[A-Za-z_]+[ \t]+)*((public|package|internal|fileprivate|private)[ \t]+)?import[ \t]+((struct|class|enum|protocol|typealias|func|let|var)[ \t]+)?(Synchronization|Glibc|Musl)([ \t.]|$)/ \
+            || /dlopen\("libsecret/ || /posix_spawn(_file_actions|attr)_t\(\)/ {
             ok = 0
             for (i = 1; i <= depth; i++) if (guarded[i]) ok = 1
             if (!ok) print file ":" NR ": " $0

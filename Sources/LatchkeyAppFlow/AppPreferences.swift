@@ -1,17 +1,28 @@
 import Foundation
 import Latchkey
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The app's ordinary preferences: small flags the app flow models remember between launches
 /// (onboarding completed, biometric unlock enabled, the one-time Face ID hint shown).
 ///
-/// They belong in storage that an uninstall erases (`UserDefaults` on Apple platforms), unlike
-/// the keychain: that is what makes a reinstall look like a fresh install to the launch router.
-/// Inject ``MemoryPreferences`` in tests and previews.
+/// They belong in storage that an uninstall erases (the app's container on Apple platforms),
+/// unlike the keychain: that is what makes a reinstall look like a fresh install to the launch
+/// router. On Apple platforms use ``FilePreferences/standard``; inject ``MemoryPreferences`` in
+/// tests and previews.
 ///
 /// Before the first unlock after a reboot, iOS may launch the app in the background while its
-/// preferences cannot be read: every flag then reads `false`. ``isAvailable`` says so, and the
-/// models do not believe those `false`s: the router decides no screen and signs no one out, the
-/// app lock stays locked, and both read the flags again when the app becomes active.
+/// `UserDefaults` cannot be read: every flag there then reads `false`. ``isAvailable`` says so,
+/// and the models do not believe those `false`s: the router decides no screen and signs no one
+/// out, the app lock stays locked, and both read the flags again when the app becomes active.
+/// ``FilePreferences`` is never unavailable that way: whether a file exists can be told before
+/// the first unlock.
 public protocol AppPreferences: Sendable {
     /// The flag stored under `key`; `false` when nothing is stored (or nothing can be read).
     func bool(forKey key: String) -> Bool
@@ -25,22 +36,105 @@ public protocol AppPreferences: Sendable {
     var isAvailable: Bool { get }
 }
 
+/// Preferences as files, one per flag: a flag is `true` exactly when an empty file named after
+/// its key exists in ``directory``. The choice on Apple platforms.
+///
+/// Whether a file exists can be told even before the first unlock after a reboot (file names are
+/// not protected, only contents), and every read asks the file system again, so these flags
+/// never read as a stale `false`, as `UserDefaults` can in a process that started before the
+/// first unlock (and keeps the empty copy it read then). This is Apple's advice for flags that
+/// code running in the background relies on: keep them out of `UserDefaults`. ``isAvailable``
+/// is `false` only while ``directory`` cannot be searched. Setting a flag before the first
+/// unlock does nothing (no file can be created then); no one can use the app then anyway.
+public struct FilePreferences: AppPreferences {
+    /// The directory of the flag files (created when a flag is first set).
+    public let directory: URL
+
+    /// Flags in `directory`, which belongs to the app's container (an uninstall must erase it).
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The flags in the app's Application Support directory
+    /// (`Application Support/dev.latchkey/preferences`).
+    public static var standard: FilePreferences {
+        let support =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return FilePreferences(directory: support.appendingPathComponent("dev.latchkey/preferences"))
+    }
+
+    /// The file of `key`: letters, digits, `-` and `_` as they are, every other byte as `%XX`
+    /// (so no key names a hidden file, a folder or another key's file).
+    func url(forKey key: String) -> URL {
+        var name = ""
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return directory.appendingPathComponent(name.isEmpty ? "%" : name)
+    }
+
+    public func bool(forKey key: String) -> Bool {
+        var info = stat()
+        return stat(url(forKey: key).path, &info) == 0
+    }
+
+    public func set(_ value: Bool, forKey key: String) {
+        let file = url(forKey: key)
+        if value {
+            try? AtomicFile.write(Data(), to: file)
+        } else {
+            unlink(file.path)
+        }
+    }
+
+    public var isAvailable: Bool {
+        var info = stat()
+        if stat(directory.path, &info) == 0 { return true }
+        // No directory yet: no flag was ever set. Anything else: cannot tell.
+        return errno == ENOENT || errno == ENOTDIR
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}
+
 /// Preferences in `UserDefaults`: the standard defaults, or an app-group suite shared with
-/// extensions.
+/// extensions. For macOS, and apps never launched in the background; on iOS prefer
+/// ``FilePreferences``.
 ///
 /// ``isAvailable`` asks ``protectedData`` whether data protected until the first unlock (as
 /// the defaults are) can be read; while it cannot, nothing is written either, so values that
-/// could not be read are never replaced.
+/// could not be read are never replaced. A process that once saw it unavailable (``history``)
+/// may keep the empty copy of the defaults it read then, and `UserDefaults` cannot be made to
+/// read them from disk again: there ``isAvailable`` stays `false` for the rest of the process
+/// (the models believe only the flags that read `true`), and writes are still made.
 public struct UserDefaultsPreferences: AppPreferences {
     /// The defaults suite, or `nil` for the standard defaults.
     public let suiteName: String?
     /// Whether the defaults can be read now. Default `FirstUnlockProbe.standard`.
     public let protectedData: any ProtectedDataAvailability
+    /// Whether protected data was ever unavailable in this process. Default
+    /// `ProtectedDataHistory.process`.
+    public let history: ProtectedDataHistory
 
     /// Uses the suite named `suiteName` (`nil`: the standard defaults).
-    public init(suiteName: String? = nil, protectedData: any ProtectedDataAvailability = FirstUnlockProbe.standard) {
+    public init(
+        suiteName: String? = nil, protectedData: any ProtectedDataAvailability = FirstUnlockProbe.standard,
+        history: ProtectedDataHistory = .process
+    ) {
         self.suiteName = suiteName
         self.protectedData = protectedData
+        self.history = history
     }
 
     private var defaults: UserDefaults {
@@ -52,12 +146,12 @@ public struct UserDefaultsPreferences: AppPreferences {
     }
 
     public func set(_ value: Bool, forKey key: String) {
-        guard protectedData.isAvailable() else { return }
+        guard history.isAvailable(protectedData) else { return }
         defaults.set(value, forKey: key)
     }
 
     public var isAvailable: Bool {
-        protectedData.isAvailable()
+        history.isAvailable(protectedData) && !history.wasEverUnavailable
     }
 }
 
@@ -128,10 +222,13 @@ public struct OnboardingFlag: Sendable {
         preferences.bool(forKey: key)
     }
 
-    /// Whether onboarding has been completed, or `nil` when the preferences cannot be read now
-    /// (before the first unlock after a reboot).
+    /// Whether onboarding has been completed, or `nil` when it reads "not completed" while the
+    /// preferences cannot be read now (before the first unlock after a reboot) or may be a stale
+    /// copy read then.
     public var isCompletedIfReadable: Bool? {
-        preferences.isAvailable ? preferences.bool(forKey: key) : nil
+        // A stored `true` is believed whenever it is read: unreadable preferences read `false`.
+        if preferences.bool(forKey: key) { return true }
+        return preferences.isAvailable ? false : nil
     }
 
     /// Records that onboarding is completed (or, with `false`, resets it: "show the tour again").

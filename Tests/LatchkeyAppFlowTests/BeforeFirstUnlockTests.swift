@@ -225,13 +225,34 @@ struct AppLockProtectedDataTests {
         let suite = "latchkey-tests-\(UUID().uuidString)"
         defer { UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite) }
         let protectedData = ScriptedProtectedData(available: false)
-        let preferences = UserDefaultsPreferences(suiteName: suite, protectedData: protectedData)
+        let preferences = UserDefaultsPreferences(suiteName: suite, protectedData: protectedData, history: ProtectedDataHistory())
         #expect(!preferences.isAvailable)
         preferences.set(true, forKey: "flag")
         #expect(UserDefaults(suiteName: suite)?.object(forKey: "flag") == nil)
         protectedData.setAvailable(true)
-        #expect(preferences.isAvailable)
         preferences.set(true, forKey: "flag")
         #expect(preferences.bool(forKey: "flag"))
+    }
+
+    @Test("UserDefaults preferences in a process that saw them unreadable: a 'false' is never believed again, a 'true' is")
+    func userDefaultsStaleCopy() {
+        let suite = "latchkey-tests-\(UUID().uuidString)"
+        defer { UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite) }
+        let protectedData = ScriptedProtectedData(available: true)
+        let history = ProtectedDataHistory()
+        let preferences = UserDefaultsPreferences(suiteName: suite, protectedData: protectedData, history: history)
+        #expect(preferences.isAvailable, "never unavailable in this process: a 'false' is believed")
+        #expect(OnboardingFlag(preferences: preferences).isCompletedIfReadable == false)
+
+        protectedData.setAvailable(false)  // launched before the first unlock
+        #expect(!preferences.isAvailable)
+        protectedData.setAvailable(true)  // unlocked; the defaults may be the empty copy read before
+        #expect(!preferences.isAvailable, "still not believed")
+        #expect(OnboardingFlag(preferences: preferences).isCompletedIfReadable == nil)
+        UserDefaults(suiteName: suite)?.set(true, forKey: OnboardingFlag.defaultKey)
+        #expect(OnboardingFlag(preferences: preferences).isCompletedIfReadable == true, "a 'true' cannot come from an empty copy")
+        #expect(
+            UserDefaultsPreferences(suiteName: suite, protectedData: protectedData, history: ProtectedDataHistory()).isAvailable,
+            "a new process believes its defaults again")
     }
 }

@@ -42,6 +42,7 @@ package final class TestBackend: AuthBackend, Sendable {
     /// The refresh tokens presented, in order.
     package var refreshedWith: [String] { state.withLock { $0.refreshedWith } }
     package var signInCalls: Int { state.withLock { $0.signInCalls } }
+    package var userCalls: Int { state.withLock { $0.userCalls } }
 
     /// The next refreshes fail with these errors (then succeed).
     package func failNextRefreshes(_ errors: BackendError...) {

@@ -4,7 +4,9 @@ import Logging
 extension SessionManager {
     /// Tells the manager the app's lifecycle phase (forward SwiftUI's `scenePhase`).
     ///
-    /// - `background`: proactive refresh pauses.
+    /// - `background`: proactive refresh pauses (unless
+    ///   ``SessionManagerConfiguration/refreshesInBackground``, as on macOS, where a minimized
+    ///   window is in the background but its process runs).
     /// - `active`: first, a session that could not be stored while the device was locked is
     ///   stored (``hasUnsavedSession``).
     /// - `active` while the launch could not read the store or the install marker (a locked
@@ -24,8 +26,10 @@ extension SessionManager {
         case .background, .inactive:
             if newPhase == .background, backgroundedAt == nil {
                 backgroundedAt = clock.now()
-                refreshTimer?.cancel()
-                refreshTimer = nil
+                if !configuration.refreshesInBackground {
+                    refreshTimer?.cancel()
+                    refreshTimer = nil
+                }
             }
         case .active:
             // An active app's device is unlocked: store a session the store refused meanwhile.
@@ -47,6 +51,35 @@ extension SessionManager {
             } else {
                 scheduleRefresh()
             }
+        }
+    }
+
+    /// Tells the manager the computer woke from sleep (forward AppKit's
+    /// `NSWorkspace.didWakeNotification`, posted on `NSWorkspace.shared.notificationCenter`).
+    ///
+    /// A Mac app stays active across a sleep, so ``setPhase(_:)`` hears nothing of it, and its
+    /// timers did not count the time asleep. So the wall clock is checked again: a session past
+    /// the ``SessionManagerConfiguration/maximumSessionAge`` ends, and both timers are re-armed
+    /// from the wall clock (a refresh that fell due while asleep runs now). When the server was
+    /// last heard from more than ``SessionManagerConfiguration/foregroundRefreshThreshold`` ago,
+    /// the session is refreshed and the user re-fetched, to notice a revoked session or a
+    /// deleted account. A session the store refused is stored first.
+    public func systemDidWake() async {
+        await saveUnsaved("wake")
+        if case .signedOut(.storageFailure) = state {
+            await restore()
+            return
+        }
+        guard let record, state.isSignedIn else { return }
+        if await endSessionIfTooOld() { return }
+        scheduleAgeTimer()
+        if clock.now().timeIntervalSince(record.lastServerContact) > configuration.foregroundRefreshThreshold,
+            phase == .active || configuration.refreshesInBackground
+        {
+            logger.info("woke from a long sleep; revalidating", metadata: metadata("wake"))
+            await revalidate()
+        } else {
+            scheduleRefresh()
         }
     }
 
@@ -165,7 +198,9 @@ extension SessionManager {
     func scheduleRefresh() {
         refreshTimer?.cancel()
         refreshTimer = nil
-        guard configuration.automaticRefresh, phase == .active, let session = record?.session else { return }
+        guard configuration.automaticRefresh, phase == .active || configuration.refreshesInBackground,
+            let session = record?.session
+        else { return }
         let due: Date
         if retryAttempt > 0 {
             due = clock.now().addingTimeInterval(configuration.retryDelay(attempt: retryAttempt))
@@ -188,7 +223,8 @@ extension SessionManager {
     }
 
     private func refreshTimerFired(generation: UInt64) async {
-        guard generation == self.generation, phase == .active, record != nil else { return }
+        guard generation == self.generation, phase == .active || configuration.refreshesInBackground, record != nil
+        else { return }
         refreshTimer = nil
         if await sessionHeldBackByUnsavedWrite("refresh") != nil {
             // Still unsaved and valid: refresh when it expires, unless it is stored first.

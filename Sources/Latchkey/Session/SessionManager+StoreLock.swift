@@ -21,7 +21,10 @@ extension SessionManager {
     ///
     /// The lock is taken only inside a ``SessionManagerConfiguration/backgroundActivity``
     /// assertion, held for at most ``SessionManagerConfiguration/crossProcessLockMaximumHold``,
-    /// and given up when the system is about to suspend the process (``StoreLease``); check
+    /// and given up when the system is about to suspend the process (``StoreLease``: the
+    /// expiration handler waits at most
+    /// ``SessionManagerConfiguration/crossProcessLockExpirationWait`` for a running write, then
+    /// releases the lock and ends the assertion before it returns); check
     /// ``StoreLease/isHeld`` before relying on it after a long wait, and write through
     /// ``persist(_:under:)`` or ``deleteStored(under:)``.
     ///
@@ -34,9 +37,10 @@ extension SessionManager {
     func lockStore(_ operation: String) async throws(BackendError) -> StoreLease? {
         guard let url = configuration.crossProcessLockURL else { return nil }
         let lease = StoreLease()
+        let expirationWait = configuration.crossProcessLockExpirationWait
         guard
             let assertion = await configuration.backgroundActivity.begin(
-                name: "Latchkey session write", expiration: { [weak lease] in lease?.revoke() })
+                name: "Latchkey session write", expiration: { [weak lease] in lease?.expire(waitingAtMost: expirationWait) })
         else {
             logger.warning("no background time to hold the cross-process lock", metadata: metadata(operation))
             throw .transport(.lockUnavailable)

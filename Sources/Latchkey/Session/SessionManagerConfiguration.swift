@@ -42,6 +42,21 @@ public struct SessionManagerConfiguration: Sendable {
     /// The phase the app starts in. Default ``AppPhase/active``.
     public var initialPhase: AppPhase = .active
 
+    /// Whether the proactive refresh keeps running while the app is in the background. Default
+    /// `true` on macOS, where a minimized or hidden window reports the background phase but
+    /// the process keeps running (and may show data the whole time); `false` elsewhere, where a
+    /// background app is about to be suspended and refreshes when it becomes active again.
+    public var refreshesInBackground: Bool = SessionManagerConfiguration.platformRefreshesInBackground
+
+    /// The platform's ``refreshesInBackground``: `true` on macOS, `false` elsewhere.
+    public static var platformRefreshesInBackground: Bool {
+        #if os(macOS)
+        true
+        #else
+        false
+        #endif
+    }
+
     /// A lock file shared by every process that uses the same credential store (an app and its
     /// extensions through an app-group container, or runs of a command-line program). When set,
     /// every write of the stored session — a refresh, a sign-in, a user update, a sign-out —
@@ -71,6 +86,15 @@ public struct SessionManagerConfiguration: Sendable {
     /// fails transiently (the session is kept), a user update is kept in memory only, and a
     /// sign-in or sign-out writes anyway. Default 30 s.
     public var crossProcessLockTimeout: TimeInterval = 30
+
+    /// When the system is about to suspend the process while a store write holds the
+    /// cross-process lock, how long the ``backgroundActivity``'s expiration handler waits for
+    /// that write before it releases the lock anyway. The handler returns only after the lock
+    /// is released and the assertion ended, since a process suspended holding a lock on a file
+    /// in a shared container is killed (`0xdead10cc`); a write still running then finishes
+    /// without the lock. The handler blocks its thread meanwhile (UIKit calls it on the main
+    /// thread), so keep this short. Default 1 s (a keychain write takes milliseconds).
+    public var crossProcessLockExpirationWait: TimeInterval = 1
 
     /// The browser sheet that sign-ins and links with a provider open
     /// (``AuthAccount/signInWithOAuth(provider:redirectTo:scopes:ephemeral:)``): on Apple

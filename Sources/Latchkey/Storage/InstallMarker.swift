@@ -28,12 +28,17 @@ public protocol InstallMarker: Sendable {
     func set() async throws
 }
 
-/// An install marker in `UserDefaults`: the right choice on Apple platforms, where an
-/// uninstall erases the app's defaults but not its keychain items.
+/// An install marker in `UserDefaults`, for macOS and for apps that are never launched in the
+/// background (on iOS prefer ``FileInstallMarker/standard``).
 ///
-/// Before the first unlock after a reboot the defaults read as empty, which would look like a
-/// reinstall. So when the marker reads unset, ``protectedData`` is asked whether the defaults
-/// can be read at all; if not, ``isSet()`` throws ``StorageError/locked`` ("cannot tell now").
+/// An uninstall erases the app's defaults but not its keychain items. Before the first unlock
+/// after a reboot the defaults read as empty, which would look like a reinstall. So when the
+/// marker reads unset, ``protectedData`` is asked whether the defaults can be read at all; if
+/// not, ``isSet()`` throws ``StorageError/locked`` ("cannot tell now"). And because a process
+/// that read its defaults then can keep that empty copy after the unlock, a process that once
+/// saw protected data unavailable (``history``) never reports "not set": ``isSet()`` throws
+/// ``StorageError/locked`` for the rest of that process, and the reinstall check waits for the
+/// next launch.
 public struct UserDefaultsInstallMarker: InstallMarker {
     /// The defaults suite (`nil` for the standard defaults, or an app-group suite).
     public let suiteName: String?
@@ -41,14 +46,19 @@ public struct UserDefaultsInstallMarker: InstallMarker {
     public let key: String
     /// Whether the defaults can be read now. Default ``FirstUnlockProbe/standard``.
     public let protectedData: any ProtectedDataAvailability
+    /// Whether protected data was ever unavailable in this process. Default
+    /// ``ProtectedDataHistory/process``.
+    public let history: ProtectedDataHistory
 
     public init(
         suiteName: String? = nil, key: String = "dev.latchkey.installed",
-        protectedData: any ProtectedDataAvailability = FirstUnlockProbe.standard
+        protectedData: any ProtectedDataAvailability = FirstUnlockProbe.standard,
+        history: ProtectedDataHistory = .process
     ) {
         self.suiteName = suiteName
         self.key = key
         self.protectedData = protectedData
+        self.history = history
     }
 
     private var defaults: UserDefaults {
@@ -56,32 +66,46 @@ public struct UserDefaultsInstallMarker: InstallMarker {
     }
 
     public func isSet() async throws -> Bool {
-        let readable = protectedData.isAvailable()
+        let readable = history.isAvailable(protectedData)
         if defaults.bool(forKey: key) { return true }
-        guard readable else { throw StorageError.locked }
+        // Unreadable now, or possibly a copy read while it was: "cannot tell", never "not set".
+        guard readable, !history.wasEverUnavailable else { throw StorageError.locked }
         return false
     }
 
     public func set() async throws {
         // Never write defaults that cannot be read: the write could be lost, or replace them.
-        guard protectedData.isAvailable() else { throw StorageError.locked }
+        guard history.isAvailable(protectedData) else { throw StorageError.locked }
         defaults.set(true, forKey: key)
     }
 }
 
-/// An install marker as an empty file, for Linux and command-line programs: put it in the
-/// program's configuration directory, which is removed with the program's data.
+/// An install marker as an empty file: the choice on Apple platforms (``standard``, in the app's
+/// container, which an uninstall erases while the keychain stays), and on Linux and for
+/// command-line programs (in the program's configuration directory).
 ///
 /// Whether a file exists can be told even before the first unlock after a reboot (file names are
-/// not protected, only contents), so on iOS this marker, kept in the app's container, never has
-/// to answer "cannot tell". A directory that cannot be searched throws rather than reading as
-/// "not set".
+/// not protected, only contents), and every ``isSet()`` asks the file system again, so this
+/// marker never has to answer "cannot tell" on a locked device, and never believes a stale copy
+/// (`UserDefaults` can keep one: see ``UserDefaultsInstallMarker``). Setting it before the first
+/// unlock fails (a new file cannot be created then) and is tried again at the next launch
+/// decision. A directory that cannot be searched throws rather than reading as "not set".
 public struct FileInstallMarker: InstallMarker {
     /// Where the marker file lives.
     public let url: URL
 
     public init(url: URL) {
         self.url = url
+    }
+
+    /// The marker in the app's Application Support directory
+    /// (`Application Support/dev.latchkey/installed`). An app whose extensions share its
+    /// credentials puts the marker in the app group's container instead, with ``init(url:)``.
+    public static var standard: FileInstallMarker {
+        let support =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return FileInstallMarker(url: support.appendingPathComponent("dev.latchkey/installed"))
     }
 
     public func isSet() async throws -> Bool {

@@ -7,8 +7,11 @@ import Foundation
 /// as empty, files with the default protection (`completeUntilFirstUserAuthentication`) cannot
 /// be opened, and keychain items cannot be read. "Nothing stored" then means "cannot tell yet":
 /// a missing install marker, an onboarding flag or an app-lock flag that reads `false` must not
-/// be believed. ``UserDefaultsInstallMarker`` and LatchkeyAppFlow's preferences ask this
-/// question before they report "not set".
+/// be believed. ``UserDefaultsInstallMarker`` and LatchkeyAppFlow's `UserDefaultsPreferences`
+/// ask this question before they report "not set" (and, through ``ProtectedDataHistory``,
+/// remember for the rest of the process that the answer was once "no"). ``FileInstallMarker``
+/// and LatchkeyAppFlow's `FilePreferences` need not ask: whether a file exists can be told
+/// before the first unlock, and they read it from disk every time.
 ///
 /// The real answer is ``FirstUnlockProbe``; tests inject their own.
 public protocol ProtectedDataAvailability: Sendable {
@@ -22,9 +25,18 @@ public protocol ProtectedDataAvailability: Sendable {
 ///
 /// Before the first unlock such a file exists but cannot be opened, and a new one cannot be
 /// created; afterwards both work until the next reboot, so a positive answer is remembered for
-/// the life of the process. The file holds no data. On iOS, iPadOS, tvOS, watchOS and visionOS
-/// the file is read; on macOS and Linux, where a running app's files are readable, the answer is
-/// always `true` and nothing is written.
+/// the life of the process. The file holds no data. On iOS, iPadOS, watchOS and visionOS the file
+/// is read; on macOS and Linux, where a running app's files are readable, and on tvOS, which has
+/// no passcode and so no "before the first unlock", the answer is always `true` and nothing is
+/// written.
+///
+/// The probe answers for data of the class `completeUntilFirstUserAuthentication` only. An app
+/// whose data has a stricter class — an app-wide `NSFileProtectionComplete` data-protection
+/// entitlement, or files written with `.complete` — has data that cannot be read while the
+/// device is locked, even long after the first unlock, and this probe then answers `true`
+/// wrongly. Such an app should keep the flags Latchkey relies on in files whose existence is
+/// the flag (``FileInstallMarker``, LatchkeyAppFlow's `FilePreferences`), which no protection
+/// class hides, or inject a ``ProtectedDataAvailability`` of its own that tests its real class.
 public struct FirstUnlockProbe: ProtectedDataAvailability {
     /// The probe file.
     public let url: URL
@@ -46,7 +58,7 @@ public struct FirstUnlockProbe: ProtectedDataAvailability {
     private static let available = LockedValue(Set<String>())
 
     public func isAvailable() -> Bool {
-        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        #if os(iOS) || os(watchOS) || os(visionOS)
         if Self.available.withLock({ $0.contains(url.path) }) { return true }
         let readable: Bool
         if FileManager.default.fileExists(atPath: url.path) {
@@ -65,5 +77,37 @@ public struct FirstUnlockProbe: ProtectedDataAvailability {
         #else
         return true
         #endif
+    }
+}
+
+/// Remembers whether protected data was ever unavailable in this process.
+///
+/// A process that read its `UserDefaults` before the first unlock after a reboot can keep the
+/// empty copy it read then after the device is unlocked: `UserDefaults` offers no way to read
+/// the defaults from disk again. So in such a process a `false` read from the defaults is never
+/// believed, even once ``ProtectedDataAvailability/isAvailable()`` answers `true`: a stored
+/// `true` still is (an empty copy cannot produce one). ``UserDefaultsInstallMarker`` and
+/// LatchkeyAppFlow's `UserDefaultsPreferences` keep their answers here, by default in the
+/// process-wide ``process``; tests inject their own.
+public final class ProtectedDataHistory: Sendable {
+    /// The history of this process.
+    public static let process = ProtectedDataHistory()
+
+    private let unavailable = LockedValue(false)
+
+    /// A history in which protected data was never unavailable.
+    public init() {}
+
+    /// Asks `protectedData` whether protected data can be read now, remembering a "no".
+    public func isAvailable(_ protectedData: any ProtectedDataAvailability) -> Bool {
+        let available = protectedData.isAvailable()
+        if !available { unavailable.withLock { $0 = true } }
+        return available
+    }
+
+    /// Whether protected data was unavailable at some point in this process (as far as this
+    /// history was asked): then defaults that read "not set" may be a stale empty copy.
+    public var wasEverUnavailable: Bool {
+        unavailable.withLock { $0 }
     }
 }

@@ -64,11 +64,15 @@ struct PrivacyManifestTests {
         #expect(Set(declared.keys) == (try Self.used(by: "Latchkey")), "declared categories match what the sources call")
     }
 
-    @Test("LatchkeyAppFlow's manifest declares UserDefaults (CA92.1, 1C8F.1), what its sources use")
+    @Test("LatchkeyAppFlow's manifest declares UserDefaults (CA92.1, 1C8F.1) and file timestamps (C617.1), what its sources use")
     func appFlow() throws {
         let file = Self.packageRoot.appendingPathComponent("Sources/LatchkeyAppFlow/Resources/PrivacyInfo.xcprivacy")
         let declared = try Self.declared(in: Data(contentsOf: file))
-        #expect(declared == ["NSPrivacyAccessedAPICategoryUserDefaults": ["CA92.1", "1C8F.1"]])
+        #expect(
+            declared == [
+                "NSPrivacyAccessedAPICategoryUserDefaults": ["CA92.1", "1C8F.1"],
+                "NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"],
+            ])
         #expect(Set(declared.keys) == (try Self.used(by: "LatchkeyAppFlow")))
     }
 }

@@ -34,6 +34,7 @@ final class ScriptedActivity: BackgroundActivity, Sendable {
         var lockFreeAtBegin: [Bool] = []
         var lockFreeAtEnd: [Bool] = []
         var running: [Int: @Sendable () -> Void] = [:]
+        var expirations = 0
     }
 
     let lockURL: URL
@@ -46,6 +47,8 @@ final class ScriptedActivity: BackgroundActivity, Sendable {
     var began: Int { state.withLock { $0.began } }
     var ended: Int { state.withLock { $0.ended } }
     var running: Int { state.withLock { $0.running.count } }
+    /// How many times ``expireAll()`` was called.
+    var expirations: Int { state.withLock { $0.expirations } }
     var lockFreeAtBegin: [Bool] { state.withLock { $0.lockFreeAtBegin } }
     var lockFreeAtEnd: [Bool] { state.withLock { $0.lockFreeAtEnd } }
     func setRefuse(_ refuse: Bool) { state.withLock { $0.refuse = refuse } }
@@ -63,7 +66,10 @@ final class ScriptedActivity: BackgroundActivity, Sendable {
 
     /// The system is about to suspend the process: every running assertion expires.
     func expireAll() {
-        let handlers = state.withLock { Array($0.running.values) }
+        let handlers = state.withLock { state in
+            state.expirations += 1
+            return Array(state.running.values)
+        }
         handlers.forEach { $0() }
     }
 
@@ -83,15 +89,29 @@ final class ScriptedActivity: BackgroundActivity, Sendable {
     }
 }
 
+/// Runs `body` on a thread of its own, as the system runs an expiration handler (which blocks
+/// its thread), and returns when it returns.
+func onThreadOfItsOwn(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            body()
+            continuation.resume()
+        }.start()
+    }
+}
+
 /// A store whose saves wait at a gate while the test holds it.
 actor GatedStore: CredentialStore {
     let base = MemoryCredentialStore()
     let gate = Gate()
+    /// Saves that completed.
+    nonisolated let saves = Locked(0)
 
     func load(key: String) async throws -> Data? { try await base.load(key: key) }
     func save(_ data: Data, key: String) async throws {
         await gate.pass()
         try await base.save(data, key: key)
+        saves.withLock { $0 += 1 }
     }
     func delete(key: String) async throws { try await base.delete(key: key) }
 }
@@ -212,29 +232,73 @@ struct BackgroundLockTests {
         #expect(activity.lockFreeAtEnd.allSatisfy { $0 })
     }
 
-    @Test("An expiration during a store write waits for the write, then releases the lock, then ends the assertion")
+    /// A manager signing in through `store` (whose save the test holds), with the lock's
+    /// expiration handler waiting at most `wait` seconds for a write.
+    func expiringManager(_ activity: ScriptedActivity, _ store: GatedStore, wait: TimeInterval) -> SessionManager {
+        var configuration = SessionManagerConfiguration()
+        configuration.crossProcessLockURL = lockURL
+        configuration.backgroundActivity = activity
+        configuration.crossProcessLockExpirationWait = wait
+        return SessionManager(
+            backend: TestBackend(), store: store, configuration: configuration, clock: ManualSessionClock(), logger: .quiet)
+    }
+
+    @Test("An expiration during a store write waits for the write inside the handler, which returns with the lock released and the assertion ended")
     func expirationDuringWrite() async throws {
         defer { removeDirectory(directory) }
         let activity = ScriptedActivity(lockURL: lockURL)
         let store = GatedStore()
-        var configuration = SessionManagerConfiguration()
-        configuration.crossProcessLockURL = lockURL
-        configuration.backgroundActivity = activity
-        let manager = SessionManager(
-            backend: TestBackend(), store: store, configuration: configuration, clock: ManualSessionClock(), logger: .quiet)
+        let manager = expiringManager(activity, store, wait: 60)
         await manager.restore()
         store.gate.hold()
         let signIn = Task { try await manager.account.signIn(email: "ada@example.com", password: "correct horse") }
         #expect(await eventually { store.gate.waitingCount == 1 })
         #expect(!lockIsFree(lockURL))
-        activity.expireAll()
-        #expect(!lockIsFree(lockURL), "the write in progress keeps the lock")
-        #expect(activity.ended == 0)
+        let returned = Locked<(lockFree: Bool, saves: Int, ended: Int)?>(nil)
+        let handler = Task {
+            await onThreadOfItsOwn {
+                activity.expireAll()
+                returned.withLock { $0 = (lockIsFree(lockURL), store.saves.withLock { $0 }, activity.ended) }
+            }
+        }
+        #expect(await eventually { activity.expirations == 1 })
+        #expect(returned.withLock { $0 } == nil, "the handler waits for the write")
         store.gate.release()
-        _ = try await signIn.value
-        #expect(await eventually { activity.ended == 1 })
+        await handler.value
+        let atReturn = try #require(returned.withLock { $0 })
+        #expect(atReturn.saves == 1, "the write finished before the handler returned")
+        #expect(atReturn.lockFree, "the lock was released before the handler returned")
+        #expect(atReturn.ended == 1, "the assertion ended before the handler returned")
         #expect(activity.lockFreeAtEnd == [true])
-        #expect(lockIsFree(lockURL))
+        _ = try await signIn.value
         #expect(try await store.base.load(key: "latchkey.session") != nil)
+    }
+
+    @Test("A write that outlasts the expiration wait: the handler still returns with the lock released, and the write completes without it")
+    func expirationDuringSlowWrite() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let store = GatedStore()
+        let manager = expiringManager(activity, store, wait: 0.2)
+        await manager.restore()
+        store.gate.hold()
+        let signIn = Task { try await manager.account.signIn(email: "ada@example.com", password: "correct horse") }
+        #expect(await eventually { store.gate.waitingCount == 1 })
+        #expect(!lockIsFree(lockURL))
+        let returned = Locked<(lockFree: Bool, saves: Int, ended: Int)?>(nil)
+        await onThreadOfItsOwn {
+            activity.expireAll()
+            returned.withLock { $0 = (lockIsFree(lockURL), store.saves.withLock { $0 }, activity.ended) }
+        }
+        let atReturn = try #require(returned.withLock { $0 })
+        #expect(atReturn.saves == 0, "the write was still held")
+        #expect(atReturn.lockFree, "the lock is not held across the suspension")
+        #expect(atReturn.ended == 1)
+        #expect(activity.lockFreeAtEnd == [true])
+        store.gate.release()
+        let session = try await signIn.value
+        #expect(try await store.base.load(key: "latchkey.session") != nil, "the write still completes")
+        #expect(await manager.currentSession?.refreshToken == session.refreshToken)
+        #expect(lockIsFree(lockURL))
     }
 }

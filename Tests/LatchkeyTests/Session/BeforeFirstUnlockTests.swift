@@ -17,8 +17,10 @@ struct BeforeFirstUnlockTests {
         let keychain = LockableStore()
         let protectedData = ScriptedProtectedData()
         let suite = "latchkey-tests-\(UUID().uuidString)"
+        /// This "process"'s memory of protected data being unavailable.
+        let history = ProtectedDataHistory()
         var marker: UserDefaultsInstallMarker {
-            UserDefaultsInstallMarker(suiteName: suite, protectedData: protectedData)
+            UserDefaultsInstallMarker(suiteName: suite, protectedData: protectedData, history: history)
         }
 
         func launch() -> SessionManager {
@@ -152,6 +154,61 @@ struct BeforeFirstUnlockTests {
             backend: harness.backend, store: harness.store, installMarker: harness.marker, clock: harness.clock,
             logger: .quiet)
         #expect(await next.restore().isSignedIn)
+    }
+
+    @Test("A process that saw the defaults unreadable never believes 'marker unset': a stale empty copy wipes nothing")
+    func staleDefaultsCopy() async throws {
+        let device = Device()
+        defer { device.remove() }
+        let first = device.launch()
+        await first.restore()
+        let session = try #require(try await first.account.signUp(email: "ada@example.com", password: "correct horse").session)
+
+        await device.reboot()
+        let launch = device.launch()
+        await launch.setPhase(.background)
+        #expect(await launch.restore() == .signedOut(.storageFailure(.locked)))
+        // Unlocked, but this process kept the empty copy of the defaults it read while locked:
+        // the marker still reads unset although it was set.
+        await device.unlock(markerWasSet: false)
+        await launch.setPhase(.active)
+        #expect(await launch.state == .signedOut(.storageFailure(.locked)), "'not set' is not believed")
+        #expect(await device.keychain.deleteAttempts == 0, "nothing wiped")
+        #expect(await device.keychain.peek(key: "latchkey.session") != nil)
+        #expect(device.history.wasEverUnavailable)
+
+        // The next process reads the defaults from disk: the marker was set all along.
+        UserDefaults(suiteName: device.suite)?.set(true, forKey: device.marker.key)
+        let next = SessionManager(
+            backend: device.backend, store: device.keychain,
+            installMarker: UserDefaultsInstallMarker(suiteName: device.suite, protectedData: device.protectedData, history: ProtectedDataHistory()),
+            clock: device.clock, logger: .quiet)
+        #expect(await next.restore() == .signedIn(session))
+    }
+
+    @Test("A process that never saw the defaults unreadable believes 'marker unset': a reinstall is wiped")
+    func freshProcessBelievesUnset() async throws {
+        let device = Device()
+        defer { device.remove() }
+        let first = device.launch()
+        await first.restore()
+        _ = try await first.account.signUp(email: "ada@example.com", password: "correct horse")
+        device.remove()  // the uninstall erased the defaults; the keychain stays
+        #expect(await device.launch().restore() == .signedOut(.staleInstall))
+        #expect(await device.keychain.peek(key: "latchkey.session") == nil)
+        #expect(!device.history.wasEverUnavailable)
+    }
+
+    @Test("The file marker is read from disk every time: set by another process, it is seen at once")
+    func fileMarkerRereads() async throws {
+        let directory = temporaryDirectory("marker")
+        defer { removeDirectory(directory) }
+        let url = directory.appendingPathComponent("installed")
+        let marker = FileInstallMarker(url: url)
+        #expect(try await marker.isSet() == false)
+        try await FileInstallMarker(url: url).set()
+        #expect(try await marker.isSet())
+        #expect(FileInstallMarker.standard.url.path.hasSuffix("dev.latchkey/installed"))
     }
 
     @Test("The file marker tells 'not set' from 'cannot tell'")

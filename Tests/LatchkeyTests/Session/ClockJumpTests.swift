@@ -73,6 +73,52 @@ struct ClockJumpTests {
         #expect(await eventually { await device.manager.currentSession?.accessToken == "access-1" })
     }
 
+    @Test("A Mac that slept while the app stayed active: waking runs the refresh that fell due")
+    func wakeRunsDueRefresh() async throws {
+        let device = Sleeper()
+        try await device.seed(age: 600, tokenAge: 600)
+        #expect(await device.manager.restore().isSignedIn)
+        device.clock.sleepDevice(for: 47 * 60)  // active all along; past the refresh's due time
+        #expect(device.backend.refreshCalls == 0, "the timer's clock did not count the sleep")
+        await device.manager.systemDidWake()
+        #expect(await eventually { device.backend.refreshCalls == 1 })
+        #expect(await eventually { await device.manager.currentSession?.accessToken == "access-1" })
+    }
+
+    @Test("Waking after a long sleep revalidates with the server; after the maximum age, the session ends")
+    func wakeAfterLongSleep() async throws {
+        let device = Sleeper { $0.maximumSessionAge = 30 * 24 * 3600 }
+        try await device.seed(age: 600, expiresIn: 24 * 3600)
+        #expect(await device.manager.restore().isSignedIn)
+        device.clock.sleepDevice(for: 2 * 3600)  // token still valid, server not heard from for 2 h
+        await device.manager.systemDidWake()
+        #expect(device.backend.refreshCalls == 1, "revalidated")
+        #expect(device.backend.userCalls >= 1, "the user re-fetched")
+
+        device.clock.sleepDevice(for: 31 * 24 * 3600)
+        await device.manager.systemDidWake()
+        #expect(await device.manager.state == .signedOut(.maximumSessionAgeExceeded))
+    }
+
+    @Test("Where background processes keep running (macOS: a minimized window), the proactive refresh does too")
+    func refreshesInBackground() async throws {
+        let mac = Sleeper { $0.refreshesInBackground = true }
+        try await mac.seed(age: 600, tokenAge: 600)
+        #expect(await mac.manager.restore().isSignedIn)
+        await mac.manager.setPhase(.background)  // the only window minimized
+        #expect(await eventually { mac.clock.sleeperCount == 1 }, "the refresh timer still armed")
+        mac.clock.advance(by: 46 * 60)
+        #expect(await eventually { mac.backend.refreshCalls == 1 })
+
+        let phone = Sleeper { $0.refreshesInBackground = false }
+        try await phone.seed(age: 600, tokenAge: 600)
+        #expect(await phone.manager.restore().isSignedIn)
+        await phone.manager.setPhase(.background)
+        phone.clock.advance(by: 46 * 60)
+        await phone.manager.setPhase(.background)  // an actor round trip after the advance
+        #expect(phone.backend.refreshCalls == 0, "paused: the process is about to be suspended")
+    }
+
     @Test("The system clock waits in steps on a clock that counts sleep, and notices a jump within one step")
     func systemClockSteps() async throws {
         let start = Date(timeIntervalSince1970: 1_750_000_000)
