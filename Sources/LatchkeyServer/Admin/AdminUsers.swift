@@ -95,7 +95,7 @@ struct AdminUsers: Sendable {
     static func passwordHash(_ body: AdminUserBody) throws -> String? {
         guard let hash = body.password_hash, !hash.isEmpty else { return nil }
         guard body.password == nil else { throw AuthError.validation("Only a password or a password hash should be provided") }
-        do {
+        do throws(PasswordHashError) {
             _ = try StoredPasswordHash(parsing: hash)
         } catch .malformed(let reason) {
             throw AuthError.validation(reason)

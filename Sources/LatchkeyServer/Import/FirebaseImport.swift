@@ -10,7 +10,7 @@ package struct FirebaseImport: Sendable {
     let confirmUnverified: Bool
     let now: @Sendable () -> Date
 
-    package init(store: any AuthStore, hashConfig: FirebaseHashConfig?, confirmUnverified: Bool, now: @escaping @Sendable () -> Date = Date.init) {
+    package init(store: any AuthStore, hashConfig: FirebaseHashConfig?, confirmUnverified: Bool, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.hashConfig = hashConfig
         self.confirmUnverified = confirmUnverified

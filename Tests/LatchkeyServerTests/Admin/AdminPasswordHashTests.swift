@@ -16,8 +16,9 @@ struct AdminPasswordHashTests {
     /// The stored hash of `id`, read from the server's own database.
     static func storedHash(_ server: TestServer, _ id: String) async throws -> String? {
         let store = try SQLiteAuthStore(path: server.directory.appendingPathComponent("latchkey.sqlite").path)
-        defer { Task { try? await store.close() } }
-        return try await store.user(id: try #require(UUID(uuidString: id)))?.passwordHash
+        let user = try await store.user(id: try #require(UUID(uuidString: id)))
+        try await store.close()
+        return user?.passwordHash
     }
 
     @Test("a Firebase scrypt hash and an id are kept; the password signs in and is re-hashed to bcrypt in the same write")
@@ -98,7 +99,9 @@ struct AdminPasswordHashTests {
             #expect(try await server.request(.POST, "/admin/users", json: body, bearer: user.accessToken).status == 403)
             #expect(try await server.request(.POST, "/admin/users", json: body, bearer: server.server.anonKey).status == 403)
             #expect(try await server.request(.POST, "/admin/users", json: body).status == 401)
-            #expect(try await server.request(.PUT, "/admin/users/\(user.userID)", json: ["password_hash": Self.firebase], bearer: user.accessToken).status == 403)
+            #expect(
+                try await server.request(.PUT, "/admin/users/\(user.userID)", json: ["password_hash": Self.firebase], bearer: user.accessToken).status
+                    == 403)
             #expect(try await server.signIn("intruder@example.com", FirebaseScryptHashTests.published.password).status == 400)
             #expect(try await server.request(.GET, "/admin/users/\(id)", bearer: server.server.serviceRoleKey).status == 404)
             #expect(try await server.signIn("plain@example.com").status == 200, "the user's password was not replaced")

@@ -47,11 +47,8 @@ struct FirebaseHashConfigTests {
             "just some words",
         ]
         for text in broken {
-            #expect {
-                try FirebaseHashConfig(parsing: text)
-            } throws: { error in
-                !"\(error)".contains(key) && !"\(error)".contains("not*base64")
-            }
+            let error = #expect(throws: FirebaseHashConfig.Invalid.self) { try FirebaseHashConfig(parsing: text) }
+            #expect(!"\(String(describing: error))".contains(key) && !"\(String(describing: error))".contains("not*base64"))
         }
     }
 

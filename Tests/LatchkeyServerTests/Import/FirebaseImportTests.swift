@@ -27,7 +27,7 @@ struct FirebaseImportTests {
                 "providerUserInfo": [["providerId": "google.com", "rawId": "1122334455", "email": "user1@gmail.com", "displayName": "Test"]],
                 "customAttributes": #"{"admin": true}"#,
             ],
-            ["localId": "8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f", "email": "uuid@test.com", "emailVerified": false, "createdAt": 1508893925000],
+            ["localId": "8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f", "email": "uuid@test.com", "emailVerified": false, "createdAt": 1_508_893_925_000],
             ["localId": "disabled-uid", "email": "off@test.com", "emailVerified": true, "disabled": true],
             ["localId": "phone-uid", "phoneNumber": "+15555550100"],
             ["localId": "hash-uid", "email": "badhash@test.com", "passwordHash": "***", "salt": "c2FsdA=="],
