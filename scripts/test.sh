@@ -61,6 +61,13 @@ else
     note_skip "the QR code round trip through an independent decoder and encoder (pip install zxing-cpp==3.1.1 segno==1.6.6)"
 fi
 
+# --- Firebase scrypt hashes made by an independent implementation (optional) ----------------------
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import firebase_scrypt' >/dev/null 2>&1; then
+    echo "test.sh: imported Firebase users sign in with passwords hashed by PyPI's firebase-scrypt"
+else
+    note_skip "the Firebase import tests against an independent scrypt (pip install firebase-scrypt==0.1.0)"
+fi
+
 # --- Supabase client interop (optional; runs after swift test) -----------------------------
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
     interop=1

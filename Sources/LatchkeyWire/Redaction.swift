@@ -57,7 +57,13 @@ extension VerifyBody: CustomStringConvertible, CustomDebugStringConvertible, Cus
 }
 
 extension AdminUserBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { describe("AdminUserBody", ["email": email, "password": mask(password)]) }
+    public var description: String {
+        describe("AdminUserBody", ["id": id, "email": email, "password": mask(password), "password_hash": mask(password_hash)])
+    }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["email": email as Any, "password": mask(password) as Any]) }
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["id": id as Any, "email": email as Any, "password": mask(password) as Any, "password_hash": mask(password_hash) as Any])
+    }
 }

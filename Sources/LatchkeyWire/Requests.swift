@@ -236,11 +236,19 @@ public struct AdminUserBody: Codable, Sendable, Hashable {
     public var app_metadata: [String: JSONValue]?
     public var ban_duration: String?
     public var role: String?
+    /// The new user's id (a UUID), instead of a generated one: creating only.
+    public var id: String?
+    /// A hash to store instead of hashing `password`: bcrypt (`$2a$`, `$2b$`, `$2y$`) or
+    /// Firebase scrypt (`$fbscrypt$…`), as GoTrue accepts it.
+    public var password_hash: String?
 
     public init(
         email: String? = nil, password: String? = nil, email_confirm: Bool? = nil, user_metadata: [String: JSONValue]? = nil,
-        app_metadata: [String: JSONValue]? = nil, ban_duration: String? = nil, role: String? = nil
+        app_metadata: [String: JSONValue]? = nil, ban_duration: String? = nil, role: String? = nil, id: String? = nil,
+        password_hash: String? = nil
     ) {
+        self.id = id
+        self.password_hash = password_hash
         self.email = email
         self.password = password
         self.email_confirm = email_confirm

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LatchkeyWire
 import Logging
 
@@ -34,14 +35,25 @@ struct AdminUsers: Sendable {
         return UserResponse(user, factors: try await store.factors(userID: id), identities: try await store.linkedIdentities(of: user))
     }
 
-    /// Creates an account: unconfirmed unless `email_confirm`, without a password unless one is given.
+    /// Creates an account: unconfirmed unless `email_confirm`, without a password unless one
+    /// (or a `password_hash` of another system, see ``StoredPasswordHash``) is given, with the
+    /// `id` given or a new one. A taken id is 422 `user_already_exists`.
     func create(_ body: AdminUserBody, ipAddress: String) async throws -> UserResponse {
         let email = try InputRules.normalizedEmail(body.email)
         let now = clock.now()
         var user = UserRecord(email: email, passwordHash: nil, userMetadata: body.user_metadata ?? [:], createdAt: now, updatedAt: now)
-        if let password = body.password { user.passwordHash = try await passwords.hash(password) }
+        if let id = try Self.requestedID(body.id) { user.id = id }
+        if let hash = try Self.passwordHash(body) {
+            user.passwordHash = hash
+        } else if let password = body.password {
+            user.passwordHash = try await passwords.hash(password)
+        }
         try apply(body, to: &user, now: now)
-        try await store.insertUser(user, audit: audit(.userSignedUp, user, ipAddress: ipAddress, traits: ["provider": .string("admin")]))
+        do {
+            try await store.insertUser(user, audit: audit(.userSignedUp, user, ipAddress: ipAddress, traits: ["provider": .string("admin")]))
+        } catch StoreError.duplicateUserID {
+            throw AuthError.userIDExists
+        }
         return UserResponse(user)
     }
 
@@ -49,14 +61,49 @@ struct AdminUsers: Sendable {
     /// the whole object; a new password ends every session of the user.
     func update(_ id: UUID, with body: AdminUserBody, ipAddress: String) async throws -> UserResponse {
         var user = try await existingUser(id)
+        // An id names the user: it is never changed (the path's own id is accepted as it is).
+        if let requested = try Self.requestedID(body.id), requested != id {
+            throw AuthError.validation("A user's ID cannot be changed")
+        }
         let now = clock.now()
         if let email = body.email { user.email = try InputRules.normalizedEmail(email) }
-        if let password = body.password { user.passwordHash = try await passwords.hash(password) }
+        let newHash = try Self.passwordHash(body)
+        if let newHash {
+            user.passwordHash = newHash
+        } else if let password = body.password {
+            user.passwordHash = try await passwords.hash(password)
+        }
         if let metadata = body.user_metadata { user.userMetadata = metadata }
         try apply(body, to: &user, now: now)
         user.updatedAt = now
-        try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress), endingSessions: body.password != nil ? .all : nil)
+        let passwordChanged = body.password != nil || newHash != nil
+        try await store.updateUser(user, audit: audit(.userModified, user, ipAddress: ipAddress), endingSessions: passwordChanged ? .all : nil)
         return UserResponse(user)
+    }
+
+    /// The `id` asked for, as GoTrue reads it: absent or empty is none; anything but a UUID, or
+    /// the nil UUID, is 400 `validation_failed`.
+    static func requestedID(_ text: String?) throws -> UUID? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let id = UUID(uuidString: text) else { throw AuthError.validation("ID must conform to the uuid v4 format") }
+        guard id != UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) else { throw AuthError.validation("ID cannot be a nil uuid") }
+        return id
+    }
+
+    /// The `password_hash` to store as it is, checked: absent or empty is none; given with a
+    /// `password` it is 400 (as GoTrue); a hash the server cannot read is 400 and one of an
+    /// algorithm it cannot verify (argon2) 422, both `validation_failed`.
+    static func passwordHash(_ body: AdminUserBody) throws -> String? {
+        guard let hash = body.password_hash, !hash.isEmpty else { return nil }
+        guard body.password == nil else { throw AuthError.validation("Only a password or a password hash should be provided") }
+        do throws(PasswordHashError) {
+            _ = try StoredPasswordHash(parsing: hash)
+        } catch .malformed(let reason) {
+            throw AuthError.validation(reason)
+        } catch .unsupported(let reason) {
+            throw AuthError(.unprocessableContent, "validation_failed", reason)
+        }
+        return hash
     }
 
     /// Deletes the user with all their sessions, tokens and links.

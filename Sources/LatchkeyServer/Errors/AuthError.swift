@@ -32,6 +32,7 @@ extension AuthError {
     init(_ error: StoreError) {
         switch error {
         case .duplicateEmail: self = .emailExists
+        case .duplicateUserID: self = .userIDExists
         case .unavailable: self = .serviceUnavailable
         case .unreadableRow: self = .unexpected
         }
@@ -44,6 +45,7 @@ extension AuthError {
         switch error {
         case let error as AuthError: self = error
         case StoreError.duplicateEmail: self.init(StoreError.duplicateEmail)
+        case StoreError.duplicateUserID: self.init(StoreError.duplicateUserID)
         default: return nil
         }
     }
@@ -81,6 +83,7 @@ extension AuthError {
     package static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
     package static let userBannedForbidden = AuthError(.forbidden, "user_banned", "User is banned")
     package static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
+    package static let userIDExists = AuthError(.unprocessableContent, "user_already_exists", "A user with this ID already exists")
     package static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
     package static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
     package static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")

@@ -51,4 +51,16 @@ struct PasswordPolicy: Sendable {
     func verify(_ password: String, against hash: String?) async throws -> Bool {
         try await hasher.verify(password, against: hash)
     }
+
+    /// As ``verify(_:against:)``, saying also whether the matched hash should be replaced by
+    /// ``rehash(_:)`` (an imported hash, or bcrypt of another cost).
+    func check(_ password: String, against hash: String?) async throws -> PasswordCheck {
+        try await hasher.check(password, against: hash)
+    }
+
+    /// The server's own hash of a password the user has just proved, with no policy check: a
+    /// password chosen under another system's rules keeps working.
+    func rehash(_ password: String) async throws -> String {
+        try await hasher.hash(password)
+    }
 }

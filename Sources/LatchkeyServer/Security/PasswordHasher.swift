@@ -6,7 +6,8 @@ import NIOPosix
 import Glibc
 #endif
 
-/// Hashes and verifies passwords with bcrypt on a dedicated thread pool.
+/// Hashes passwords with bcrypt and verifies them, bcrypt or imported (``StoredPasswordHash``),
+/// on a dedicated thread pool.
 ///
 /// bcrypt is deliberately slow (tens of milliseconds), so it never runs on the event loop.
 /// Its threads run at a lower scheduling priority, so that a flood of sign-ins uses the CPU
@@ -36,12 +37,30 @@ final class PasswordHasher: Sendable {
 
     /// Whether `password` matches `hash`; with `hash == nil` it spends the same time and fails.
     func verify(_ password: String, against hash: String?) async throws -> Bool {
-        let target = hash ?? dummyHash
-        let matches = try await pool.runIfActive {
+        try await check(password, against: hash).matches
+    }
+
+    /// Whether `password` matches `hash`, and whether the hash should be replaced by the
+    /// server's own: a hash of another algorithm (Firebase scrypt) or a bcrypt of another cost.
+    /// With `hash == nil`, or a stored hash the server cannot read, it spends the time of a
+    /// bcrypt verification and fails. Every comparison is constant-time.
+    func check(_ password: String, against hash: String?) async throws -> PasswordCheck {
+        let stored = hash.flatMap { try? StoredPasswordHash(parsing: $0) }
+        let (cost, dummyHash) = (Int(self.cost), self.dummyHash)
+        return try await pool.runIfActive {
             Self.lowerThreadPriority()
-            return Bcrypt.verify(password, hash: target)
+            switch stored {
+            case .bcrypt(_, let hashCost):
+                let matches = Bcrypt.verify(password, hash: stored?.bcryptForVerification ?? dummyHash)
+                return PasswordCheck(matches: matches, needsRehash: matches && hashCost != cost)
+            case .firebaseScrypt(let firebase):
+                let matches = (try? firebase.matches(password)) ?? false
+                return PasswordCheck(matches: matches, needsRehash: matches)
+            case nil:
+                _ = Bcrypt.verify(password, hash: dummyHash)
+                return PasswordCheck(matches: false, needsRehash: false)
+            }
         }
-        return hash != nil && matches
     }
 
     func shutdown() async throws {
@@ -55,4 +74,11 @@ final class PasswordHasher: Sendable {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         #endif
     }
+}
+
+/// The outcome of checking a password against a stored hash.
+struct PasswordCheck: Sendable, Equatable {
+    var matches: Bool
+    /// The password matched a hash the server would not make today: store a new one.
+    var needsRehash: Bool
 }

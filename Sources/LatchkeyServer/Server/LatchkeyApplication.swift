@@ -193,7 +193,7 @@ public enum LatchkeyApplication {
 
     /// Opens the store a database URL names: `sqlite://PATH` (the default, in the data directory)
     /// or `postgres://…` / `postgresql://…` (migrated, pooled; see ``PostgresAuthStore``).
-    static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any AuthStore {
+    package static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any AuthStore {
         switch try configuration.databaseLocation() {
         case .sqlite(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()

@@ -7,7 +7,8 @@ import Foundation
 /// SQLite (``SQLiteAuthStore``) is the default; every implementation must pass the same
 /// conformance tests.
 package protocol AuthStore: Sendable {
-    /// Adds a user. Throws ``StoreError/duplicateEmail`` when the email is taken.
+    /// Adds a user. Throws ``StoreError/duplicateEmail`` when the email is taken,
+    /// ``StoreError/duplicateUserID`` when the id is.
     func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws
     /// Adds a user together with its first session or its confirmation link (``NewAccountStart``),
     /// in one transaction: a failure leaves no account behind. Throws ``StoreError/duplicateEmail``
@@ -142,6 +143,8 @@ extension AuthStore {
 package enum StoreError: Error, Sendable, Equatable {
     /// Another user already has this email.
     case duplicateEmail
+    /// Another user already has this id.
+    case duplicateUserID
     /// The database cannot be reached or used right now.
     case unavailable(String)
     /// A stored row cannot be read back: a column holds a value the store never writes. The text

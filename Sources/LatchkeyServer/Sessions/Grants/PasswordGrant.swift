@@ -6,7 +6,9 @@ import Logging
 ///
 /// An unknown address and a wrong password get the same answer in the same time. Failed
 /// attempts count against the account, so guessing locks it for a while (even for the right
-/// password) while other accounts are unaffected.
+/// password) while other accounts are unaffected. A password stored by another system (see
+/// ``StoredPasswordHash``) is verified as that system did and re-hashed with bcrypt on its
+/// first successful use.
 struct PasswordGrant: TokenGrant {
     static let grantType = "password"
 
@@ -23,8 +25,9 @@ struct PasswordGrant: TokenGrant {
         // A password bcrypt would cut (NUL, over 72 bytes) can match no account: refused as sign-up refuses it.
         try PasswordPolicy.checkUsable(password)
         try await dependencies.limits.checkPasswordAttempts(for: email)
-        let user = try await dependencies.store.user(email: email)
-        guard try await dependencies.passwords.verify(password, against: user?.passwordHash), let user else {
+        let found = try await dependencies.store.user(email: email)
+        let check = try await dependencies.passwords.check(password, against: found?.passwordHash)
+        guard check.matches, var user = found else {
             try await dependencies.limits.recordFailedPassword(for: email)
             dependencies.logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(email))"])
             throw AuthError.invalidCredentials
@@ -32,6 +35,9 @@ struct PasswordGrant: TokenGrant {
         try await dependencies.limits.forgetFailedPasswords(for: email)
         guard user.emailConfirmedAt != nil else { throw AuthError.emailNotConfirmed }
         guard !user.isBanned(at: dependencies.clock.now()) else { throw AuthError.userBanned }
+        // An imported hash (Firebase scrypt) or a bcrypt of another cost is replaced in the
+        // session's own write.
+        if check.needsRehash { user.passwordHash = try await dependencies.passwords.rehash(password) }
         return try await dependencies.sessions.start(for: user, method: "password", ipAddress: ipAddress)
     }
 }

@@ -105,12 +105,14 @@ enum PostgresFailure {
     /// The error a store caller should see for `error`.
     static func translate(_ error: any Error) -> any Error {
         switch error {
-        case is StoreError, is CancellationError, is ConfigurationError, is PostgresDecodingError, is AuthError:
-            // An AuthError is a plan's answer (an identity already linked), not the database's.
+        case is StoreError, is CancellationError, is ConfigurationError, is PostgresDecodingError, is AuthError, is ImportRefusal:
+            // An AuthError or ImportRefusal is a plan's answer (an identity already linked, a row
+            // an import cannot take), not the database's.
             return error
         case let error as PSQLError where error.code == .server:
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == "23505", error.serverInfo?[.constraintName] == "users_email_key" { return StoreError.duplicateEmail }
+            if state == "23505", error.serverInfo?[.constraintName] == "users_pkey" { return StoreError.duplicateUserID }
             if isUnavailable(sqlState: state) { return StoreError.unavailable("database refused: SQLSTATE \(state)") }
             if isConflict(error) { return StoreError.unavailable("database conflict persisted: SQLSTATE \(state)") }
             return error

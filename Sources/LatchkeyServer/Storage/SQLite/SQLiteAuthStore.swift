@@ -390,13 +390,19 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email,
+    /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email (and
+    /// ``StoreError/duplicateUserID`` for a taken id),
     /// ``StoreError/unavailable(_:)`` when the database cannot be used now (locked past the busy
     /// timeout, disk full, I/O error, read-only or missing file), so clients get 503, not 500.
     static func translate(_ error: any Error) -> any Error {
         guard let error = error as? DatabaseError else { return error }
         if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, (error.message ?? "").contains("users.email") {
             return StoreError.duplicateEmail
+        }
+        if [.SQLITE_CONSTRAINT_PRIMARYKEY, .SQLITE_CONSTRAINT_UNIQUE].contains(error.extendedResultCode),
+            (error.message ?? "").contains("users.id")
+        {
+            return StoreError.duplicateUserID
         }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_NOMEM,
