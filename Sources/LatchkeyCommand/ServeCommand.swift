@@ -83,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.jwtKeysFile), help: .setting(.jwtKeysFile)) var jwtKeysFile: String?
     @Option(name: .setting(.databaseURLFile), help: .setting(.databaseURLFile)) var databaseURLFile: String?
     @Flag(name: .setting(.allowLoopbackProviders), help: .setting(.allowLoopbackProviders)) var allowLoopbackProviders = false
+    @Option(name: .setting(.firebaseProjectID), help: .setting(.firebaseProjectID)) var firebaseProjectID: String?
 
     /// What the command line gave, by setting: the one place the options above are read.
     var commandLine: [String: ServerSetting.Value] {
@@ -143,6 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.jwtKeysFile, .given(jwtKeysFile))
         add(.databaseURLFile, .given(databaseURLFile))
         add(.allowLoopbackProviders, .given(allowLoopbackProviders))
+        add(.firebaseProjectID, .given(firebaseProjectID))
         return values
     }
 

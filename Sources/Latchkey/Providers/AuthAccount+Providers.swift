@@ -38,6 +38,26 @@ extension AuthAccount {
         }
     }
 
+    /// Trades the ID token of a user still signed in with the Firebase SDK for a session, at
+    /// the first launch of an app that has moved from Firebase to a Latchkey server: the user
+    /// stays signed in and never sees a sign-in screen. The server must accept the Firebase
+    /// project's tokens (`latchkey serve --firebase-project-id`) and the user must have been
+    /// imported (`latchkey import firebase`), which keeps their UID.
+    ///
+    /// ```swift
+    /// if manager.currentSession == nil, let firebaseUser = Auth.auth().currentUser {
+    ///     let idToken = try await firebaseUser.getIDToken()
+    ///     _ = try await manager.account.migrateFromFirebase(idToken: idToken)
+    ///     try Auth.auth().signOut()   // only once the Latchkey session is saved
+    /// }
+    /// ```
+    ///
+    /// Throws like ``signInWithIdToken(provider:idToken:nonce:accessToken:)``; on a failure the
+    /// Firebase session is untouched, so the app can try again or fall back to a sign-in.
+    public func migrateFromFirebase(idToken: String) async throws -> Session {
+        try await signInWithIdToken(provider: .firebase, idToken: idToken)
+    }
+
     /// Signs in with `provider`'s page in the browser sheet of
     /// ``SessionManagerConfiguration/webAuthenticator``: builds the sign-in URL
     /// (``signInURL(provider:redirectTo:scopes:)``), opens it, and signs in with the redirect

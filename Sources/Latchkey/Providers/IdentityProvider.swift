@@ -29,6 +29,9 @@ public struct IdentityProvider: RawRepresentable, Sendable, Hashable, Codable, E
     public static let keycloak = IdentityProvider("keycloak")
     /// GitHub (browser sign-in only: GitHub issues no ID tokens).
     public static let github = IdentityProvider("github")
+    /// Firebase Authentication: a Firebase ID token traded for a session by a server that
+    /// accepts its project's tokens (``AuthAccount/migrateFromFirebase(idToken:)``).
+    public static let firebase = IdentityProvider("firebase")
     /// Microsoft Entra ID (Azure).
     public static let azure = IdentityProvider("azure")
     /// The email address and password of the account itself: an identity every account made

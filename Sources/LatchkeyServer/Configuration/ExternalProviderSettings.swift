@@ -66,6 +66,13 @@ public struct ExternalProviderSettings: Sendable, Equatable, CustomStringConvert
     public var appleTeamID: String?
     public var appleKeyID: String?
     public var applePrivateKeyFile: String?
+    /// The Firebase project whose users' ID tokens `POST /token?grant_type=id_token` accepts
+    /// with provider `firebase` (`--firebase-project-id`): the issuer
+    /// `https://securetoken.google.com/<project>`, the project as the audience, Google's published
+    /// keys. An app moving from Firebase trades the ID token it still has for a session, so its
+    /// users stay signed in; the person is found by the `firebase` identity
+    /// `latchkey import firebase` gives every imported user.
+    public var firebaseProjectID: String?
     /// Whether providers added through `/admin/custom-providers` may be used
     /// (`GOTRUE_CUSTOM_OAUTH_ENABLED`).
     public var customProvidersEnabled = false
@@ -86,8 +93,9 @@ public struct ExternalProviderSettings: Sendable, Equatable, CustomStringConvert
     }
 
     public var description: String {
-        let on = enabledProviders.filter(\.value).keys.sorted()
-        return on.isEmpty ? "none" : on.map { name in "\(name) (\(self[name]?.description ?? ""))" }.joined(separator: ", ")
+        var on = enabledProviders.filter(\.value).keys.sorted().map { name in "\(name) (\(self[name]?.description ?? ""))" }
+        if let firebaseProjectID { on.append("firebase ID tokens (project \(firebaseProjectID))") }
+        return on.isEmpty ? "none" : on.joined(separator: ", ")
     }
 
     /// The settings of the provider called `name`, if it is one of the four.

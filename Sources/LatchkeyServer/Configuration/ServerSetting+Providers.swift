@@ -37,6 +37,10 @@ extension ServerSetting {
         "allow-loopback-providers", \.external.allowLoopbackProviders, .switch,
         help: "Development only: let identity providers on 127.0.0.1 or ::1 be used, over http too (logged as a warning).")
 
+    package static let firebaseProjectID = ServerSetting(
+        "firebase-project-id", \.external.firebaseProjectID, .optionalText,
+        help: "Accept Firebase ID tokens of this project (provider firebase), so users moved from Firebase stay signed in.")
+
     /// Every external-provider setting.
     package static let externalProviders: [ServerSetting] =
         provider("apple", \.apple, title: "Sign in with Apple") + provider("google", \.google, title: "Google")

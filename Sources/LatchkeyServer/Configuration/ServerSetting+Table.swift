@@ -198,7 +198,7 @@ extension ServerSetting {
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
         mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify, smtpURL,
         mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-        databaseURLFile, jwtSecret, allowLoopbackProviders,
+        databaseURLFile, jwtSecret, allowLoopbackProviders, firebaseProjectID,
     ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).

@@ -97,12 +97,12 @@ package enum FirebaseAccountMapping {
         }
 
         var identities: [IdentityRecord] = []
-        if UUID(uuidString: uid) == nil {
-            identities.append(
-                IdentityRecord(
-                    subject: uid, userID: id, provider: "firebase", identityData: ["sub": .string(uid), "email": .string(email)], email: email,
-                    lastSignInAt: nil, createdAt: createdAt, updatedAt: createdAt))
-        }
+        // Every user's UID as a `firebase` identity: a Firebase ID token (`sub` = the UID) the
+        // app still holds signs this user in (``ResolvedProvider``, provider `firebase`).
+        identities.append(
+            IdentityRecord(
+                subject: uid, userID: id, provider: "firebase", identityData: ["sub": .string(uid), "email": .string(email)], email: email,
+                lastSignInAt: nil, createdAt: createdAt, updatedAt: createdAt))
         for info in exported.providerUserInfo ?? [] {
             guard let subject = info.rawId, !subject.isEmpty else { throw ImportRefusal("a providerUserInfo entry has no rawId") }
             let provider = provider(forFirebase: info.providerId)

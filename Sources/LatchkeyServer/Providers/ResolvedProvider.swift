@@ -6,7 +6,7 @@ import HTTPTypes
 /// `IdTokenGrantParams.getProvider` does.
 package struct ResolvedProvider: Sendable, Equatable {
     /// The provider's name, as identities store it: `apple`, `google`, `keycloak`, `github`,
-    /// `custom:<name>`, or an allowed issuer's URL.
+    /// `firebase`, `custom:<name>`, or an allowed issuer's URL.
     package var name: String
     /// The issuer whose discovery document and keys are fetched.
     package var discoveryIssuer: String
@@ -23,6 +23,8 @@ package struct ResolvedProvider: Sendable, Equatable {
     package static let appleIssuers: Set<String> = ["https://appleid.apple.com", "https://account.apple.com"]
     package static let appleIssuer = "https://appleid.apple.com"
     package static let googleIssuer = "https://accounts.google.com"
+    /// Firebase's issuer, followed by the project ID.
+    package static let firebaseIssuerPrefix = "https://securetoken.google.com/"
 
     /// The provider for a request naming `provider` and/or `issuer` (and `clientID` for an
     /// allowed issuer). Errors are GoTrue's: 400 `validation_failed` for a provider that is
@@ -67,6 +69,16 @@ package struct ResolvedProvider: Sendable, Equatable {
         let keycloakURL = settings.keycloak.url ?? ""
         if provider == "keycloak" || (settings.keycloak.enabled && !keycloakURL.isEmpty && issuer == keycloakURL) {
             return try fixed("keycloak", settings.keycloak, issuer: keycloakURL, issuers: [keycloakURL], style: .generic)
+        }
+        if provider == "firebase" || issuer.hasPrefix(firebaseIssuerPrefix) {
+            guard let project = settings.firebaseProjectID, !project.isEmpty else {
+                throw AuthError(.badRequest, "provider_disabled", "Firebase ID tokens are not accepted (no Firebase project is set)")
+            }
+            // Firebase ID tokens: no nonce (the Firebase SDKs send none), the UID as the subject,
+            // an address only for accounts that have one.
+            let firebase = ProviderSettings(enabled: true, clientIDs: [project], skipNonceCheck: true, emailOptional: true)
+            let issuer = firebaseIssuerPrefix + project
+            return try fixed("firebase", firebase, issuer: issuer, issuers: [issuer], style: .generic)
         }
         if provider.hasPrefix("custom:") {
             throw AuthError(.badRequest, "validation_failed", "Custom OAuth providers are disabled")

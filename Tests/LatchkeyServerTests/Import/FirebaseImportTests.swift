@@ -69,8 +69,9 @@ struct FirebaseImportTests {
             #expect(Set(identities.map { "\($0.provider):\($0.subject)" }) == ["firebase:kYi4EvWQlQTKSfnJ3dRSP6IH3ed2", "google:1122334455"])
 
             let kept = try #require(try await store.user(id: UUID(uuidString: "8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f")!), "a UUID UID is the id")
-            #expect(kept.emailConfirmedAt == nil && kept.passwordHash == nil && kept.providers == ["email"])
-            #expect(try await store.identities(userID: kept.id).isEmpty)
+            #expect(kept.emailConfirmedAt == nil && kept.passwordHash == nil && kept.providers == ["email", "firebase"])
+            let keptIdentities = try await store.identities(userID: kept.id)
+            #expect(keptIdentities.map { "\($0.provider):\($0.subject)" } == ["firebase:8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f"], "every UID is a firebase identity")
             let disabled = try #require(try await store.user(email: "off@test.com"))
             #expect(disabled.isBanned(at: Self.now))
         }

@@ -21,7 +21,8 @@ struct IdentityFlowTests {
                 configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [Self.clientID], url: provider.issuer)
                 configuration.external.apple = ProviderSettings(enabled: true, clientIDs: ["com.example.services"])
                 configuration.external.iosBundleID = "com.example.app"
-                configuration.external.issuerOverrides = ["apple": provider.issuer]
+                configuration.external.issuerOverrides = ["apple": provider.issuer, "firebase": provider.issuer]
+                configuration.external.firebaseProjectID = "demo-latchkey"
                 configuration.external.manualLinkingEnabled = true
             }) { server in
                 try await body(server, provider)
@@ -52,6 +53,31 @@ struct IdentityFlowTests {
             #expect(session.user.identities.first?.providerUserID == "ada")
             #expect(await manager.state == .signedIn(session))
             #expect(try await manager.identities.list().map(\.provider) == ["keycloak"])
+        }
+    }
+
+    @Test("migrateFromFirebase: a Firebase ID token becomes a saved session; the same UID is the same user on the next device")
+    func firebaseMigration() async throws {
+        try await withProvider { server, provider in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            let token = try provider.idToken(subject: "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2", audience: "demo-latchkey", email: "grace@example.com")
+            let session = try await manager.account.migrateFromFirebase(idToken: token)
+            #expect(session.user.identities.map(\.provider) == ["firebase"])
+            #expect(session.user.identities.first?.providerUserID == "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
+            #expect(await manager.state == .signedIn(session))
+
+            let other = E2EApp(server: server).launch()
+            await other.restore()
+            let again = try await other.account.migrateFromFirebase(idToken: token)
+            #expect(again.user.id == session.user.id)
+            do {
+                _ = try await other.account.migrateFromFirebase(
+                    idToken: try provider.idToken(subject: "someone", audience: "another-project", email: "x@example.com"))
+                Issue.record("another project's token must be refused")
+            } catch let failure as AuthFailure {
+                #expect(failure.category == .invalidInput)
+            }
         }
     }
 
