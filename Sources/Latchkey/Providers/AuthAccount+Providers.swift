@@ -45,7 +45,7 @@ extension AuthAccount {
     /// imported (`latchkey import firebase`), which keeps their UID.
     ///
     /// ```swift
-    /// if manager.currentSession == nil, let firebaseUser = Auth.auth().currentUser {
+    /// if await manager.currentSession == nil, let firebaseUser = Auth.auth().currentUser {
     ///     let idToken = try await firebaseUser.getIDToken()
     ///     _ = try await manager.account.migrateFromFirebase(idToken: idToken)
     ///     try Auth.auth().signOut()   // only once the Latchkey session is saved

@@ -358,25 +358,14 @@ package final class SQLiteAuthStore: AuthStore {
         try await translatingErrors { pool, usage in try await pool.write { db in try usage.holding { try body(db) } } }
     }
 
-    /// Reads on the calling thread, in a read-only transaction on one of the pool's readers.
+    /// Reads in a read-only transaction on one of the pool's readers, on GRDB's reader queue.
     ///
-    /// A read in WAL mode never waits for the writer and its statements take microseconds, so it
-    /// runs where the request already is: GRDB's asynchronous read would move to a reader's queue
-    /// and back, two thread switches that cost more than the read itself (they were most of
-    /// `GET /user`'s time). Writes stay asynchronous: they can wait for the write lock. A reader
-    /// is only ever held by this synchronous code, which never suspends while holding it, so a
-    /// caller that waits for a free reader always gets one.
+    /// Reading on the calling thread instead saves two thread switches per read, but it blocks a
+    /// thread of Swift's cooperative pool (as many threads as cores) for as long as the read
+    /// waits: behind a backup or a checkpoint holding the file, that is up to the busy timeout,
+    /// and every other request of the process stalls with it. So reads stay asynchronous.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try readHere(body)
-        } catch {
-            throw Self.translate(error)
-        }
-    }
-
-    /// ``read(_:)``'s body: a synchronous function, so GRDB's blocking `read` is the one called.
-    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.read { db in try usage.holding { try body(db) } }
+        try await translatingErrors { pool, usage in try await pool.read { db in try usage.holding { try body(db) } } }
     }
 
     /// Runs `access` on the pool, counted in `usage`, with its errors as ``translate(_:)`` makes them.
