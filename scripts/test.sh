@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README): runs every test of the package, then the real clients and the README.
 #
-# 1. `swift test`: every Swift test, the main suite in parallel (the server's side, then the
-#    clients' side), then the load tests (`*LoadTests`)
+# 1. `swift test`: every Swift test, the main suite in parallel (the server's side, the client
+#    library and app flow, the command: one after the other), then the load tests (`*LoadTests`)
 #    one at a time. With PostgreSQL's server binaries installed it first starts a
 #    throwaway cluster, so the PostgreSQL tests run against a real server; with python3-aiosmtpd the
 #    SMTP tests use a real mail server; with gnome-keyring and dbus the tests run inside a private
@@ -137,22 +137,24 @@ if [ $# -gt 0 ]; then
     ran+=("swift test $*")
     phase_done "swift test $*"
 else
-    # The main suite in two halves, each in parallel: the server's side (dozens of servers,
-    # PostgreSQL pools, SMTP and identity-provider peers) and the clients' side (managers,
-    # app-flow models and `latchkey` processes). Together in one process on two cores they
-    # starved each other past every timeout; apart each half gets the machine.
-    server_side='^(LatchkeyServerTests|LatchkeyWireTests|LatchkeyQRCodeTests|LatchkeyTestingTests)\.'
-    client_side='^(LatchkeyTests|LatchkeyAppFlowTests|LatchkeyCommandTests)\.'
-    echo "test.sh: swift test: the main suite, server side, in parallel (every suite but *$load_tests)"
-    swift_test --filter "$server_side" --skip "$load_tests"
-    phase_done "swift test: main suite, server side (parallel)"
-    echo "test.sh: swift test: the main suite, client side, in parallel (every suite but *$load_tests)"
-    swift_test --filter "$client_side" --skip "$load_tests"
-    phase_done "swift test: main suite, client side (parallel)"
+    # The main suite in three parts, each in parallel: the server's side (dozens of servers,
+    # PostgreSQL pools, SMTP and identity-provider peers), the client library and app-flow
+    # models, and the `latchkey` command (every test spawns processes). All together in one
+    # process on two cores they starved each other past every timeout.
+    parts=(
+        "server side|^(LatchkeyServerTests|LatchkeyWireTests|LatchkeyQRCodeTests|LatchkeyTestingTests)\\."
+        "client library and app flow|^(LatchkeyTests|LatchkeyAppFlowTests)\\."
+        "the latchkey command|^LatchkeyCommandTests\\."
+    )
+    for part in "${parts[@]}"; do
+        echo "test.sh: swift test: the main suite, ${part%%|*}, in parallel (every suite but *$load_tests)"
+        swift_test --filter "${part#*|}" --skip "$load_tests"
+        phase_done "swift test: main suite, ${part%%|*} (parallel)"
+    done
     echo "test.sh: swift test: the load tests, one at a time (*$load_tests)"
     swift_test --no-parallel --filter "$load_tests"
     phase_done "swift test: load tests (serialized)"
-    ran+=("swift test (main suite in parallel: server side, then client side; then the load tests)")
+    ran+=("swift test (main suite in parallel, in three parts; then the load tests)")
 fi
 if [ "${LATCHKEY_TEST_SWIFT_ONLY:-0}" = 1 ]; then interop=0; browser=0; fi
 
