@@ -111,7 +111,51 @@ phase_done "swift build --build-tests"
 quiet_xctest() { grep --line-buffered -v -E "^(Test Suite '.*' (started|passed|failed) at|	 Executed 0 tests, with 0 failures)" || true; }
 load_tests='LoadTests'
 : > "$swift_test_log"
+# A `swift test` run that goes past its limit is stuck, not slow (each part takes one to three
+# minutes): the watchdog prints its threads' stacks (with gdb, when installed) and ends it, so a
+# deadlock fails the run in minutes, with the evidence, instead of at CI's time limit.
+part_limit=${LATCHKEY_TEST_PART_LIMIT:-900}
+watchdog_flag=.build/watchdog-fired
+start_watchdog() {
+    rm -f "$watchdog_flag"
+    (
+        deadline=$(($(date +%s) + part_limit))
+        while [ "$(date +%s)" -lt "$deadline" ]; do sleep 2; done
+        touch "$watchdog_flag"
+        # Until the run is over (stop_watchdog): swift test starts the test binary once for
+        # XCTest and once for Swift Testing, so each process it starts now is ended too.
+        while true; do
+            for pid in $(pgrep -f "$PWD/.build/.*/LatchkeyPackageTests.xctest" || true); do
+                echo "test.sh: WATCHDOG: swift test ran past ${part_limit}s; the threads of process $pid:"
+                if command -v gdb >/dev/null 2>&1; then
+                    gdb -batch -ex 'thread apply all bt' -p "$pid" 2>/dev/null | grep -E '^(Thread |#[0-9])' | head -n 600 || true
+                fi
+                kill -KILL "$pid" 2>/dev/null || true
+            done
+            sleep 1
+        done
+    ) &
+    watchdog_pid=$!
+}
+stop_watchdog() {
+    [ -n "${watchdog_pid:-}" ] || return 0
+    kill "$watchdog_pid" 2>/dev/null || true
+    wait "$watchdog_pid" 2>/dev/null || true
+    watchdog_pid=
+}
+cleanup_steps+=("stop_watchdog")
 swift_test() {
+    start_watchdog
+    local status=0
+    swift_test_unwatched "$@" || status=$?
+    stop_watchdog
+    if [ -f "$watchdog_flag" ]; then
+        echo "test.sh: FAILED: swift test $* was stopped after ${part_limit}s (LATCHKEY_TEST_PART_LIMIT); its threads are above"
+        return 1
+    fi
+    return $status
+}
+swift_test_unwatched() {
     if [ "${keyring:-0}" = 1 ]; then
         # Inside a private D-Bus session with an unlocked keyring, kept in a fresh folder so a
         # keyring left on this machine with another password (or locked) cannot change what the

@@ -220,7 +220,7 @@ public final class TestAuthServer: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONSerialization.data(withJSONObject: json)
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.cancellableData(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
@@ -293,7 +293,7 @@ extension TestAuthServer {
         else { throw TestServerError("no link in the \(type) email to \(address)") }
         let session = URLSession(configuration: .ephemeral, delegate: RedirectRefusal(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
-        let (_, response) = try await session.data(for: URLRequest(url: link))
+        let (_, response) = try await session.cancellableData(for: URLRequest(url: link))
         guard let http = response as? HTTPURLResponse, http.statusCode == 303,
             let location = http.value(forHTTPHeaderField: "Location"), let url = URL(string: location)
         else { throw TestServerError("the \(type) link to \(address) did not redirect") }

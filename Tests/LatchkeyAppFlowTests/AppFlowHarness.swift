@@ -187,7 +187,7 @@ extension TestServer {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(server.anonKey, forHTTPHeaderField: "apikey")
         request.httpBody = try JSONSerialization.data(withJSONObject: ["type": "signup", "token_hash": String(token)])
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (_, response) = try await URLSession.shared.cancellableData(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw AuthFailure(.unknown, code: "verify_failed") }
     }
 

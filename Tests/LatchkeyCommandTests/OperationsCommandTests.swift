@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -23,7 +24,7 @@ struct OperationsCommandTests {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONSerialization.data(withJSONObject: json)
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.cancellableData(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 

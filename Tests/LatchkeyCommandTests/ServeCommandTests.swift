@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -15,7 +16,7 @@ struct ServeCommandTests {
     func get(_ url: String, bearer: String? = nil) async throws -> (Int, String) {
         var request = URLRequest(url: URL(string: url)!)
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.cancellableData(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 

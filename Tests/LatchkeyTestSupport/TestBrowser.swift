@@ -33,7 +33,7 @@ package final class TestBrowser: WebAuthenticator, @unchecked Sendable {
             let host = next.host ?? ""
             let sent = cookies.withLock { jar[host] ?? [:] }
             if !sent.isEmpty { request.setValue(sent.map { "\($0.key)=\($0.value)" }.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
-            let (_, response) = try await session.data(for: request)
+            let (_, response) = try await session.cancellableData(for: request)
             guard let http = response as? HTTPURLResponse else { return next }
             if let setCookie = http.value(forHTTPHeaderField: "Set-Cookie") {
                 let pair = setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)

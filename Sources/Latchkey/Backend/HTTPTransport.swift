@@ -44,6 +44,11 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// The default transport, over `URLSession`.
+///
+/// Cancelling the task that awaits ``send(_:)`` ends the wait at once with
+/// ``BackendError/TransportFailure/cancelled``, on Linux too, where Foundation's own
+/// cancellation of a request in flight can crash or deadlock the process: there the request is
+/// left to finish on its own, within its timeout, and its answer dropped.
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
@@ -62,7 +67,7 @@ public struct URLSessionTransport: HTTPTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await session.cancellableData(for: urlRequest)
         } catch let error as URLError {
             throw BackendError.transport(Self.failure(error.code))
         } catch is CancellationError {

@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 import LatchkeyServer
 import LatchkeyTestSupport
 import LatchkeyTesting
@@ -17,7 +18,7 @@ struct ImportFirebaseCommandTests {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONSerialization.data(withJSONObject: ["email": email, "password": password])
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.cancellableData(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
     }
 
