@@ -37,7 +37,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
+        // X.509 for WebAuthn `packed` attestation with a certificate chain (already in the graph via jwt-kit).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -96,8 +99,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                // RS256 JWT keys.
+                // RS256 JWT keys; RS256 WebAuthn credential keys.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // WebAuthn `packed` attestation: the x5c leaf certificate (WebAuthn/).
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -212,6 +218,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Fault injection into a SQLite store's own database.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // WebAuthn packed attestation certificates made by the tests.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // Run by the SMTP tests with Debian's python3-aiosmtpd, not built.
             exclude: ["Support/smtp_test_server.py", "Support/mail_client.py"],

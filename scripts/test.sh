@@ -69,6 +69,14 @@ else
     note_skip "the Firebase import tests against an independent scrypt (pip install firebase-scrypt==0.1.0)"
 fi
 
+# --- WebAuthn responses made and checked by independent implementations (optional) ----------------
+webauthn_python="${LATCHKEY_WEBAUTHN_PYTHON:-/opt/latchkey-peers/webauthn/bin/python3}"
+if [ -x "$webauthn_python" ] && "$webauthn_python" -c 'import soft_webauthn, webauthn' >/dev/null 2>&1; then
+    echo "test.sh: the WebAuthn core verifies PyPI soft-webauthn's credentials and agrees with py_webauthn (venv $webauthn_python)"
+else
+    note_skip "the WebAuthn peer tests (python3 -m venv /opt/latchkey-peers/webauthn; its pip install soft-webauthn==0.1.4 webauthn==2.7.1)"
+fi
+
 # --- Supabase client interop (optional; runs after swift test) -----------------------------
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
     interop=1
