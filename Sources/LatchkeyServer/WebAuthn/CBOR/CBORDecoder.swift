@@ -62,10 +62,13 @@ package struct CBORDecoder {
         }
     }
 
-    /// A declared length as an `Int`, refused when more than `remaining / unit` bytes would be needed.
-    private func length(_ argument: UInt64, unit: Int) throws(CBORError) -> Int {
-        guard argument <= UInt64(remaining / unit) else { throw .lengthExceedsInput }
-        return Int(argument)
+    /// Reads the declared length of a head with additional information `info`, refused when
+    /// more than the bytes left after the head would be needed (`unit` bytes per element at least).
+    private mutating func length(of info: UInt8, unit: Int) throws(CBORError) -> Int {
+        // Two statements: `remaining` must be read after the argument's bytes are consumed.
+        let declared = try argument(info)
+        guard declared <= UInt64(remaining / unit) else { throw .lengthExceedsInput }
+        return Int(declared)
     }
 
     private mutating func item(depth: Int) throws(CBORError) -> CBORValue {
@@ -78,11 +81,11 @@ package struct CBORDecoder {
         case 1:
             return .negative(try argument(info))
         case 2:
-            let count = try length(try argument(info), unit: 1)
+            let count = try length(of: info, unit: 1)
             defer { position += count }
             return .bytes(Array(bytes[position..<position + count]))
         case 3:
-            let count = try length(try argument(info), unit: 1)
+            let count = try length(of: info, unit: 1)
             let slice = bytes[position..<position + count]
             // String(validating:) needs macOS 15: decode with repair, then refuse any repair.
             let text = String(decoding: slice, as: UTF8.self)
@@ -90,14 +93,14 @@ package struct CBORDecoder {
             position += count
             return .text(text)
         case 4:
-            let count = try length(try argument(info), unit: 1)
+            let count = try length(of: info, unit: 1)
             guard depth < maximumDepth else { throw .nestingTooDeep }
             var elements: [CBORValue] = []
             elements.reserveCapacity(count)
             for _ in 0..<count { elements.append(try item(depth: depth + 1)) }
             return .array(elements)
         case 5:
-            let count = try length(try argument(info), unit: 2)
+            let count = try length(of: info, unit: 2)
             guard depth < maximumDepth else { throw .nestingTooDeep }
             var entries: [CBORMapEntry] = []
             entries.reserveCapacity(count)

@@ -82,6 +82,10 @@ struct CBORDecoderTests {
         ("41", .lengthExceedsInput), ("61", .lengthExceedsInput), ("5affffffff00", .lengthExceedsInput),
         ("5bffffffffffffffff010203", .lengthExceedsInput), ("7affffffff00", .lengthExceedsInput),
         ("7b7fffffffffffffff010203", .lengthExceedsInput),
+        // A length read from the head's own bytes is checked against what follows them (found by
+        // the fuzz test: the head's bytes were once counted as the string's).
+        ("5801", .lengthExceedsInput), ("5b000000000000000801", .lengthExceedsInput), ("7801", .lengthExceedsInput),
+        ("9801", .lengthExceedsInput), ("b801", .lengthExceedsInput), ("5a0000000400", .lengthExceedsInput),
         // Definite-length maps and arrays not closed with enough items.
         // (Counts are checked against the bytes left first: each item takes one byte at least.)
         ("81", .lengthExceedsInput), ("818181818181818181", .lengthExceedsInput), ("8200", .lengthExceedsInput),
