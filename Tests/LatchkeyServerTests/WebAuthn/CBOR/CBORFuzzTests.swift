@@ -27,8 +27,9 @@ struct CBORFuzzTests {
     func randomBytes() {
         var generator = SeededGenerator(state: 0x5EED_CB0F)
         let deadline = ContinuousClock.now + Self.timeBudget
-        var decoded = 0
+        var decoded = 0, iterations = 0
         for iteration in 0..<4000 where ContinuousClock.now < deadline {
+            iterations += 1
             let count = Int.random(in: 0...(iteration % 10 == 0 ? 512 : 48), using: &generator)
             let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
             do {
@@ -40,7 +41,8 @@ struct CBORFuzzTests {
             }
             _ = try? CBORDecoder.decodePrefix(bytes)
         }
-        #expect(decoded >= 0)
+        #expect(iterations >= 100, "the time budget ran out after \(iterations) inputs")
+        #expect(decoded > 0)
     }
 
     @Test("structured random items: heads with random arguments and nesting, never a trap")
@@ -80,8 +82,9 @@ struct CBORFuzzTests {
             #expect(throws: Never.self) { try relyingParty.verifyRegistration(seed, challenge: challenge, requireUserVerification: false) }
         }
         let deadline = ContinuousClock.now + Self.timeBudget
-        var refused = 0
+        var refused = 0, iterations = 0
         for iteration in 0..<3000 where ContinuousClock.now < deadline {
+            iterations += 1
             var response = seeds[iteration % seeds.count]
             var bytes = response.attestationObject
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
@@ -103,6 +106,7 @@ struct CBORFuzzTests {
             }
             _ = try? CBORDecoder.decode(bytes)
         }
+        #expect(iterations >= 100, "the time budget ran out after \(iterations) inputs")
         #expect(refused > 0)
     }
 
@@ -125,5 +129,40 @@ struct CBORFuzzTests {
             }
             _ = try? AuthenticatorData(bytes)
         }
+    }
+
+    @Test("mutated assertions are refused with a WebAuthnError, never a trap")
+    func mutatedAssertions() {
+        var generator = SeededGenerator(state: 0xA55E_0000)
+        let challenge = Array("fuzz-assertion-challenge".utf8)
+        let relyingParty = RelyingParty(id: SoftwareAuthenticator.rpID, origins: [SoftwareAuthenticator.origin])
+        var authenticator = SoftwareAuthenticator(.es256)
+        let seed = authenticator.assert(challenge: challenge)
+        let credential = authenticator.stored()
+        let deadline = ContinuousClock.now + Self.timeBudget
+        var accepted = 0
+        for _ in 0..<2000 where ContinuousClock.now < deadline {
+            var response = seed
+            switch Int.random(in: 0...2, using: &generator) {
+            case 0: response.authenticatorData = Self.mutate(response.authenticatorData, using: &generator)
+            case 1: response.signature = Self.mutate(response.signature, using: &generator)
+            default: response.clientDataJSON = Self.mutate(response.clientDataJSON, using: &generator)
+            }
+            let outcome = try? relyingParty.verifyAssertion(response, challenge: challenge, credential: credential, requireUserVerification: false)
+            if outcome != nil { accepted += 1 }
+        }
+        // Every mutation changes signed bytes or the signature.
+        #expect(accepted == 0)
+    }
+
+    static func mutate(_ bytes: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
+        var bytes = bytes
+        let index = Int.random(in: 0..<bytes.count, using: &generator)
+        switch Int.random(in: 0...2, using: &generator) {
+        case 0: bytes[index] ^= 1 << UInt8.random(in: 0...7, using: &generator)
+        case 1: bytes.removeSubrange(index...)
+        default: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: index)
+        }
+        return bytes
     }
 }
