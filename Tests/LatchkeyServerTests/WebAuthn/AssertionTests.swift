@@ -32,12 +32,18 @@ struct AssertionTests {
         }
         #expect(result.signCount == 5 && stored == 5)
         let lower = try verify(authenticator.assert(challenge: Self.challenge, signCount: 2), credential: authenticator.stored(signCount: 9))
-        #expect(lower == .signCountRegressed(VerifiedAssertion(signCount: 2, backedUp: false, userVerified: false, userHandle: authenticator.userHandle), stored: 9))
+        #expect(
+            lower
+                == .signCountRegressed(
+                    VerifiedAssertion(signCount: 2, backedUp: false, userVerified: false, userHandle: authenticator.userHandle), stored: 9))
         let none = try verify(authenticator.assert(challenge: Self.challenge, signCount: 0), credential: authenticator.stored(signCount: 0))
         #expect(none == .verified(VerifiedAssertion(signCount: 0, backedUp: false, userVerified: false, userHandle: authenticator.userHandle)))
         // A counter that drops to 0 after counting is a regression too.
         let dropped = try verify(authenticator.assert(challenge: Self.challenge, signCount: 0), credential: authenticator.stored(signCount: 4))
-        #expect(dropped == .signCountRegressed(VerifiedAssertion(signCount: 0, backedUp: false, userVerified: false, userHandle: authenticator.userHandle), stored: 4))
+        #expect(
+            dropped
+                == .signCountRegressed(
+                    VerifiedAssertion(signCount: 0, backedUp: false, userVerified: false, userHandle: authenticator.userHandle), stored: 4))
     }
 
     @Test("BS may change between assertions, BE may not, BS never without BE")
@@ -64,7 +70,9 @@ struct AssertionTests {
         #expect(throws: WebAuthnError.originNotAllowed) {
             try verify(authenticator.assert(challenge: Self.challenge, origin: "https://example.com.evil"), credential: stored)
         }
-        #expect(throws: WebAuthnError.rpIDHashMismatch) { try verify(authenticator.assert(challenge: Self.challenge, rpID: "evil.com"), credential: stored) }
+        #expect(throws: WebAuthnError.rpIDHashMismatch) {
+            try verify(authenticator.assert(challenge: Self.challenge, rpID: "evil.com"), credential: stored)
+        }
         #expect(throws: WebAuthnError.wrongCeremonyType("webauthn.create")) {
             try verify(authenticator.assert(challenge: Self.challenge, type: "webauthn.create"), credential: stored)
         }

@@ -38,7 +38,8 @@ struct COSEKeyTests {
     @Test("keys that do not fit their algorithm, curve or size are refused")
     func refused() {
         let p256 = P256.Signing.PrivateKey().publicKey.x963Representation
-        let x = CBORValue.bytes(Array(p256[1..<33])), y = CBORValue.bytes(Array(p256[33..<65]))
+        let x = CBORValue.bytes(Array(p256[1..<33]))
+        let y = CBORValue.bytes(Array(p256[33..<65]))
         let cases: [CBORValue] = [
             .array([]),
             .pairs([(.int(1), .int(2)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)]),  // no alg
@@ -47,10 +48,14 @@ struct COSEKeyTests {
             .pairs([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(2)), (.int(-2), x), (.int(-3), y)]),  // P-384 crv
             .pairs([(.int(1), .int(1)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)]),  // kty OKP
             .pairs([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x)]),  // no y
-            .pairs([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), .bytes([UInt8](repeating: 7, count: 32)))]),  // off the curve
+            .pairs([
+                (.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), .bytes([UInt8](repeating: 7, count: 32))),
+            ]),  // off the curve
             .pairs([(.int(1), .int(1)), (.int(3), .int(-8)), (.int(-1), .int(4)), (.int(-2), x)]),  // X25519 crv
             .pairs([(.int(1), .int(1)), (.int(3), .int(-8)), (.int(-1), .int(6)), (.int(-2), .bytes([1, 2, 3]))]),
-            .pairs([(.int(1), .int(3)), (.int(3), .int(-257)), (.int(-1), .bytes([UInt8](repeating: 0xc1, count: 128))), (.int(-2), .bytes([1, 0, 1]))]),  // RSA-1024
+            .pairs([
+                (.int(1), .int(3)), (.int(3), .int(-257)), (.int(-1), .bytes([UInt8](repeating: 0xc1, count: 128))), (.int(-2), .bytes([1, 0, 1])),
+            ]),  // RSA-1024
             .pairs([(.int(1), .int(3)), (.int(3), .int(-257)), (.int(-2), .bytes([1, 0, 1]))]),
         ]
         for value in cases {

@@ -21,7 +21,8 @@ struct RegistrationTests {
     func accepted(algorithm: COSEAlgorithm) throws {
         let authenticator = SoftwareAuthenticator(algorithm)
         for (attestation, type) in [(SoftwareAuthenticator.Attestation.none, AttestationType.none), (.packedSelf, .selfAttestation)] {
-            let result = try verify(authenticator.register(challenge: Self.challenge, attestation: attestation, transports: ["internal", "hybrid", "internal"]))
+            let result = try verify(
+                authenticator.register(challenge: Self.challenge, attestation: attestation, transports: ["internal", "hybrid", "internal"]))
             #expect(result.credentialID == authenticator.credentialID)
             #expect(result.publicKey == authenticator.coseKeyBytes)
             #expect(result.algorithm == algorithm)
@@ -61,8 +62,12 @@ struct RegistrationTests {
     func clientData() throws {
         let authenticator = SoftwareAuthenticator()
         #expect(throws: WebAuthnError.challengeMismatch) { try verify(authenticator.register(challenge: Array("other".utf8))) }
-        #expect(throws: WebAuthnError.originNotAllowed) { try verify(authenticator.register(challenge: Self.challenge, origin: "https://evil.example")) }
-        #expect(throws: WebAuthnError.originNotAllowed) { try verify(authenticator.register(challenge: Self.challenge, origin: "http://example.com")) }
+        #expect(throws: WebAuthnError.originNotAllowed) {
+            try verify(authenticator.register(challenge: Self.challenge, origin: "https://evil.example"))
+        }
+        #expect(throws: WebAuthnError.originNotAllowed) {
+            try verify(authenticator.register(challenge: Self.challenge, origin: "http://example.com"))
+        }
         #expect(throws: WebAuthnError.rpIDHashMismatch) { try verify(authenticator.register(challenge: Self.challenge, rpID: "evil.example")) }
 
         var response = authenticator.register(challenge: Self.challenge)
@@ -82,7 +87,8 @@ struct RegistrationTests {
         // Cross-origin: refused unless the relying party names the top origin.
         let encoded = Base64URL.encode(Self.challenge)
         response.clientDataJSON = Array(
-            #"{"type":"webauthn.create","challenge":"\#(encoded)","origin":"https://example.com","crossOrigin":true,"topOrigin":"https://shop.example"}"#.utf8)
+            #"{"type":"webauthn.create","challenge":"\#(encoded)","origin":"https://example.com","crossOrigin":true,"topOrigin":"https://shop.example"}"#
+                .utf8)
         #expect(throws: WebAuthnError.topOriginNotAllowed) { try verify(response) }
         var allowing = Self.relyingParty
         allowing.topOrigins = ["https://shop.example"]
@@ -118,7 +124,9 @@ struct RegistrationTests {
             response.attestationObject += [0]
             return try verify(response)
         }
-        #expect(throws: WebAuthnError.malformedAttestationObject(nil)) { try verify(with([(.text("fmt"), .text("none")), (.text("authData"), authData)])) }
+        #expect(throws: WebAuthnError.malformedAttestationObject(nil)) {
+            try verify(with([(.text("fmt"), .text("none")), (.text("authData"), authData)]))
+        }
         #expect(throws: WebAuthnError.unsupportedAttestationFormat("tpm")) {
             try verify(with([(.text("fmt"), .text("tpm")), (.text("attStmt"), statement), (.text("authData"), authData)]))
         }
@@ -150,7 +158,8 @@ struct RegistrationTests {
         let authenticator = SoftwareAuthenticator()
         let attestationKey = P256.Signing.PrivateKey()
         let certificate = try SoftwareAuthenticator.attestationCertificate(key: attestationKey, aaguid: authenticator.aaguid)
-        let result = try verify(authenticator.register(challenge: Self.challenge, attestation: .packedX5C(certificate: certificate, key: attestationKey)))
+        let result = try verify(
+            authenticator.register(challenge: Self.challenge, attestation: .packedX5C(certificate: certificate, key: attestationKey)))
         #expect(result.attestationType == .basic)
         let noAAGUID = try SoftwareAuthenticator.attestationCertificate(key: attestationKey, aaguid: nil)
         #expect(throws: Never.self) {
@@ -158,7 +167,8 @@ struct RegistrationTests {
         }
 
         #expect(throws: WebAuthnError.invalidAttestationSignature) {
-            try verify(authenticator.register(challenge: Self.challenge, attestation: .packedX5C(certificate: certificate, key: P256.Signing.PrivateKey())))
+            try verify(
+                authenticator.register(challenge: Self.challenge, attestation: .packedX5C(certificate: certificate, key: P256.Signing.PrivateKey())))
         }
         let wrongOU = try SoftwareAuthenticator.attestationCertificate(key: attestationKey, organizationalUnit: "Sales", aaguid: nil)
         #expect(throws: WebAuthnError.invalidAttestationCertificate("subject OU is not Authenticator Attestation")) {

@@ -159,7 +159,8 @@ struct SoftwareAuthenticator {
         try extensions.append(
             Certificate.Extension(isCA ? .isCertificateAuthority(maxPathLength: nil) : .notCertificateAuthority, critical: true))
         if let aaguid {
-            try extensions.append(Certificate.Extension(oid: AttestationStatement.aaguidExtension, critical: false, value: [0x04, 0x10] + aaguid[...]))
+            try extensions.append(
+                Certificate.Extension(oid: AttestationStatement.aaguidExtension, critical: false, value: [0x04, 0x10] + aaguid[...]))
         }
         let now = Date()
         let certificate = try Certificate(

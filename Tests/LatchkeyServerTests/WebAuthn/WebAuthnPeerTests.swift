@@ -138,30 +138,64 @@ struct WebAuthnPeerTests {
         let assertion = try Self.assertionResponse(made.assertions[0], credentialID: credentialID)
 
         cases.append(Self.registrationCase("soft: registration", accepted: true, registration, credentialID: credentialID, challenge: challenge))
-        cases.append(Self.registrationCase("soft: registration, other origin expected", accepted: false, registration, credentialID: credentialID, challenge: challenge, origin: "https://evil.example"))
-        cases.append(Self.registrationCase("soft: registration, other RP ID", accepted: false, registration, credentialID: credentialID, challenge: challenge, rpID: "example.org", origin: Self.origin))
-        cases.append(Self.registrationCase("soft: registration, other challenge", accepted: false, registration, credentialID: credentialID, challenge: Self.randomChallenge()))
-        cases.append(Self.registrationCase("soft: registration, UP cleared", accepted: false, try Self.withFlags(registration, 0x40), credentialID: credentialID, challenge: challenge))
-        cases.append(Self.registrationCase("soft: registration, UV required", accepted: false, registration, credentialID: credentialID, challenge: challenge, uv: true))
+        cases.append(
+            Self.registrationCase(
+                "soft: registration, other origin expected", accepted: false, registration, credentialID: credentialID, challenge: challenge,
+                origin: "https://evil.example"))
+        cases.append(
+            Self.registrationCase(
+                "soft: registration, other RP ID", accepted: false, registration, credentialID: credentialID, challenge: challenge,
+                rpID: "example.org", origin: Self.origin))
+        cases.append(
+            Self.registrationCase(
+                "soft: registration, other challenge", accepted: false, registration, credentialID: credentialID, challenge: Self.randomChallenge()))
+        cases.append(
+            Self.registrationCase(
+                "soft: registration, UP cleared", accepted: false, try Self.withFlags(registration, 0x40), credentialID: credentialID,
+                challenge: challenge))
+        cases.append(
+            Self.registrationCase(
+                "soft: registration, UV required", accepted: false, registration, credentialID: credentialID, challenge: challenge, uv: true))
         var wrongType = registration
         wrongType.clientDataJSON = Self.replacing(registration.clientDataJSON, "webauthn.create", "webauthn.get")
-        cases.append(Self.registrationCase("soft: registration, type webauthn.get", accepted: false, wrongType, credentialID: credentialID, challenge: challenge))
+        cases.append(
+            Self.registrationCase(
+                "soft: registration, type webauthn.get", accepted: false, wrongType, credentialID: credentialID, challenge: challenge))
 
         cases.append(Self.assertionCase("soft: assertion", accepted: true, assertion, publicKey: publicKey, challenge: assertionChallenges[0]))
-        cases.append(Self.assertionCase("soft: assertion replayed for another challenge", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[1]))
-        cases.append(Self.assertionCase("soft: assertion, other origin expected", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[0], origin: "https://login.example.org"))
-        cases.append(Self.assertionCase("soft: assertion, other RP ID", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[0], rpID: "example.com"))
-        cases.append(Self.assertionCase("soft: assertion, counter regressed", accepted: false, assertion, publicKey: publicKey, signCount: 5, challenge: assertionChallenges[0]))
-        cases.append(Self.assertionCase("soft: assertion, UV required", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[0], uv: true))
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion replayed for another challenge", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[1])
+        )
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion, other origin expected", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[0],
+                origin: "https://login.example.org"))
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion, other RP ID", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[0],
+                rpID: "example.com"))
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion, counter regressed", accepted: false, assertion, publicKey: publicKey, signCount: 5,
+                challenge: assertionChallenges[0]))
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion, UV required", accepted: false, assertion, publicKey: publicKey, challenge: assertionChallenges[0], uv: true))
         var flipped = assertion
         flipped.signature[flipped.signature.count - 1] ^= 0x01
-        cases.append(Self.assertionCase("soft: assertion, signature byte flipped", accepted: false, flipped, publicKey: publicKey, challenge: assertionChallenges[0]))
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion, signature byte flipped", accepted: false, flipped, publicKey: publicKey, challenge: assertionChallenges[0]))
         var upCleared = assertion
         upCleared.authenticatorData[32] &= ~0x01
-        cases.append(Self.assertionCase("soft: assertion, UP cleared", accepted: false, upCleared, publicKey: publicKey, challenge: assertionChallenges[0]))
+        cases.append(
+            Self.assertionCase("soft: assertion, UP cleared", accepted: false, upCleared, publicKey: publicKey, challenge: assertionChallenges[0]))
         var getAsCreate = assertion
         getAsCreate.clientDataJSON = Self.replacing(assertion.clientDataJSON, "webauthn.get", "webauthn.create")
-        cases.append(Self.assertionCase("soft: assertion, type webauthn.create", accepted: false, getAsCreate, publicKey: publicKey, challenge: assertionChallenges[0]))
+        cases.append(
+            Self.assertionCase(
+                "soft: assertion, type webauthn.create", accepted: false, getAsCreate, publicKey: publicKey, challenge: assertionChallenges[0]))
 
         // The hand-made authenticator's bytes, for algorithms, attestation and flags soft-webauthn lacks.
         for algorithm in COSEAlgorithm.allCases {
@@ -170,21 +204,32 @@ struct WebAuthnPeerTests {
             let made = authenticator.register(
                 challenge: challenge, flags: 0x45, attestation: .packedSelf, extensions: .pairs([(.text("credProtect"), .unsigned(2))]),
                 origin: Self.origin, rpID: Self.rpID)
-            cases.append(Self.registrationCase("\(name): packed self, UV, extensions", accepted: true, made, credentialID: authenticator.credentialID, challenge: challenge, uv: true))
+            cases.append(
+                Self.registrationCase(
+                    "\(name): packed self, UV, extensions", accepted: true, made, credentialID: authenticator.credentialID, challenge: challenge,
+                    uv: true))
             let unverified = authenticator.register(challenge: challenge, attestation: .packedSelf, origin: Self.origin, rpID: Self.rpID)
-            cases.append(Self.registrationCase("\(name): packed self, UV required", accepted: false, unverified, credentialID: authenticator.credentialID, challenge: challenge, uv: true))
+            cases.append(
+                Self.registrationCase(
+                    "\(name): packed self, UV required", accepted: false, unverified, credentialID: authenticator.credentialID, challenge: challenge,
+                    uv: true))
             let key = authenticator.coseKeyBytes
             let good = authenticator.assert(challenge: challenge, origin: Self.origin, rpID: Self.rpID)
             cases.append(Self.assertionCase("\(name): assertion", accepted: true, good, publicKey: key, challenge: challenge))
             let absent = authenticator.assert(challenge: challenge, flags: 0x00, origin: Self.origin, rpID: Self.rpID)
             cases.append(Self.assertionCase("\(name): assertion signed without UP", accepted: false, absent, publicKey: key, challenge: challenge))
             let otherRP = authenticator.assert(challenge: challenge, origin: Self.origin, rpID: "example.net")
-            cases.append(Self.assertionCase("\(name): assertion signed for another RP ID", accepted: false, otherRP, publicKey: key, challenge: challenge))
+            cases.append(
+                Self.assertionCase("\(name): assertion signed for another RP ID", accepted: false, otherRP, publicKey: key, challenge: challenge))
             var flippedSignature = authenticator.assert(challenge: challenge, origin: Self.origin, rpID: Self.rpID)
             flippedSignature.signature[flippedSignature.signature.count / 2] ^= 0x80
-            cases.append(Self.assertionCase("\(name): assertion, signature byte flipped", accepted: false, flippedSignature, publicKey: key, challenge: challenge))
+            cases.append(
+                Self.assertionCase(
+                    "\(name): assertion, signature byte flipped", accepted: false, flippedSignature, publicKey: key, challenge: challenge))
             let stale = authenticator.assert(challenge: challenge, signCount: 3, origin: Self.origin, rpID: Self.rpID)
-            cases.append(Self.assertionCase("\(name): assertion, counter regressed", accepted: false, stale, publicKey: key, signCount: 3, challenge: challenge))
+            cases.append(
+                Self.assertionCase(
+                    "\(name): assertion, counter regressed", accepted: false, stale, publicKey: key, signCount: 3, challenge: challenge))
         }
 
         let verdicts = try await WebAuthnPeer.verify(cases.map(\.check))

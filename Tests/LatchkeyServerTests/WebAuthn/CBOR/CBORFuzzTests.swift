@@ -27,7 +27,8 @@ struct CBORFuzzTests {
     func randomBytes() {
         var generator = SeededGenerator(state: 0x5EED_CB0F)
         let deadline = ContinuousClock.now + Self.timeBudget
-        var decoded = 0, iterations = 0
+        var decoded = 0
+        var iterations = 0
         for iteration in 0..<4000 where ContinuousClock.now < deadline {
             iterations += 1
             let count = Int.random(in: 0...(iteration % 10 == 0 ? 512 : 48), using: &generator)
@@ -82,7 +83,8 @@ struct CBORFuzzTests {
             #expect(throws: Never.self) { try relyingParty.verifyRegistration(seed, challenge: challenge, requireUserVerification: false) }
         }
         let deadline = ContinuousClock.now + Self.timeBudget
-        var refused = 0, iterations = 0
+        var refused = 0
+        var iterations = 0
         for iteration in 0..<3000 where ContinuousClock.now < deadline {
             iterations += 1
             var response = seeds[iteration % seeds.count]
