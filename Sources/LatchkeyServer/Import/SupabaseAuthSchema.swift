@@ -107,9 +107,9 @@ package struct SupabaseAuthSchema: Sendable {
 
     private func has(_ table: String) -> Bool { columns.contains(table + ".id") || columns.contains(table + ".session_id") }
 
-    private func run(_ sql: String, _ configure: (inout PostgresBindings) throws -> Void) async throws -> PostgresRowSequence {
+    private func run(_ sql: String, _ configure: (inout PostgresBindings) -> Void) async throws -> PostgresRowSequence {
         var binds = PostgresBindings()
-        try configure(&binds)
+        configure(&binds)
         return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
     }
 
@@ -123,8 +123,8 @@ package struct SupabaseAuthSchema: Sendable {
             FROM \(table("users")) t WHERE ($1::uuid IS NULL OR t.id > $1::uuid) ORDER BY t.id LIMIT $2
             """
         let rows = try await run(sql) { binds in
-            if let after { try binds.append(after) } else { binds.appendNull() }
-            try binds.append(limit)
+            if let after { binds.append(after) } else { binds.appendNull() }
+            binds.append(limit)
         }
         var users: [SupabaseUserRow] = []
         for try await row in rows {
@@ -149,7 +149,7 @@ package struct SupabaseAuthSchema: Sendable {
               \(column("identities", ["updated_at"], "timestamptz"))
             FROM \(table("identities")) t WHERE t.user_id = ANY($1) ORDER BY t.user_id, t.created_at NULLS FIRST, t.\(Self.quoted(subject))
             """
-        let rows = try await run(sql) { try $0.append(userIDs) }
+        let rows = try await run(sql) { $0.append(userIDs) }
         var identities: [SupabaseIdentityRow] = []
         for try await (userID, provider, providerID, data, lastSignInAt, createdAt, updatedAt) in rows.decode(
             (UUID, String, String, String?, Date?, Date?, Date?).self)
@@ -169,7 +169,7 @@ package struct SupabaseAuthSchema: Sendable {
               t.created_at::timestamptz, t.updated_at::timestamptz
             FROM \(table("mfa_factors")) t WHERE t.user_id = ANY($1) ORDER BY t.user_id, t.created_at, t.id
             """
-        let rows = try await run(sql) { try $0.append(userIDs) }
+        let rows = try await run(sql) { $0.append(userIDs) }
         var factors: [SupabaseFactorRow] = []
         for try await (id, userID, name, type, status, secret, createdAt, updatedAt) in rows.decode(
             (UUID, UUID, String?, String, String, String?, Date, Date).self)
@@ -197,7 +197,7 @@ package struct SupabaseAuthSchema: Sendable {
               \(column("sessions", ["aal"], "text")), \(column("sessions", ["factor_id"], "uuid")), \(signs), \(liveToken)
             FROM \(table("sessions")) t WHERE t.user_id = ANY($1) ORDER BY t.user_id, t.created_at, t.id
             """
-        let rows = try await run(sql) { try $0.append(userIDs) }
+        let rows = try await run(sql) { $0.append(userIDs) }
         var sessions: [SupabaseSessionRow] = []
         for try await (id, userID, createdAt, updatedAt, refreshedAt, notAfter, aal, factorID, signsTokens, token) in rows.decode(
             (UUID, UUID, Date, Date?, Date?, Date?, String?, UUID?, Bool, String?).self)
@@ -213,7 +213,7 @@ package struct SupabaseAuthSchema: Sendable {
             SELECT t.session_id, t.authentication_method::text, t.updated_at::timestamptz
             FROM \(table("mfa_amr_claims")) t WHERE t.session_id = ANY($1) ORDER BY t.created_at, t.authentication_method
             """
-        ) { try $0.append(sessions.map(\.id)) }
+        ) { $0.append(sessions.map(\.id)) }
         var methods: [UUID: [AuthenticationMethodReference]] = [:]
         for try await (sessionID, method, at) in claims.decode((UUID, String, Date).self) {
             methods[sessionID, default: []].append(AuthenticationMethodReference(method: method, timestamp: Int(at.timeIntervalSince1970)))

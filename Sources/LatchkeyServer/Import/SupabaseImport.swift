@@ -16,6 +16,7 @@ package struct SupabaseImport: Sendable {
     ///     factors' secrets as the server will open them.
     ///   - sessions: whether live sessions and their refresh tokens come along.
     package init(store: any AuthStore, configuration: ServerConfiguration, sessions: Bool, now: @escaping @Sendable () -> Date = { Date() }) throws {
+        if configuration.jwtSecret == nil { try ServerSecrets.prepareDataDirectory(configuration.dataDirectory) }
         let secret = try ServerSecrets.jwtSecret(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         self.store = store
         self.factorSecrets = FactorSecretBox(jwtSecret: secret)
@@ -78,8 +79,8 @@ package struct SupabaseImport: Sendable {
         guard sessions else { return }
         for row in rows.sessions {
             do {
-                guard let (session, token) = try SupabaseAccountMapping.session(row, factorIDs: factorIDs, now: now) else { continue }
-                try await carryOver(session, refreshToken: token, now: now)
+                guard let live = try SupabaseAccountMapping.session(row, factorIDs: factorIDs, now: now) else { continue }
+                try await carryOver(live.session, refreshToken: live.refreshToken, now: now)
                 report.sessions += 1
             } catch {
                 try report.leaveOut(position: position, uid: uid, what: "session \(row.id.lowercasedString)", error)
