@@ -60,7 +60,8 @@ extension AuthAccount {
             if await !manager.hasUnsavedSession { await Self.removeLeftover(from: source, keys: keys, logger: logger) }
             return nil
         }
-        guard let (key, data) = try await Self.readSupabaseItem(from: source, keys: keys) else { return nil }
+        guard let found = try await Self.readSupabaseItem(from: source, keys: keys) else { return nil }
+        let (key, data) = found
         if case .signedOut(.storageFailure(let error)) = state {
             // Latchkey's own store cannot be read: it may hold a session not to be replaced.
             throw AuthFailure(.storage(error))

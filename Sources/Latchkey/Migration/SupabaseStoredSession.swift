@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyWire
 
 /// The session supabase-swift stored on the device, read from the bytes of its storage item:
 /// what ``AuthAccount/importSupabaseSession(from:storageKey:)`` hands to
