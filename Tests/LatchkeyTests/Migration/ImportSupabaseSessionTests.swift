@@ -42,7 +42,8 @@ struct ImportSupabaseSessionTests {
             // The next launch is signed in from Latchkey's store; nothing left to import.
             let relaunched = app.launch()
             #expect(await relaunched.restore().session?.user.id == old.user.id)
-            #expect(try await relaunched.account.importSupabaseSession(from: source, storageKey: Self.key) == nil)
+            let imported = try await relaunched.account.importSupabaseSession(from: source, storageKey: Self.key)
+            #expect(imported == nil)
         }
     }
 
@@ -110,7 +111,8 @@ struct ImportSupabaseSessionTests {
             let source = MemorySupabaseSource()
             let app = E2EApp(server: server)
             let manager = app.launch()
-            #expect(try await manager.account.importSupabaseSession(from: source, storageKey: Self.key) == nil)
+            let imported = try await manager.account.importSupabaseSession(from: source, storageKey: Self.key)
+            #expect(imported == nil)
             #expect(app.transport.total == 0)
             #expect(await source.reads == 2)
             #expect(await source.removals == 0)
@@ -164,7 +166,8 @@ struct ImportSupabaseSessionTests {
             await source.setRemoveError(nil)
             let refreshesBefore = try await server.refreshCount()
             let relaunched = app.launch()
-            #expect(try await relaunched.account.importSupabaseSession(from: source, storageKey: Self.key) == nil, "not imported twice")
+            let imported = try await relaunched.account.importSupabaseSession(from: source, storageKey: Self.key)
+            #expect(imported == nil, "not imported twice")
             #expect(await relaunched.currentSession?.user.id == old.user.id, "restored from Latchkey's store")
             #expect(try await server.refreshCount() == refreshesBefore, "the old refresh token is not spent again")
             #expect(await source.items.isEmpty, "the leftover is removed")
@@ -188,7 +191,8 @@ struct ImportSupabaseSessionTests {
             await store.setSaveError(nil)
             await manager.protectedDataDidBecomeAvailable()
             #expect(await !manager.hasUnsavedSession)
-            #expect(try await manager.account.importSupabaseSession(from: source, storageKey: Self.key) == nil)
+            let imported = try await manager.account.importSupabaseSession(from: source, storageKey: Self.key)
+            #expect(imported == nil)
             #expect(await source.items.isEmpty, "removed once the new session is stored")
         }
     }

@@ -133,7 +133,8 @@ struct SupabaseStoredSessionTests {
     @Test("keychain answers: a missing item reads as nil and removes as done; a locked device is StorageError.locked")
     func keychainAnswers() throws {
         #expect(try SupabaseKeychainQuery.readResult(.data(Data([1]))) == Data([1]))
-        #expect(try SupabaseKeychainQuery.readResult(.itemNotFound) == nil)
+        let missing = try SupabaseKeychainQuery.readResult(.itemNotFound)
+        #expect(missing == nil)
         #expect(throws: StorageError.locked) { try SupabaseKeychainQuery.readResult(.interactionNotAllowed) }
         #expect(throws: StorageError.corrupted(reason: "keychain item cannot be decoded")) { try SupabaseKeychainQuery.readResult(.undecodable) }
         #expect(throws: StorageError.status(-50, operation: "SecItemCopyMatching")) { try SupabaseKeychainQuery.readResult(.failure(status: -50)) }
