@@ -20,6 +20,9 @@ import Security
 /// that access group — the same team and the same `keychain-access-groups` entitlement — to
 /// see the item at all.
 ///
+/// - supabase-swift's main branch (the coming v3, unreleased when this was written) defaults the
+///   service to the app's bundle identifier instead: pass `service: Bundle.main.bundleIdentifier`
+///   for a session it wrote.
 /// - `usesDataProtectionKeychain` (macOS only): `true` for a session supabase-swift v2.14.1 to
 ///   v2.20.2 wrote (they set `kSecUseDataProtectionKeychain`), or a later one configured to.
 ///
@@ -47,7 +50,7 @@ public struct SupabaseKeychainSessionSource: SupabaseSessionSource {
     }
 
     public func read(key: String) async throws -> Data? {
-        let query = query(key)
+        let query = item(key)
         return try await Self.onQueue { () throws(StorageError) -> Data? in
             var dictionary = Self.dictionary(query)
             dictionary[kSecReturnData as String] = true
@@ -62,14 +65,14 @@ public struct SupabaseKeychainSessionSource: SupabaseSessionSource {
     }
 
     public func remove(key: String) async throws {
-        let query = query(key)
+        let query = item(key)
         try await Self.onQueue { () throws(StorageError) in
             let status = SecItemDelete(Self.dictionary(query) as CFDictionary)
             try SupabaseKeychainQuery.removeResult(SecItemKeychain.outcome(status))
         }
     }
 
-    private func query(_ key: String) -> SupabaseKeychainQuery {
+    private func item(_ key: String) -> SupabaseKeychainQuery {
         SupabaseKeychainQuery(
             service: service, account: key, accessGroup: accessGroup, usesDataProtectionKeychain: usesDataProtectionKeychain)
     }
