@@ -2,16 +2,15 @@ import Foundation
 
 /// Python modules written by others that tests run as peers (`firebase_scrypt`, `bcrypt`).
 package enum PythonPeer {
-    /// Whether `python3` can import `module` (asked once per peer, when the tests are planned).
+    /// Whether `python3` can import `module` (asked once per peer, when the tests are planned,
+    /// through ``ChildProcess``: Foundation's `Process.run()` crashes now and then on Linux).
     package static func canImport(_ module: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import \(module)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard
+            let child = try? ChildProcess(
+                executable: "/usr/bin/env", arguments: ["python3", "-c", "import \(module)"],
+                environment: ProcessInfo.processInfo.environment)
+        else { return false }
+        return child.terminationStatus == 0
     }
 
     /// Runs `script` with `argument` as its one argument and decodes what it prints as JSON.
