@@ -166,6 +166,8 @@ let package = Package(
                 "Latchkey", "LatchkeyServer", "LatchkeyTesting", .product(name: "Logging", package: "swift-log"),
                 // TCPProxy: a relay tests can cut, or hold to keep a call in flight.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                // SupabaseAuthFixture: a GoTrue-shaped auth schema on the tests' PostgreSQL.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/LatchkeyTestSupport",
             swiftSettings: testSwiftSettings

@@ -69,6 +69,13 @@ else
     note_skip "the Firebase import tests against an independent scrypt (pip install firebase-scrypt==0.1.0)"
 fi
 
+# --- Supabase import from a GoTrue-shaped database, bcrypt hashes made by PyPI's bcrypt (optional) --
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import bcrypt' >/dev/null 2>&1; then
+    echo "test.sh: imported Supabase users sign in with passwords hashed by PyPI's bcrypt (needs the PostgreSQL cluster)"
+else
+    note_skip "the Supabase import tests with independent bcrypt hashes (pip install bcrypt==5.0.0)"
+fi
+
 # --- WebAuthn responses made and checked by independent implementations (optional) ----------------
 webauthn_python="${LATCHKEY_WEBAUTHN_PYTHON:-/opt/latchkey-peers/webauthn/bin/python3}"
 if [ -x "$webauthn_python" ] && "$webauthn_python" -c 'import soft_webauthn, webauthn' >/dev/null 2>&1; then

@@ -58,10 +58,7 @@ public struct FilePreferences: AppPreferences {
     /// The flags in the app's Application Support directory
     /// (`Application Support/dev.latchkey/preferences`).
     public static var standard: FilePreferences {
-        let support =
-            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        return FilePreferences(directory: support.appendingPathComponent("dev.latchkey/preferences"))
+        FilePreferences(directory: ApplicationSupport.latchkeyFile("preferences"))
     }
 
     /// The file of `key`: letters, digits, `-` and `_` as they are, every other byte as `%XX`

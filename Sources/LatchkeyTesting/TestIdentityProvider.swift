@@ -260,6 +260,22 @@ public final class TestIdentityProvider: Sendable {
     }
 
     /// Stops serving.
+    /// Starts a provider, runs `body` with it and shuts it down, also when `body` throws.
+    public static func with<Result>(
+        algorithm: Algorithm = .es256, _ body: (TestIdentityProvider) async throws -> Result
+    ) async throws -> Result {
+        let provider = try await start(algorithm: algorithm)
+        let result: Result
+        do {
+            result = try await body(provider)
+        } catch {
+            try? await provider.shutdown()
+            throw error
+        }
+        try await provider.shutdown()
+        return result
+    }
+
     public func shutdown() async throws {
         await group.triggerGracefulShutdown()
         try await task.value

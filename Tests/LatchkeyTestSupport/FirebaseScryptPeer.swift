@@ -4,16 +4,7 @@ import Foundation
 /// scrypt that nobody here wrote, run through `python3`, to make hashes the server must accept.
 package enum FirebaseScryptPeer {
     /// Whether `python3` can import `firebase_scrypt` (checked once, when the tests are planned).
-    package static let isAvailable: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import firebase_scrypt"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
+    package static let isAvailable = PythonPeer.canImport("firebase_scrypt")
 
     package static let skipReason = "python3 cannot import firebase_scrypt: pip install firebase-scrypt==0.1.0"
 

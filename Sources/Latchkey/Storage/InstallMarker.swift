@@ -102,10 +102,7 @@ public struct FileInstallMarker: InstallMarker {
     /// (`Application Support/dev.latchkey/installed`). An app whose extensions share its
     /// credentials puts the marker in the app group's container instead, with ``init(url:)``.
     public static var standard: FileInstallMarker {
-        let support =
-            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        return FileInstallMarker(url: support.appendingPathComponent("dev.latchkey/installed"))
+        FileInstallMarker(url: ApplicationSupport.latchkeyFile("installed"))
     }
 
     public func isSet() async throws -> Bool {

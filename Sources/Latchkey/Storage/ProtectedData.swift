@@ -48,10 +48,7 @@ public struct FirstUnlockProbe: ProtectedDataAvailability {
 
     /// The probe in the app's Application Support directory.
     public static var standard: FirstUnlockProbe {
-        let support =
-            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        return FirstUnlockProbe(url: support.appendingPathComponent("dev.latchkey/first-unlock-probe"))
+        FirstUnlockProbe(url: ApplicationSupport.latchkeyFile("first-unlock-probe"))
     }
 
     /// Probes that answered `true` in this process (the answer cannot change back before a reboot).

@@ -13,7 +13,9 @@ struct AdminRoutes {
         let admin = router.group("/admin").add(middleware: AdministratorMiddleware(authentication: service.authentication))
         admin.get("users") { request, _ in
             let page = try page(request)
-            let (users, total) = try await service.adminUsers.list(page)
+            let query = request.uri.queryParameters
+            let listing = try UserListing(sort: query.getAll("sort"), filter: query.get("filter"))
+            let (users, total) = try await service.adminUsers.list(page, listing: listing)
             return try JSONBody.response(
                 users, headers: PaginationHeaders.fields(path: request.uri.path, query: request.uri.query, page: page, total: total))
         }

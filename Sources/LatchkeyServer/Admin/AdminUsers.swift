@@ -24,9 +24,10 @@ struct AdminUsers: Sendable {
         self.logger = logger
     }
 
-    /// One page of users, oldest first, and how many there are in all.
-    func list(_ page: Page) async throws -> (users: UserListResponse, total: Int) {
-        let (users, total) = try await store.listUsers(offset: page.offset, limit: page.limit)
+    /// One page of the users `listing` selects, in its order (newest first by default), and
+    /// how many it selects in all.
+    func list(_ page: Page, listing: UserListing = UserListing()) async throws -> (users: UserListResponse, total: Int) {
+        let (users, total) = try await store.listUsers(offset: page.offset, limit: page.limit, listing: listing)
         return (UserListResponse(users: users.map(UserResponse.init)), total)
     }
 

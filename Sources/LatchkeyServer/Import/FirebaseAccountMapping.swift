@@ -2,21 +2,6 @@ import Crypto
 import Foundation
 import LatchkeyWire
 
-/// A user and their identities as an import would store them.
-package struct ImportedAccount: Sendable, Equatable {
-    package var user: UserRecord
-    package var identities: [IdentityRecord]
-}
-
-/// Why one row of an export is not imported. The reason names fields, never their values
-/// (no address, no hash).
-package struct ImportRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    package var reason: String
-    package var description: String { reason }
-
-    package init(_ reason: String) { self.reason = reason }
-}
-
 /// How a Firebase account becomes a Latchkey user:
 ///
 /// - the Firebase UID is the user's id when it is a UUID; otherwise the id is a name-based
@@ -68,7 +53,7 @@ package enum FirebaseAccountMapping {
         guard !uid.isEmpty, uid.count <= 128 else { throw ImportRefusal("localId is empty or longer than 128 characters") }
         guard let rawEmail = exported.email, !rawEmail.isEmpty else {
             throw ImportRefusal(
-                exported.phoneNumber != nil ? "a phone-only account (Latchkey signs in with email addresses)" : "no email address")
+                exported.phoneNumber != nil ? ImportRefusal.phoneOnly : "no email address")
         }
         let email: String
         do { email = try InputRules.normalizedEmail(rawEmail) } catch { throw ImportRefusal("the email address is not valid") }

@@ -35,19 +35,7 @@ package struct FirebaseImport: Sendable {
                 report.refuse(position: position, uid: nil, reason: "not a Firebase account (\(Self.describe(error)))")
                 continue
             }
-            do {
-                let outcome = try await importAccount(exported)
-                report.count(outcome)
-            } catch let refusal as ImportRefusal {
-                report.refuse(position: position, uid: exported.localId, reason: refusal.reason)
-            } catch StoreError.duplicateEmail {
-                report.refuse(position: position, uid: exported.localId, reason: "the email address belongs to another user")
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                // A constraint of the database (an identity another user holds): the row only.
-                report.refuse(position: position, uid: exported.localId, reason: "the database refused it (\(type(of: error)))")
-            }
+            _ = try await report.importRow(position: position, uid: exported.localId) { (try await importAccount(exported), ()) }
             if report.read % progressEvery == 0 { progress(report) }
         }
         return report
@@ -74,35 +62,5 @@ package struct FirebaseImport: Sendable {
         }
         let field = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         return field.isEmpty ? "not a JSON object" : "unreadable \(field)"
-    }
-}
-
-/// What an import did: counts, and each row it could not take with the reason.
-package struct ImportReport: Sendable, Equatable {
-    package struct Refused: Sendable, Equatable {
-        /// 1 for the first account of the file.
-        package var position: Int
-        package var uid: String?
-        package var reason: String
-    }
-
-    package var read = 0
-    package var created = 0
-    package var updated = 0
-    package var unchanged = 0
-    package var refused: [Refused] = []
-
-    package init() {}
-
-    mutating func count(_ outcome: ImportOutcome) {
-        switch outcome {
-        case .created: created += 1
-        case .updated: updated += 1
-        case .unchanged: unchanged += 1
-        }
-    }
-
-    mutating func refuse(position: Int, uid: String?, reason: String) {
-        refused.append(Refused(position: position, uid: uid, reason: reason))
     }
 }

@@ -13,10 +13,11 @@ package enum ImportOutcome: Sendable, Equatable {
 /// made before (found by id) and never makes a second one.
 ///
 /// On an update the export's fields win, except where the user has moved on in Latchkey: a
-/// password hash is replaced only while it is still an imported one (never a bcrypt hash the
-/// user's sign-in or a password change has made), an address confirmed here stays confirmed, a
-/// ban set here stays, `last_sign_in_at` keeps the later time, and metadata keys the export does
-/// not name are kept. A row whose address belongs to another user is refused.
+/// password hash is replaced only while there is none or it is still one the server re-hashes
+/// at the next sign-in (never a bcrypt hash, which an import, the user's sign-in or a password
+/// change made), an anonymous account that got an address here keeps it, an address confirmed
+/// here stays confirmed, a ban set here stays, `last_sign_in_at` keeps the later time, and
+/// metadata keys the export does not name are kept. A row whose address belongs to another user is refused.
 package enum ImportPlan {
     package static func plan(_ account: ImportedAccount, state: IdentityState, now: Date) throws -> IdentityPlan<ImportOutcome> {
         let new = account.user
@@ -30,9 +31,12 @@ package enum ImportPlan {
             return IdentityPlan(changes: [.insertUser(new)] + account.identities.map(IdentityChange.insertIdentity), result: .created)
         }
         var merged = existing
-        merged.email = new.email
+        if !new.isAnonymous || existing.isAnonymous {
+            merged.email = new.email
+            merged.isAnonymous = new.isAnonymous
+        }
         merged.emailConfirmedAt = existing.emailConfirmedAt ?? new.emailConfirmedAt
-        if existing.passwordHash == nil || existing.passwordHash?.hasPrefix(FirebaseScryptHash.prefix) == true, let hash = new.passwordHash {
+        if existing.passwordHash.map(isReplaceable) ?? true, let hash = new.passwordHash {
             merged.passwordHash = hash
         }
         merged.lastSignInAt = [existing.lastSignInAt, new.lastSignInAt].compactMap { $0 }.max()
@@ -62,5 +66,20 @@ package enum ImportPlan {
         guard merged != existing || !changes.isEmpty else { return IdentityPlan(changes: [], result: .unchanged) }
         merged.updatedAt = now
         return IdentityPlan(changes: [.updateUser(merged)] + changes, result: .updated)
+    }
+
+    /// The rule for an imported factor over the user's stored ones: added once, by its id; a
+    /// factor already there is left as it is (its secret cannot change, and its name and last
+    /// used code are the user's). The result says whether it was added.
+    package static func factor(_ factor: FactorRecord, state: FactorState) -> FactorPlan<Bool> {
+        guard !state.factors.contains(where: { $0.id == factor.id }) else { return FactorPlan(changes: [], result: false) }
+        return FactorPlan(changes: [.insertFactor(factor)], result: true)
+    }
+
+    /// Whether a stored hash may be replaced by a re-run: one the server re-hashes at the next
+    /// sign-in (Firebase's scrypt), not bcrypt.
+    static func isReplaceable(_ storedHash: String) -> Bool {
+        guard case .bcrypt? = try? StoredPasswordHash(parsing: storedHash) else { return true }
+        return false
     }
 }

@@ -23,8 +23,9 @@ package protocol AuthStore: Sendable {
     func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws
     /// Deletes a user with all their sessions, tokens and links. Returns whether it existed.
     func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool
-    /// One page of users, oldest first, and the total count.
-    func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int)
+    /// One page of the users `listing` selects, in its order (ties broken by id), and how
+    /// many it selects in all.
+    func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int)
 
     /// Starts a session with its first refresh token, optionally saving the user in the same
     /// transaction (for `last_sign_in_at`).
@@ -150,4 +151,11 @@ package enum StoreError: Error, Sendable, Equatable {
     /// A stored row cannot be read back: a column holds a value the store never writes. The text
     /// names the table and the column.
     case unreadableRow(String)
+}
+
+extension AuthStore {
+    /// One page of all users, oldest first, and the total count.
+    package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
+        try await listUsers(offset: offset, limit: limit, listing: UserListing(newestFirst: false))
+    }
 }

@@ -63,16 +63,47 @@ struct AdminPaginationTests {
             #expect(last.headers.first(name: "Link") == #"</admin/users?page=3&per_page=2>; rel="last""#)
 
             // Other parameters are kept, re-encoded with sorted keys as Go encodes a query.
-            let filtered = try await server.request(.GET, "/admin/users?per_page=2&page=1&filter=a%20b+c", bearer: key)
+            let sorted = try await server.request(.GET, "/admin/users?sort=created_at%20desc&per_page=2&page=1", bearer: key)
             #expect(
-                filtered.headers.first(name: "Link")
-                    == #"</admin/users?filter=a+b+c&page=2&per_page=2>; rel="next", </admin/users?filter=a+b+c&page=3&per_page=2>; rel="last""#)
+                sorted.headers.first(name: "Link")
+                    == #"</admin/users?page=2&per_page=2&sort=created_at+desc>; rel="next", </admin/users?page=3&per_page=2&sort=created_at+desc>; rel="last""#)
 
             // Behind the /auth/v1 prefix the links name the path GoTrue sees behind Supabase's gateway.
             let prefixed = try await server.request(.GET, "/auth/v1/admin/users?page=2&per_page=2", bearer: key)
             #expect(
                 prefixed.headers.first(name: "Link") == #"</admin/users?page=3&per_page=2>; rel="next", </admin/users?page=3&per_page=2>; rel="last""#
             )
+        }
+    }
+
+    @Test("GET /admin/users: newest first, sort=created_at asc|desc, filter= on address and name; other sorts 400 as GoTrue")
+    func sortAndFilter() async throws {
+        try await TestServer.with { server in
+            let key = server.server.serviceRoleKey
+            for index in 0..<3 {
+                try await server.signUp("sorted\(index)@example.com")
+                server.clock.advance(by: 1)
+            }
+            func emails(_ query: String) async throws -> [String] {
+                let response = try await server.request(.GET, "/admin/users?\(query)", bearer: key)
+                #expect(response.status == 200, "\(query)")
+                return (response["users"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }
+            }
+            let newest = ["sorted2@example.com", "sorted1@example.com", "sorted0@example.com"]
+            #expect(try await emails("") == newest)
+            #expect(try await emails("sort=created_at") == newest)
+            #expect(try await emails("sort=created_at%20desc") == newest)
+            #expect(try await emails("sort=created_at%20ASC") == newest.reversed())
+            #expect(try await emails("filter=SORTED1") == ["sorted1@example.com"])
+            let filtered = try await server.request(.GET, "/admin/users?filter=sorted&per_page=1", bearer: key)
+            #expect(filtered.headers.first(name: "X-Total-Count") == "3")
+
+            let field = try await server.request(.GET, "/admin/users?sort=email", bearer: key)
+            field.expectError(400, "validation_failed")
+            #expect(field["msg"] as? String == "Bad Sort Parameters: bad field for sort 'email'")
+            let direction = try await server.request(.GET, "/admin/users?sort=created_at%20up", bearer: key)
+            direction.expectError(400, "validation_failed")
+            #expect(direction["msg"] as? String == "Bad Sort Parameters: bad direction for sort 'up', only 'asc' and 'desc' allowed")
         }
     }
 }

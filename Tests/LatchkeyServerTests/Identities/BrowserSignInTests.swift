@@ -70,8 +70,7 @@ struct BrowserSignInTests {
         configure: @escaping (inout ServerConfiguration, _ providerIssuer: String) -> Void = { _, _ in },
         _ body: (TestServer, TestIdentityProvider, Browser) async throws -> Void
     ) async throws {
-        let provider = try await TestIdentityProvider.start()
-        do {
+        try await TestIdentityProvider.with { provider in
             try await TestServer.with(clock: ManualServerClock(Date())) { configuration in
                 configuration.external.allowLoopbackProviders = true
                 configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [clientID], secret: "keycloak-secret", url: provider.issuer)
@@ -83,11 +82,7 @@ struct BrowserSignInTests {
             } _: { server in
                 try await body(server, provider, Browser(server))
             }
-        } catch {
-            try? await provider.shutdown()
-            throw error
         }
-        try await provider.shutdown()
     }
 
     static func query(_ location: String?) -> [String: String] {

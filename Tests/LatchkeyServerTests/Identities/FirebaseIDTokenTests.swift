@@ -30,8 +30,7 @@ struct FirebaseIDTokenTests {
         let store = try SQLiteAuthStore(path: directory.appendingPathComponent("latchkey.sqlite").path)
         let report = try await FirebaseImport(store: store, hashConfig: nil, confirmUnverified: false, now: { Date() }).run(file: export)
         #expect(report.created == 2, "\(report)")
-        let provider = try await TestIdentityProvider.start(algorithm: .rs256)
-        do {
+        try await TestIdentityProvider.with(algorithm: .rs256) { provider in
             try await TestServer.with(clock: ManualServerClock(Date()), store: store) { configuration in
                 configuration.external.firebaseProjectID = project
                 configuration.external.allowLoopbackProviders = true
@@ -39,11 +38,7 @@ struct FirebaseIDTokenTests {
             } _: { server in
                 try await body(server, provider)
             }
-        } catch {
-            try? await provider.shutdown()
-            throw error
         }
-        try await provider.shutdown()
     }
 
     static func exchange(_ server: TestServer, _ token: String) async throws -> TestResponse {

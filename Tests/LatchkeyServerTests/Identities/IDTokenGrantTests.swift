@@ -15,8 +15,7 @@ struct IDTokenGrantTests {
         _ algorithm: TestIdentityProvider.Algorithm = .es256, configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestServer, TestIdentityProvider) async throws -> Void
     ) async throws {
-        let provider = try await TestIdentityProvider.start(algorithm: algorithm)
-        do {
+        try await TestIdentityProvider.with(algorithm: algorithm) { provider in
             try await TestServer.with(clock: ManualServerClock(Date())) { configuration in
                 configuration.external.allowLoopbackProviders = true
                 configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [clientID], url: provider.issuer)
@@ -29,11 +28,7 @@ struct IDTokenGrantTests {
             } _: { server in
                 try await body(server, provider)
             }
-        } catch {
-            try? await provider.shutdown()
-            throw error
         }
-        try await provider.shutdown()
     }
 
     static func grant(

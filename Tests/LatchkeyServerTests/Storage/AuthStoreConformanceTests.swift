@@ -125,6 +125,34 @@ struct AuthStoreConformanceTests {
         }
     }
 
+    @Test("listUsers newest first, filtered by address or full name without case; % and _ match themselves", arguments: StoreKind.available)
+    func listingOrderAndFilter(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            var users = (0..<4).map { Self.user("member\($0)@example.com", createdAt: Self.t0.addingTimeInterval(Double($0))) }
+            users[1].userMetadata["full_name"] = .string("Ada LOVELACE")
+            users[2].email = "percent_sign@example.com"
+            var anonymous = Self.user("unused@example.com", createdAt: Self.t0.addingTimeInterval(10))
+            anonymous.email = ""
+            anonymous.isAnonymous = true
+            for user in users + [anonymous] { try await store.insertUser(user, audit: nil) }
+
+            let newest = try await store.listUsers(offset: 0, limit: 10, listing: UserListing())
+            #expect(newest.users.map(\.id) == ([anonymous] + users.reversed()).map(\.id), "every user, the one without an address too")
+            #expect(newest.total == 5)
+            let oldest = try await store.listUsers(offset: 1, limit: 2, listing: UserListing(newestFirst: false))
+            #expect(oldest.users.map(\.id) == users[1...2].map(\.id))
+
+            let byName = try await store.listUsers(offset: 0, limit: 10, listing: UserListing(filter: "lovelace"))
+            #expect(byName.users.map(\.id) == [users[1].id] && byName.total == 1)
+            let byAddress = try await store.listUsers(offset: 0, limit: 10, listing: UserListing(filter: "MEMBER"))
+            #expect(byAddress.users.map(\.id) == [users[3].id, users[1].id, users[0].id] && byAddress.total == 3)
+            let literal = try await store.listUsers(offset: 0, limit: 10, listing: UserListing(filter: "t_s"))
+            #expect(literal.users.map(\.id) == [users[2].id], "_ is not a wildcard")
+            let none = try await store.listUsers(offset: 0, limit: 10, listing: UserListing(filter: "%"))
+            #expect(none.users.isEmpty && none.total == 0, "% is not a wildcard")
+        }
+    }
+
     // MARK: Email-link tokens
 
     @Test("email-link tokens: one per kind, spent once, only for the kinds asked", arguments: StoreKind.available)

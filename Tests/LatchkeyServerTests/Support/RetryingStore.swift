@@ -62,8 +62,8 @@ final class RetryingStore: AuthStore {
         try await base.updateUser(user, audit: audit, endingSessions: endingSessions)
     }
     func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool { try await base.deleteUser(id: id, audit: audit) }
-    func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
-        try await base.listUsers(offset: offset, limit: limit)
+    func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
+        try await base.listUsers(offset: offset, limit: limit, listing: listing)
     }
     func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await base.createSession(session, refreshTokenHash: refreshTokenHash, updatingUser: updatingUser, audit: audit)

@@ -14,8 +14,7 @@ struct IdentityFlowTests {
     static let clientID = "latchkey-test-app"
 
     func withProvider(_ body: (TestServer, TestIdentityProvider) async throws -> Void) async throws {
-        let provider = try await TestIdentityProvider.start()
-        do {
+        try await TestIdentityProvider.with { provider in
             try await withTestServer(configure: { configuration in
                 configuration.external.allowLoopbackProviders = true
                 configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [Self.clientID], url: provider.issuer)
@@ -27,11 +26,7 @@ struct IdentityFlowTests {
             }) { server in
                 try await body(server, provider)
             }
-        } catch {
-            try? await provider.shutdown()
-            throw error
         }
-        try await provider.shutdown()
     }
 
     @Test("signInWithIdToken with a nonce signs in and lists the identity; a wrong nonce is refused")

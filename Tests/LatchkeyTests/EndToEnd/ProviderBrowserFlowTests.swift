@@ -14,8 +14,7 @@ struct ProviderBrowserFlowTests {
     static let callback = "com.example.app://auth"
 
     func withProvider(_ body: (TestServer, TestIdentityProvider) async throws -> Void) async throws {
-        let provider = try await TestIdentityProvider.start()
-        do {
+        try await TestIdentityProvider.with { provider in
             try await withTestServer(configure: { configuration in
                 configuration.external.allowLoopbackProviders = true
                 configuration.external.keycloak = ProviderSettings(
@@ -25,11 +24,7 @@ struct ProviderBrowserFlowTests {
             }) { server in
                 try await body(server, provider)
             }
-        } catch {
-            try? await provider.shutdown()
-            throw error
         }
-        try await provider.shutdown()
     }
 
     @Test("signInWithOAuth: PKCE through the provider's page, the session saved with the identity")

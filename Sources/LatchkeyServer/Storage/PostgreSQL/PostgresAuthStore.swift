@@ -154,13 +154,22 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
+    package func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
+        let pattern = listing.likePattern
+        let direction = listing.newestFirst ? "DESC" : "ASC"
         // One snapshot for the count and the page.
         let result = try await transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
-            let total = try await connection.query("SELECT COUNT(*) FROM users", logger: self.logger).firstRow { try $0.decode(Int.self) } ?? 0
+            let total = try await connection.query(
+                """
+                SELECT COUNT(*) FROM users WHERE \(pattern)::text IS NULL
+                    OR email ILIKE \(pattern) ESCAPE '\\' OR user_metadata->>'full_name' ILIKE \(pattern) ESCAPE '\\'
+                """, logger: self.logger
+            ).firstRow { try $0.decode(Int.self) } ?? 0
             let users = try await connection.query(
                 """
-                SELECT \(unescaped: PostgresRows.userColumns) FROM users ORDER BY created_at, id
+                SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE \(pattern)::text IS NULL
+                    OR email ILIKE \(pattern) ESCAPE '\\' OR user_metadata->>'full_name' ILIKE \(pattern) ESCAPE '\\'
+                ORDER BY created_at \(unescaped: direction), id \(unescaped: direction)
                 LIMIT \(Int64(max(limit, 0))) OFFSET \(Int64(max(offset, 0)))
                 """, logger: self.logger
             ).allRows { try PostgresRows.user($0) }

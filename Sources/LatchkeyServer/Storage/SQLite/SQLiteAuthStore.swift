@@ -94,11 +94,18 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
-        try await read { db in
-            let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users") ?? 0
+    package func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
+        // SQLite's LIKE ignores the case of ASCII letters.
+        let filter = listing.likePattern.map { _ in
+            #" WHERE (email LIKE ? ESCAPE '\' OR json_extract(user_metadata, '$.full_name') LIKE ? ESCAPE '\')"#
+        } ?? ""
+        let patterns = listing.likePattern.map { [$0, $0] } ?? []
+        let direction = listing.newestFirst ? "DESC" : "ASC"
+        return try await read { db in
+            let total = try db.fetchInt(sql: "SELECT COUNT(*) FROM users" + filter, arguments: StatementArguments(patterns)) ?? 0
             let users = try db.fetchRows(
-                sql: "\(SQLiteRows.selectUser) ORDER BY created_at, id LIMIT ? OFFSET ?", arguments: [limit, offset]
+                sql: "\(SQLiteRows.selectUser)\(filter) ORDER BY created_at \(direction), id \(direction) LIMIT ? OFFSET ?",
+                arguments: StatementArguments(patterns) + [limit, offset]
             ).map { try SQLiteRows.user($0) }
             return (users, total)
         }

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import LatchkeyServer
+import Logging
+
+/// `latchkey import supabase --database-url URL`: the users of a Supabase project (or any
+/// GoTrue), read from its PostgreSQL `auth` schema with their ids, passwords, identities, TOTP
+/// factors and, with `--sessions`, their live sessions, written straight into the server's store.
+///
+/// As `import firebase`, it writes through the store rather than the admin API, one transaction
+/// per account, so a re-run updates the same rows.
+struct ImportSupabaseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "supabase",
+        abstract: "Import the users of a Supabase (GoTrue) database; their passwords, ids and sessions keep working.",
+        discussion: """
+            --database-url is the Supabase project's PostgreSQL database (Project Settings > Database > \
+            Connection string), or any database holding GoTrue's auth schema, such as one restored from a \
+            pg_dump of it. It is only read.
+
+            Each user keeps their id, so the app's own tables keep their foreign keys, with the email \
+            address, its confirmation, the bcrypt password hash, the ban, the creation and last sign-in \
+            times, raw_user_meta_data (user_metadata), raw_app_meta_data (app_metadata), anonymity and each \
+            identity at an external provider. Verified TOTP factors come along while their secret is stored \
+            in plain text (not with GoTrue's database encryption on). Deleted and phone-only users are \
+            refused; a password hash the server cannot verify (argon2) leaves the user without a password.
+
+            With --sessions, each live session comes along with its newest refresh token: an app holding it \
+            refreshes against Latchkey once and keeps its user signed in. Access tokens issued by Supabase stay \
+            valid only when the server runs with the project's JWT secret (--jwt-secret or GOTRUE_JWT_SECRET); \
+            give the import the same secret (LATCHKEY_JWT_SECRET or GOTRUE_JWT_SECRET) or the same --data-dir, \
+            since it seals the TOTP secrets with it.
+
+            Running it again updates the same users and never makes new ones: an interrupted import is \
+            finished by running it again. Rows it cannot take are listed with the user id and the reason. \
+            Nothing it prints holds an address, a hash, a secret or a token.
+            """)
+
+    @Option(name: .customLong("database-url"), help: "The Supabase database: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=require].")
+    var databaseURL: String
+    @Option(name: .customLong("schema"), help: "The schema holding GoTrue's tables.")
+    var schema = "auth"
+    @Flag(name: .customLong("sessions"), help: "Also carry over live sessions and their refresh tokens.")
+    var sessions = false
+    @OptionGroup var data: DataOptions
+    @Option(
+        name: .setting(.database),
+        help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://…. From the environment as for serve."
+    )
+    var database: String?
+
+    func run() async throws {
+        umask(0o077)
+        let environment = ProcessInfo.processInfo.environment
+        let logger = Logger(label: "latchkey-import", factory: { _ in SwiftLogNoOpLogHandler() })
+        var configuration = ServerConfiguration(dataDirectory: data.dataDirectoryURL)
+        configuration.databaseURL = ServerSetting.database.value(given: database, environment: environment)
+        configuration.jwtSecret = ServerSetting.jwtSecret.value(given: nil, environment: environment)
+
+        let source: SupabaseAuthSchema
+        do {
+            source = try await SupabaseAuthSchema.connect(url: databaseURL, schema: schema, logger: logger)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let report: ImportReport
+        do {
+            let store = try await LatchkeyApplication.openStore(configuration, logger: logger)
+            do {
+                report = try await SupabaseImport(store: store, configuration: configuration, sessions: sessions).run(source: source) { progress in
+                    Terminal.writeError("… \(progress.read) users read\n")
+                }
+                try await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            await source.close()
+        } catch {
+            await source.close()
+            Terminal.writeError("Error: the import stopped (\(error)); running it again continues where it stopped\n")
+            throw ExitCode.failure
+        }
+        print(
+            "read \(report.read) users: \(report.created) created, \(report.updated) updated, \(report.unchanged) unchanged, \(report.refused.count) refused"
+        )
+        print("carried over: \(report.identities) identities, \(report.factors) TOTP factors" + (sessions ? ", \(report.sessions) sessions" : ""))
+        for row in report.refused {
+            print("refused user \(row.position)\(row.uid.map { " (id \($0))" } ?? ""): \(row.reason)")
+        }
+        for row in report.leftOut {
+            print("left out of user \(row.position)\(row.uid.map { " (id \($0))" } ?? ""): \(row.reason)")
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// A user and their identities as an import would store them.
+package struct ImportedAccount: Sendable, Equatable {
+    package var user: UserRecord
+    package var identities: [IdentityRecord]
+    /// What of the source's row the account is imported without, and why (no values).
+    package var leftOut: [String] = []
+}
+
+/// Why one row of an export is not imported. The reason names fields, never their values
+/// (no address, no hash).
+package struct ImportRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { reason }
+
+    package init(_ reason: String) { self.reason = reason }
+
+    /// An account with a phone number and no address.
+    static let phoneOnly = "a phone-only account (Latchkey signs in with email addresses)"
+}

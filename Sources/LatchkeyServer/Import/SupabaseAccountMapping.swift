@@ -1,0 +1,148 @@
+import Foundation
+import LatchkeyWire
+
+/// A verified TOTP factor of the source as Latchkey stores it, its secret not yet sealed.
+package struct ImportedFactor: Sendable, Equatable {
+    package var id: UUID
+    package var userID: UUID
+    package var friendlyName: String
+    package var secret: [UInt8]
+    package var createdAt: Date
+    package var updatedAt: Date
+}
+
+/// How the rows of a Supabase (GoTrue) `auth` schema become Latchkey's:
+///
+/// - a user keeps their `id`, `email` (lowercased), `email_confirmed_at`, `banned_until`,
+///   `created_at`, `last_sign_in_at` and `is_anonymous`; `raw_user_meta_data` becomes user
+///   metadata and `raw_app_meta_data` app metadata;
+/// - `encrypted_password` is kept when the server can verify it (bcrypt, or Firebase scrypt that
+///   GoTrue's admin API took in); another hash (argon2) leaves the user without a password, and
+///   the report says so;
+/// - a soft-deleted user (`deleted_at`), a user without an address (a phone-only one) and a row
+///   whose metadata is not a JSON object are refused;
+/// - each identity at an external provider keeps its provider, `provider_id` (the subject) and
+///   `identity_data`; GoTrue's `email` and `phone` identities are the account's own address
+///   and number, which Latchkey keeps on the user instead;
+/// - a verified TOTP factor keeps its id, name and secret while the secret is in plain text
+///   (base32); phone and WebAuthn factors, and secrets GoTrue encrypted, are left out;
+/// - a session keeps its id, user, times, `not_after`, `aal`, factor and methods, and its newest
+///   refresh token not revoked becomes its active token here.
+package enum SupabaseAccountMapping {
+    /// GoTrue's identities that are the account's own address or number, not an external provider.
+    static let ownIdentityProviders: Set<String> = ["email", "phone"]
+
+    /// The account `rows` describe as Latchkey stores it, or why it cannot be imported. What is
+    /// left out (a password hash the server cannot verify) is in ``ImportedAccount/leftOut``.
+    package static func account(_ rows: SupabaseAccountRows, now: Date) throws(ImportRefusal) -> ImportedAccount {
+        var row = rows.user
+        row.emailConfirmedAt = milliseconds(row.emailConfirmedAt)
+        row.bannedUntil = milliseconds(row.bannedUntil)
+        row.lastSignInAt = milliseconds(row.lastSignInAt)
+        row.createdAt = milliseconds(row.createdAt)
+        guard row.deletedAt == nil else { throw ImportRefusal("deleted at the source (deleted_at is set)") }
+        let rawEmail = row.email ?? ""
+        let email: String
+        if rawEmail.isEmpty {
+            guard row.isAnonymous else {
+                throw ImportRefusal(row.phone.map { !$0.isEmpty } == true ? ImportRefusal.phoneOnly : "no email address")
+            }
+            email = ""
+        } else {
+            do { email = try InputRules.normalizedEmail(rawEmail) } catch { throw ImportRefusal("the email address is not valid") }
+        }
+        let createdAt = row.createdAt ?? now
+
+        var leftOut: [String] = []
+        var passwordHash: String?
+        if let hash = row.encryptedPassword, !hash.isEmpty {
+            do {
+                _ = try StoredPasswordHash(parsing: hash)
+                passwordHash = hash
+            } catch {
+                leftOut.append(
+                    hash.hasPrefix("$argon2")
+                        ? "imported without its password: encrypted_password is argon2, which this server cannot verify"
+                        : "imported without its password: encrypted_password is not a bcrypt hash")
+            }
+        }
+
+        let userMetadata = try jsonObject(row.rawUserMetaData, "raw_user_meta_data")
+        var appMetadata = try jsonObject(row.rawAppMetaData, "raw_app_meta_data")
+
+        var identities: [IdentityRecord] = []
+        for identity in rows.identities where !ownIdentityProviders.contains(identity.provider) {
+            guard !identity.providerID.isEmpty else { throw ImportRefusal("its \(identity.provider) identity has no provider_id") }
+            let data = try jsonObject(identity.identityData, "identity_data of its \(identity.provider) identity")
+            let identityCreatedAt = identity.createdAt ?? createdAt
+            identities.append(
+                IdentityRecord(
+                    subject: identity.providerID, userID: row.id, provider: identity.provider, identityData: data,
+                    email: data["email"]?.stringValue.map { $0.lowercased() }, lastSignInAt: identity.lastSignInAt,
+                    createdAt: identityCreatedAt, updatedAt: identity.updatedAt ?? identityCreatedAt))
+        }
+        var providers = appMetadata["providers"]?.arrayValue?.compactMap(\.stringValue) ?? (email.isEmpty ? [] : ["email"])
+        for provider in identities.map(\.provider) where !providers.contains(provider) { providers.append(provider) }
+        appMetadata["providers"] = .array(providers.map(JSONValue.string))
+        if appMetadata["provider"] == nil, let first = providers.first { appMetadata["provider"] = .string(first) }
+
+        let user = UserRecord(
+            id: row.id, email: email, passwordHash: passwordHash, emailConfirmedAt: email.isEmpty ? nil : row.emailConfirmedAt,
+            lastSignInAt: row.lastSignInAt, bannedUntil: row.bannedUntil, isAnonymous: row.isAnonymous && email.isEmpty,
+            appMetadata: appMetadata, userMetadata: userMetadata, createdAt: createdAt, updatedAt: now)
+        return ImportedAccount(user: user, identities: identities, leftOut: leftOut)
+    }
+
+    /// The factor as Latchkey stores it; `nil` for a TOTP factor never verified (an enrollment
+    /// the user did not finish); throws why a verified factor cannot be taken.
+    package static func factor(_ row: SupabaseFactorRow) throws(ImportRefusal) -> ImportedFactor? {
+        guard row.factorType == FactorRecord.totpType else {
+            throw ImportRefusal("a \(row.factorType) factor (Latchkey has TOTP factors only)")
+        }
+        guard row.status == FactorRecord.Status.verified.rawValue else { return nil }
+        guard let text = row.secret, !text.isEmpty else { throw ImportRefusal("a TOTP factor without a secret") }
+        if text.hasPrefix("{") {
+            throw ImportRefusal("a TOTP factor whose secret GoTrue's database encryption sealed (the user enrolls again)")
+        }
+        guard let secret = Base32.decode(text), !secret.isEmpty else { throw ImportRefusal("a TOTP factor whose secret is not base32") }
+        return ImportedFactor(
+            id: row.id, userID: row.userID, friendlyName: row.friendlyName ?? "", secret: secret, createdAt: row.createdAt,
+            updatedAt: row.updatedAt)
+    }
+
+    /// The session and its live refresh token; `nil` for a session that cannot be resumed
+    /// anyway (every token revoked, or past `not_after`); throws why a live one cannot be taken.
+    /// `factorIDs` are the user's factors stored here: the session keeps its factor if it is one.
+    package static func session(
+        _ row: SupabaseSessionRow, factorIDs: Set<UUID>, now: Date
+    ) throws(ImportRefusal) -> (session: SessionRecord, refreshToken: String)? {
+        if let notAfter = row.notAfter, notAfter <= now { return nil }
+        guard !row.signsRefreshTokens else {
+            throw ImportRefusal("a session whose refresh tokens GoTrue signs (refresh_token_hmac_key), which Latchkey cannot verify")
+        }
+        guard let token = row.refreshToken, !token.isEmpty else { return nil }
+        let signIn = row.methods.first { $0.method != "totp" }?.method ?? "password"
+        let aal: AssuranceLevel = row.aal == "aal2" || row.aal == "aal3" ? .aal2 : .aal1
+        let updatedAt = row.updatedAt ?? row.createdAt
+        let session = SessionRecord(
+            id: row.id, userID: row.userID, createdAt: row.createdAt, updatedAt: updatedAt, refreshedAt: row.refreshedAt ?? updatedAt,
+            notAfter: row.notAfter, authMethod: signIn, aal: aal, factorID: row.factorID.flatMap { factorIDs.contains($0) ? $0 : nil },
+            verifiedMethods: row.methods.filter { $0.method == "totp" })
+        return (session, token)
+    }
+
+    /// `date` to the millisecond: PostgreSQL keeps microseconds, and a time read back from a
+    /// store must equal the one a re-run reads again, so that an unchanged row stays unchanged.
+    static func milliseconds(_ date: Date?) -> Date? {
+        date.map { Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded() / 1000) }
+    }
+
+    /// A JSON object column: empty when the column is `NULL`.
+    static func jsonObject(_ text: String?, _ column: String) throws(ImportRefusal) -> [String: JSONValue] {
+        guard let text, !text.isEmpty, text != "null" else { return [:] }
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+            throw ImportRefusal("\(column) is not a JSON object")
+        }
+        return object
+    }
+}

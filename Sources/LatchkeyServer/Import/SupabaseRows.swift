@@ -1,0 +1,150 @@
+import Foundation
+
+/// One row of GoTrue's `auth.users`, as ``SupabaseAuthSchema`` reads it: the columns an import
+/// keeps. Columns an older schema lacks read as `nil` (`is_anonymous` as false).
+package struct SupabaseUserRow: Sendable, Equatable {
+    package var id: UUID
+    package var email: String?
+    package var phone: String?
+    /// `encrypted_password`: bcrypt for GoTrue's own users; GoTrue's admin API also stores
+    /// imported Firebase scrypt and argon2 hashes here. Empty for users without a password.
+    package var encryptedPassword: String?
+    /// `email_confirmed_at` (`confirmed_at` in schemas before 2021-07).
+    package var emailConfirmedAt: Date?
+    package var bannedUntil: Date?
+    package var lastSignInAt: Date?
+    package var createdAt: Date?
+    /// `raw_user_meta_data` and `raw_app_meta_data`, as JSON text.
+    package var rawUserMetaData: String?
+    package var rawAppMetaData: String?
+    package var isAnonymous: Bool
+    /// Set when GoTrue soft-deleted the user.
+    package var deletedAt: Date?
+
+    package init(
+        id: UUID, email: String? = nil, phone: String? = nil, encryptedPassword: String? = nil, emailConfirmedAt: Date? = nil,
+        bannedUntil: Date? = nil, lastSignInAt: Date? = nil, createdAt: Date? = nil, rawUserMetaData: String? = nil,
+        rawAppMetaData: String? = nil, isAnonymous: Bool = false, deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.email = email
+        self.phone = phone
+        self.encryptedPassword = encryptedPassword
+        self.emailConfirmedAt = emailConfirmedAt
+        self.bannedUntil = bannedUntil
+        self.lastSignInAt = lastSignInAt
+        self.createdAt = createdAt
+        self.rawUserMetaData = rawUserMetaData
+        self.rawAppMetaData = rawAppMetaData
+        self.isAnonymous = isAnonymous
+        self.deletedAt = deletedAt
+    }
+}
+
+/// One row of `auth.identities`: the provider and the provider's id of the person
+/// (`provider_id`; the `id` column before GoTrue's 2023-11 migration).
+package struct SupabaseIdentityRow: Sendable, Equatable {
+    package var userID: UUID
+    package var provider: String
+    package var providerID: String
+    /// `identity_data`, as JSON text.
+    package var identityData: String?
+    package var lastSignInAt: Date?
+    package var createdAt: Date?
+    package var updatedAt: Date?
+
+    package init(
+        userID: UUID, provider: String, providerID: String, identityData: String?, lastSignInAt: Date? = nil, createdAt: Date? = nil,
+        updatedAt: Date? = nil
+    ) {
+        self.userID = userID
+        self.provider = provider
+        self.providerID = providerID
+        self.identityData = identityData
+        self.lastSignInAt = lastSignInAt
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One row of `auth.mfa_factors`.
+package struct SupabaseFactorRow: Sendable, Equatable {
+    package var id: UUID
+    package var userID: UUID
+    package var friendlyName: String?
+    /// `totp`, `phone` or `webauthn`.
+    package var factorType: String
+    /// `unverified` or `verified`.
+    package var status: String
+    /// The TOTP secret in base32, or, when GoTrue's database encryption was on, a JSON object
+    /// (`key_id`, `alg`, `nonce`, `data`).
+    package var secret: String?
+    package var createdAt: Date
+    package var updatedAt: Date
+
+    package init(
+        id: UUID, userID: UUID, friendlyName: String?, factorType: String, status: String, secret: String?, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.userID = userID
+        self.friendlyName = friendlyName
+        self.factorType = factorType
+        self.status = status
+        self.secret = secret
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One row of `auth.sessions` with what an import needs from the tables around it: the newest
+/// refresh token of `auth.refresh_tokens` not revoked, and the methods of `auth.mfa_amr_claims`.
+package struct SupabaseSessionRow: Sendable, Equatable {
+    package var id: UUID
+    package var userID: UUID
+    package var createdAt: Date
+    package var updatedAt: Date?
+    package var refreshedAt: Date?
+    package var notAfter: Date?
+    /// `aal1`, `aal2` or `aal3`.
+    package var aal: String?
+    package var factorID: UUID?
+    /// Whether `refresh_token_hmac_key` is set: GoTrue then issues signed refresh tokens that
+    /// `auth.refresh_tokens` does not hold.
+    package var signsRefreshTokens: Bool
+    /// The session's live refresh token, `nil` when every token was revoked.
+    package var refreshToken: String?
+    /// `mfa_amr_claims`: each method with when it was last verified in the session, oldest first.
+    package var methods: [AuthenticationMethodReference]
+
+    package init(
+        id: UUID, userID: UUID, createdAt: Date, updatedAt: Date? = nil, refreshedAt: Date? = nil, notAfter: Date? = nil, aal: String? = nil,
+        factorID: UUID? = nil, signsRefreshTokens: Bool = false, refreshToken: String?, methods: [AuthenticationMethodReference] = []
+    ) {
+        self.id = id
+        self.userID = userID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.refreshedAt = refreshedAt
+        self.notAfter = notAfter
+        self.aal = aal
+        self.factorID = factorID
+        self.signsRefreshTokens = signsRefreshTokens
+        self.refreshToken = refreshToken
+        self.methods = methods
+    }
+}
+
+/// One user of the source with every row about them an import reads.
+package struct SupabaseAccountRows: Sendable, Equatable {
+    package var user: SupabaseUserRow
+    package var identities: [SupabaseIdentityRow]
+    package var factors: [SupabaseFactorRow]
+    package var sessions: [SupabaseSessionRow]
+
+    package init(user: SupabaseUserRow, identities: [SupabaseIdentityRow] = [], factors: [SupabaseFactorRow] = [], sessions: [SupabaseSessionRow] = []) {
+        self.user = user
+        self.identities = identities
+        self.factors = factors
+        self.sessions = sessions
+    }
+}
