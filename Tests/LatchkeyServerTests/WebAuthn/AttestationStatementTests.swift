@@ -5,14 +5,7 @@ import Testing
 
 /// Attestation objects and statements (§6.5, §8.2 packed, §8.7 none).
 @Suite("WebAuthn attestation statements")
-struct AttestationStatementTests {
-    func verify(
-        _ response: RegistrationResponse, relyingParty: RelyingParty = RegistrationTests.relyingParty,
-        challenge: [UInt8] = RegistrationTests.challenge, uv: Bool = false
-    ) throws(WebAuthnError) -> VerifiedRegistration {
-        try relyingParty.verifyRegistration(response, challenge: challenge, requireUserVerification: uv)
-    }
-
+struct AttestationStatementTests: RegistrationVerifying {
     static let relyingParty = RegistrationTests.relyingParty
     static let challenge = RegistrationTests.challenge
 

@@ -6,14 +6,7 @@ import Testing
 
 /// clientDataJSON checks (§5.8.1; §7.1 steps 5-10): type, challenge, origin, cross-origin.
 @Suite("WebAuthn client data")
-struct CollectedClientDataTests {
-    func verify(
-        _ response: RegistrationResponse, relyingParty: RelyingParty = RegistrationTests.relyingParty,
-        challenge: [UInt8] = RegistrationTests.challenge, uv: Bool = false
-    ) throws(WebAuthnError) -> VerifiedRegistration {
-        try relyingParty.verifyRegistration(response, challenge: challenge, requireUserVerification: uv)
-    }
-
+struct CollectedClientDataTests: RegistrationVerifying {
     static let relyingParty = RegistrationTests.relyingParty
     static let challenge = RegistrationTests.challenge
 

@@ -5,15 +5,9 @@ import Testing
 
 /// Registration verification (§7.1) with the hand-made authenticator.
 @Suite("WebAuthn registration")
-struct RegistrationTests {
+struct RegistrationTests: RegistrationVerifying {
     static let relyingParty = RelyingParty(id: SoftwareAuthenticator.rpID, origins: [SoftwareAuthenticator.origin])
     static let challenge = Array("registration-challenge-32-bytes!".utf8)
-
-    func verify(
-        _ response: RegistrationResponse, relyingParty: RelyingParty = relyingParty, challenge: [UInt8] = challenge, uv: Bool = false
-    ) throws(WebAuthnError) -> VerifiedRegistration {
-        try relyingParty.verifyRegistration(response, challenge: challenge, requireUserVerification: uv)
-    }
 
     @Test("none and packed self attestation with each algorithm give what is stored", arguments: COSEAlgorithm.allCases)
     func accepted(algorithm: COSEAlgorithm) throws {
@@ -65,4 +59,17 @@ struct RegistrationTests {
         }
     }
 
+}
+
+/// Suites that verify registrations against ``RegistrationTests``' relying party and challenge
+/// unless a test gives its own.
+protocol RegistrationVerifying {}
+
+extension RegistrationVerifying {
+    func verify(
+        _ response: RegistrationResponse, relyingParty: RelyingParty = RegistrationTests.relyingParty,
+        challenge: [UInt8] = RegistrationTests.challenge, uv: Bool = false
+    ) throws(WebAuthnError) -> VerifiedRegistration {
+        try relyingParty.verifyRegistration(response, challenge: challenge, requireUserVerification: uv)
+    }
 }
