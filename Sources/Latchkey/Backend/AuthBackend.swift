@@ -75,6 +75,25 @@ public protocol AuthBackend: Sendable {
     func linkIdentityURL(accessToken: String, provider: String, redirectTo: String, scopes: String?, codeChallenge: String) async throws -> URL
     /// Removes one of the signed-in user's identities (`DELETE /user/identities/{id}`).
     func unlinkIdentity(accessToken: String, identityID: String) async throws
+
+    /// Options for the signed-in user's authenticator to create a passkey with
+    /// (`POST /passkeys/registration/options`).
+    func passkeyRegistrationOptions(accessToken: String) async throws -> PasskeyChallenge<PasskeyCreationOptions>
+    /// Verifies a new passkey against the challenge `challengeID` and adds it to the signed-in
+    /// user's account (`POST /passkeys/registration/verify`).
+    func verifyPasskeyRegistration(accessToken: String, challengeID: String, registration: PasskeyRegistration) async throws -> Passkey
+    /// Options for an authenticator to sign in with any passkey of the relying party
+    /// (`POST /passkeys/authentication/options`; no user is signed in).
+    func passkeySignInOptions() async throws -> PasskeyChallenge<PasskeyRequestOptions>
+    /// Verifies a passkey's assertion against the challenge `challengeID`; the answer is the
+    /// session of the passkey's account (`POST /passkeys/authentication/verify`).
+    func verifyPasskeySignIn(challengeID: String, assertion: PasskeyAssertion) async throws -> Session
+    /// The signed-in user's passkeys, oldest first (`GET /passkeys`).
+    func listPasskeys(accessToken: String) async throws -> [Passkey]
+    /// Renames one of the signed-in user's passkeys (`PATCH /passkeys/{id}`).
+    func renamePasskey(accessToken: String, passkeyID: String, friendlyName: String) async throws -> Passkey
+    /// Removes one of the signed-in user's passkeys (`DELETE /passkeys/{id}`).
+    func deletePasskey(accessToken: String, passkeyID: String) async throws
 }
 
 /// Backends written before these flows existed answer them as unsupported.
@@ -120,5 +139,26 @@ extension AuthBackend {
     }
     public func unlinkIdentity(accessToken: String, identityID: String) async throws {
         throw BackendError.unsupported("identity linking")
+    }
+    public func passkeyRegistrationOptions(accessToken: String) async throws -> PasskeyChallenge<PasskeyCreationOptions> {
+        throw BackendError.unsupported("passkeys")
+    }
+    public func verifyPasskeyRegistration(accessToken: String, challengeID: String, registration: PasskeyRegistration) async throws -> Passkey {
+        throw BackendError.unsupported("passkeys")
+    }
+    public func passkeySignInOptions() async throws -> PasskeyChallenge<PasskeyRequestOptions> {
+        throw BackendError.unsupported("passkeys")
+    }
+    public func verifyPasskeySignIn(challengeID: String, assertion: PasskeyAssertion) async throws -> Session {
+        throw BackendError.unsupported("passkeys")
+    }
+    public func listPasskeys(accessToken: String) async throws -> [Passkey] {
+        throw BackendError.unsupported("passkeys")
+    }
+    public func renamePasskey(accessToken: String, passkeyID: String, friendlyName: String) async throws -> Passkey {
+        throw BackendError.unsupported("passkeys")
+    }
+    public func deletePasskey(accessToken: String, passkeyID: String) async throws {
+        throw BackendError.unsupported("passkeys")
     }
 }

@@ -188,7 +188,15 @@ public struct GoTrueBackend: AuthBackend {
     /// rules before anyone types.
     /// - Throws: ``BackendError``.
     public func settings() async throws -> GoTrueServerSettings {
-        GoTrueServerSettings(wire: try decode(SettingsResponse.self, from: try await send("GET", "settings")))
+        let body = try await send("GET", "settings")
+        var settings = GoTrueServerSettings(wire: try decode(SettingsResponse.self, from: body))
+        settings.passkeysEnabled = (try? JSONDecoder().decode(PasskeySettings.self, from: body))?.passkeys_enabled ?? false
+        return settings
+    }
+
+    /// The passkey switch of `GET /settings`.
+    private struct PasskeySettings: Decodable {
+        var passkeys_enabled: Bool?
     }
 
     // MARK: - Plumbing
@@ -210,7 +218,7 @@ public struct GoTrueBackend: AuthBackend {
         return decoder
     }()
 
-    private func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
         do {
             return try Self.decoder.decode(type, from: body)
         } catch {
@@ -236,7 +244,7 @@ public struct GoTrueBackend: AuthBackend {
         value.addingPercentEncoding(withAllowedCharacters: queryValueCharacters) ?? value
     }
 
-    private func send(
+    func send(
         _ method: String, _ path: String, query: [(String, String)] = [],
         body: (any Encodable & Sendable)? = nil, accessToken: String? = nil
     ) async throws -> Data {
@@ -290,13 +298,20 @@ public struct GoTrueServerSettings: Sendable, Hashable {
     /// entries of `external` that are not providers (`email`, `phone`, `anonymous_users`) are
     /// left out.
     public var providers: [IdentityProvider]
+    /// Whether the server signs in with passkeys (`passkeys_enabled`): show "Sign in with a
+    /// passkey" only then. `false` when the server does not say (older servers).
+    public var passkeysEnabled: Bool
 
     /// Settings with these values.
-    public init(passwordMinimumLength: Int? = nil, signUpDisabled: Bool = false, autoconfirm: Bool = false, providers: [IdentityProvider] = []) {
+    public init(
+        passwordMinimumLength: Int? = nil, signUpDisabled: Bool = false, autoconfirm: Bool = false, providers: [IdentityProvider] = [],
+        passkeysEnabled: Bool = false
+    ) {
         self.passwordMinimumLength = passwordMinimumLength
         self.signUpDisabled = signUpDisabled
         self.autoconfirm = autoconfirm
         self.providers = providers
+        self.passkeysEnabled = passkeysEnabled
     }
 
     /// The settings a `GET /settings` answer describes.

@@ -59,6 +59,7 @@ extension AuthFailure {
     /// The user-facing title, message and suggested action for this failure.
     public var presentation: Presentation {
         if let secondFactor = secondFactorPresentation { return secondFactor }
+        if let passkey = passkeyPresentation { return passkey }
         return switch category {
         case .invalidCredentials:
             Presentation(

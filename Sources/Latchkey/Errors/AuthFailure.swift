@@ -118,6 +118,7 @@ extension AuthFailure {
     private static func category(
         status: Int, code: String?, message: String?, retryAfter: TimeInterval?
     ) -> Category {
+        if let passkey = passkeyCategory(code: code) { return passkey }
         switch code {
         case "invalid_credentials": return .invalidCredentials
         case "email_not_confirmed", "phone_not_confirmed": return .emailNotConfirmed

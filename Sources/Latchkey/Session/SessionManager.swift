@@ -24,6 +24,8 @@ import Logging
 ///   changes (``AuthAccount``).
 /// - ``email``: sign-in codes and links, confirmation, password recovery (``AuthEmail``).
 /// - ``mfa``: authenticator apps as a second factor (``AuthMFA``).
+/// - ``passkeys``: adding, listing, renaming and removing passkeys (``AuthPasskeys``); signing
+///   in with one is ``AuthAccount/signInWithPasskey(mediation:)``.
 ///
 /// ```swift
 /// try await manager.account.signIn(email: email, password: password)
@@ -122,6 +124,10 @@ public actor SessionManager {
 
     /// The ways to sign in to the account: listing, linking and unlinking providers.
     public nonisolated var identities: AuthIdentities { AuthIdentities(manager: self) }
+
+    /// The account's passkeys: adding one with the device's authenticator, listing, renaming,
+    /// removing.
+    public nonisolated var passkeys: AuthPasskeys { AuthPasskeys(manager: self) }
 
     /// The current session without any check or refresh, or `nil` when signed out.
     public var currentSession: Session? { state.session }

@@ -103,6 +103,13 @@ public struct SessionManagerConfiguration: Sendable {
     /// app's own is the way to sign in with a provider.
     public var webAuthenticator: (any WebAuthenticator)?
 
+    /// What creates passkeys and signs in with them (``AuthPasskeys/register(name:)``,
+    /// ``AuthAccount/signInWithPasskey(mediation:)``): on Apple platforms
+    /// `SystemPasskeyAuthenticator`, in tests `SoftwarePasskeyAuthenticator` from
+    /// `LatchkeyTesting`. Default `nil`: those calls throw ``AuthFailure`` with code
+    /// `passkey_authenticator_unavailable`; listing, renaming and removing passkeys work without.
+    public var passkeyAuthenticator: (any PasskeyAuthenticator)?
+
     public init() {}
 
     /// The retry delay after `attempt` consecutive failures (1-based).
