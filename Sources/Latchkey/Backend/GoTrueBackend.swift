@@ -188,15 +188,7 @@ public struct GoTrueBackend: AuthBackend {
     /// rules before anyone types.
     /// - Throws: ``BackendError``.
     public func settings() async throws -> GoTrueServerSettings {
-        let body = try await send("GET", "settings")
-        var settings = GoTrueServerSettings(wire: try decode(SettingsResponse.self, from: body))
-        settings.passkeysEnabled = (try? JSONDecoder().decode(PasskeySettings.self, from: body))?.passkeys_enabled ?? false
-        return settings
-    }
-
-    /// The passkey switch of `GET /settings`.
-    private struct PasskeySettings: Decodable {
-        var passkeys_enabled: Bool?
+        GoTrueServerSettings(wire: try decode(SettingsResponse.self, from: try await send("GET", "settings")))
     }
 
     // MARK: - Plumbing
@@ -320,6 +312,7 @@ public struct GoTrueServerSettings: Sendable, Hashable {
         self.init(
             passwordMinimumLength: wire.password_min_length, signUpDisabled: wire.disable_signup ?? false,
             autoconfirm: wire.mailer_autoconfirm ?? false,
-            providers: (wire.external ?? [:]).filter { $0.value && !notProviders.contains($0.key) }.keys.sorted().map { IdentityProvider($0) })
+            providers: (wire.external ?? [:]).filter { $0.value && !notProviders.contains($0.key) }.keys.sorted().map { IdentityProvider($0) },
+            passkeysEnabled: wire.passkeys_enabled ?? false)
     }
 }

@@ -22,7 +22,9 @@ struct SoftwarePasskeyAuthenticatorTests {
     }
 
     /// Registers with `authenticator` and verifies the answer as the server does.
-    static func register(_ authenticator: SoftwarePasskeyAuthenticator, user: String = "user-1") async throws -> (
+    static func register(
+        _ authenticator: SoftwarePasskeyAuthenticator, user: String = "user-1"
+    ) async throws -> (
         PasskeyRegistration, VerifiedRegistration
     ) {
         let options = creationOptions(user: user)

@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyTestSupport
-import LatchkeyWire
 import Testing
 
 @testable import Latchkey
@@ -17,14 +16,18 @@ struct GoTruePasskeyBackendTests {
     }
 
     func json(_ request: HTTPRequest) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: try #require(request.body)) as? [String: Any])
+        let body = try #require(request.body)
+        return try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
     }
 
     static let userID = "0b2a7c1e-4f6d-4e57-9a51-2f0c3d8e9b10"
+    /// The user id's UTF-8 bytes in base64url, as the server sends the user handle.
+    static let userHandle = Data(userID.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
 
     @Test("Registration options: POST {} with the user's token; every field read, binary fields decoded, timeout in seconds")
     func registrationOptions() async throws {
-        let userHandle = Base64URL.encode(Data(Self.userID.utf8))
+        let userHandle = Self.userHandle
         let (backend, transport) = makeBackend(
             #"""
             {"challenge_id":"c-1","expires_at":1700000300,"options":{
@@ -127,7 +130,7 @@ struct GoTruePasskeyBackendTests {
         let response = try #require(credential["response"] as? [String: Any])
         #expect(response["authenticatorData"] as? String == "AAE")
         #expect(response["signature"] as? String == "MA")
-        #expect(response["userHandle"] as? String == Base64URL.encode(Data(Self.userID.utf8)))
+        #expect(response["userHandle"] as? String == Self.userHandle)
     }
 
     @Test("List, rename and delete: GET /passkeys, PATCH and DELETE /passkeys/{id} with the user's token")
