@@ -22,6 +22,12 @@ struct PasskeyFlowTests {
         configuration.passkeys.origins = ["https://\(relyingPartyID)"]
     }
 
+    /// Passkeys on, at most two per user.
+    static func twoPasskeysPerUser(_ configuration: inout ServerConfiguration) {
+        passkeysOn(&configuration)
+        configuration.passkeys.maximumPerUser = 2
+    }
+
     /// An installation of the app whose device has `authenticator`.
     static func app(_ server: TestServer, _ authenticator: SoftwarePasskeyAuthenticator) -> E2EApp {
         E2EApp(server: server) {
@@ -155,10 +161,7 @@ struct PasskeyFlowTests {
 
     @Test("A second passkey on the same device is refused (webauthn_credential_exists); past the limit: too_many_passkeys")
     func duplicateAndLimit() async throws {
-        try await withTestServer(configure: {
-            Self.passkeysOn(&$0)
-            $0.passkeys.maximumPerUser = 2
-        }) { server in
+        try await withTestServer(configure: Self.twoPasskeysPerUser) { server in
             let (phone, _) = try await Self.app(server, SoftwarePasskeyAuthenticator()).signUp()
             _ = try registered(try await phone.passkeys.register())
             try await expectFailure(.invalidInput, "webauthn_credential_exists") { try await phone.passkeys.register() }
