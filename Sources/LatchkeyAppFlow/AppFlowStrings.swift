@@ -35,6 +35,8 @@ public struct AppFlowStrings: Sendable {
         case .emailVerification: "Checking your confirmation…"
         case .secondFactorVerification: "Checking the code…"
         case .providerSignIn: "Signing in…"
+        case .passkeySignIn: "Signing in…"
+        case .addPasskey: "Adding passkey…"
         }
     }
 
@@ -48,6 +50,8 @@ public struct AppFlowStrings: Sendable {
         case .emailVerification: "Email confirmed"
         case .secondFactorVerification: "Verified"
         case .providerSignIn: "Signed in"
+        case .passkeySignIn: "Signed in"
+        case .addPasskey: "Passkey added"
         }
     }
 
@@ -67,6 +71,16 @@ public struct AppFlowStrings: Sendable {
     }
     /// The login form's button for a provider, given its ``providerName``: "Sign in with Google".
     public var providerSignInButton: @Sendable (_ provider: String) -> String = { "Sign in with \($0)" }
+    /// The login form's passkey button.
+    public var passkeySignInButton = "Sign in with a Passkey"
+    /// The title of the offer to add a passkey after a password sign-in.
+    public var passkeyOfferTitle = "Sign In Faster"
+    /// The offer's sentence.
+    public var passkeyOfferMessage = "Add a passkey to sign in with Face ID or Touch ID instead of your password."
+    /// The offer's accepting button.
+    public var addPasskeyButton = "Add Passkey"
+    /// The offer's declining button.
+    public var notNowButton = "Not Now"
     /// The sign-up form's button.
     public var createAccountButton = "Create Account"
     /// The sign-up form's status line when the server refuses new accounts.

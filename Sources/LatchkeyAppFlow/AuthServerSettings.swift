@@ -14,13 +14,20 @@ public struct AuthServerSettings: Sendable, Hashable {
     /// The sign-in providers that are on (`external`: `apple`, `google`…), for the login form
     /// to offer (``LoginFormModel/apply(_:)``).
     public var providers: [IdentityProvider]
+    /// Whether the server signs in with passkeys (`passkeys_enabled`), for the login form to
+    /// offer "Sign in with a Passkey" (``LoginFormModel/offersPasskeySignIn``).
+    public var passkeysEnabled: Bool
 
     /// Settings with these values.
-    public init(passwordRules: PasswordRules = .init(), signUpDisabled: Bool = false, autoconfirm: Bool = false, providers: [IdentityProvider] = []) {
+    public init(
+        passwordRules: PasswordRules = .init(), signUpDisabled: Bool = false, autoconfirm: Bool = false, providers: [IdentityProvider] = [],
+        passkeysEnabled: Bool = false
+    ) {
         self.passwordRules = passwordRules
         self.signUpDisabled = signUpDisabled
         self.autoconfirm = autoconfirm
         self.providers = providers
+        self.passkeysEnabled = passkeysEnabled
     }
 
     /// The settings a GoTrue server published (`GoTrueBackend.settings()`), as the forms use
@@ -28,7 +35,8 @@ public struct AuthServerSettings: Sendable, Hashable {
     public init(_ settings: GoTrueServerSettings) {
         self.init(
             passwordRules: PasswordRules(minimumLength: max(settings.passwordMinimumLength ?? 6, 1)),
-            signUpDisabled: settings.signUpDisabled, autoconfirm: settings.autoconfirm, providers: settings.providers)
+            signUpDisabled: settings.signUpDisabled, autoconfirm: settings.autoconfirm, providers: settings.providers,
+            passkeysEnabled: settings.passkeysEnabled)
     }
 
     /// Reads the settings of the GoTrue server (the Latchkey server or a Supabase project) at

@@ -14,6 +14,10 @@ public enum FormOperation: Sendable, Hashable {
     /// Signing in with a provider: Sign in with Apple, Google, or a provider's page in the
     /// browser.
     case providerSignIn(IdentityProvider)
+    /// Signing in with a passkey.
+    case passkeySignIn
+    /// Adding a passkey to the signed-in account.
+    case addPasskey
 }
 
 /// Where a form stands.

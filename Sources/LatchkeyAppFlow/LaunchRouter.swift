@@ -276,8 +276,8 @@ public final class LaunchRouter {
     }
 
     /// A login form wired to this router (an unconfirmed email leads to `verifyEmail`).
-    public func makeLoginForm() -> LoginFormModel {
-        LoginFormModel(manager: manager, strings: strings) { [weak self] email, password in
+    public func makeLoginForm(passkeyOffer: PasskeyOffer? = nil) -> LoginFormModel {
+        LoginFormModel(manager: manager, strings: strings, passkeyOffer: passkeyOffer) { [weak self] email, password in
             self?.awaitVerification(email: email, password: password)
         }
     }

@@ -19,6 +19,9 @@ import Observation
 ///   ``signIn(with:idToken:nonce:accessToken:)`` take a credential the app got itself. While
 ///   one runs, ``status`` is `inProgress(.providerSignIn(provider))`; a sheet the person closed
 ///   is `cancelled`, which shows nothing.
+/// - ``offersPasskeySignIn`` says whether to show "Sign in with a Passkey" (the server has
+///   passkeys on and the manager has an authenticator); ``signInWithPasskey(mediation:)`` runs
+///   it. After a password sign-in the ``passkeyOffer``, when given, offers to add a passkey.
 ///
 /// The session itself is the `SessionManager`'s; a successful sign-in moves the
 /// ``LaunchRouter`` to `main` through the manager's events.
@@ -37,25 +40,32 @@ public final class LoginFormModel: EmailPasswordForm {
     public var isPasswordVisible = false
     /// The sign-in providers to offer as buttons, in order (``apply(_:)``).
     public private(set) var providers: [IdentityProvider] = []
+    /// Whether to offer "Sign in with a Passkey" (``apply(_:)``): the server has passkeys on and
+    /// the manager has a passkey authenticator.
+    public private(set) var offersPasskeySignIn = false
     private var progress = FormProgress()
 
     /// The words the form shows.
     @ObservationIgnored public let strings: AppFlowStrings
     @ObservationIgnored let manager: SessionManager
     @ObservationIgnored let onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)?
+    /// The offer to add a passkey after a password sign-in, when the form was given one.
+    @ObservationIgnored public let passkeyOffer: PasskeyOffer?
 
     /// Creates a form.
     /// - Parameters:
     ///   - manager: The session manager that signs in.
     ///   - strings: The words the form shows.
+    ///   - passkeyOffer: Offers to add a passkey after a password sign-in; `nil`: no offer.
     ///   - onEmailNotConfirmed: Called when the account exists but its email is not confirmed
-    ///     yet; ``LaunchRouter/makeLoginForm()`` wires it to the verify-email route.
+    ///     yet; ``LaunchRouter/makeLoginForm(passkeyOffer:)`` wires it to the verify-email route.
     public init(
-        manager: SessionManager, strings: AppFlowStrings = .init(),
+        manager: SessionManager, strings: AppFlowStrings = .init(), passkeyOffer: PasskeyOffer? = nil,
         onEmailNotConfirmed: (@MainActor (_ email: String, _ password: String) -> Void)? = nil
     ) {
         self.manager = manager
         self.strings = strings
+        self.passkeyOffer = passkeyOffer
         self.onEmailNotConfirmed = onEmailNotConfirmed
     }
 
@@ -72,9 +82,12 @@ public final class LoginFormModel: EmailPasswordForm {
     /// The latest VoiceOver announcement.
     public var announcement: AccessibilityAnnouncement? { progress.announcement }
 
-    /// Offers the providers the server has on, Sign in with Apple first on Apple platforms.
+    /// Offers the providers the server has on, Sign in with Apple first on Apple platforms, and
+    /// passkeys when the server has them on and the manager has an authenticator.
     public func apply(_ settings: AuthServerSettings) {
         providers = Self.ordered(settings.providers, appleFirst: Self.isApplePlatform)
+        offersPasskeySignIn = settings.passkeysEnabled && manager.configuration.passkeyAuthenticator != nil
+        passkeyOffer?.apply(settings)
     }
 
     /// `providers` in the order the form offers them: Apple first when `appleFirst` (Apple asks
@@ -150,6 +163,33 @@ public final class LoginFormModel: EmailPasswordForm {
         }
     }
 
+    /// Signs in with a passkey the person picks (`AuthAccount.signInWithPasskey(mediation:)`);
+    /// no email or password is needed. Does nothing while a request is in flight.
+    ///
+    /// With ``PasskeyRequestOptions/Mediation/modal`` the status is `inProgress(.passkeySignIn)`
+    /// while the system sheet is up; a closed sheet leaves the form `cancelled`. With
+    /// ``PasskeyRequestOptions/Mediation/autoFill`` (started when the form appears) the form stays
+    /// usable while the request waits for a pick among the keyboard's suggestions: only a
+    /// sign-in, or a failure other than an expired challenge, changes the status.
+    public func signInWithPasskey(mediation: PasskeyRequestOptions.Mediation = .modal) async {
+        let autoFill = mediation == .autoFill
+        guard autoFill || !isSubmitting else { return }
+        if !autoFill { progress.begin(.passkeySignIn) }
+        do {
+            switch try await manager.account.signInWithPasskey(mediation: mediation) {
+            case .signedIn:
+                password = ""
+                progress.succeed(.passkeySignIn, announcing: strings.succeeded(.passkeySignIn))
+            case .cancelled:
+                if !autoFill { progress.cancel(.passkeySignIn) }
+            }
+        } catch {
+            let failure = AuthFailure(error)
+            if autoFill && (failure.code == "webauthn_challenge_expired" || failure.code == "cancelled") { return }
+            progress.fail(.passkeySignIn, failure, strings)
+        }
+    }
+
     /// Signs in. Does nothing unless ``canSubmit``.
     public func submit() async {
         guard canSubmit else { return }
@@ -160,6 +200,7 @@ public final class LoginFormModel: EmailPasswordForm {
             try await manager.account.signIn(email: email, password: password)
             self.password = ""
             progress.succeed(.signIn, announcing: strings.succeeded(.signIn))
+            await passkeyOffer?.passwordSignInSucceeded()
         } catch {
             let failure = progress.fail(.signIn, error, strings)
             if failure.category == .emailNotConfirmed { onEmailNotConfirmed?(email, password) }

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyServer
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Logging
@@ -211,8 +212,10 @@ func fileNames(in directory: URL?) -> [String] {
 
 /// Runs `body` on the main actor against a fresh server, and always stops it.
 @MainActor
-func withFlowServer(autoconfirm: Bool = true, _ body: @MainActor (TestServer) async throws -> Void) async throws {
-    let server = try await TestServer.start(autoconfirm: autoconfirm)
+func withFlowServer(
+    autoconfirm: Bool = true, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, _ body: @MainActor (TestServer) async throws -> Void
+) async throws {
+    let server = try await TestServer.start(autoconfirm: autoconfirm, configure: configure)
     func finish() async {
         for app in flowApps.removeValue(forKey: ObjectIdentifier(server)) ?? [] { await app.finish() }
         await server.stop()
