@@ -178,6 +178,18 @@ def es256_server(latchkey_bin: Path, _server_root: Path) -> Iterator[KeyedServer
     _stop_server(server)
 
 
+@pytest.fixture(scope="session")
+def rules_server(latchkey_bin: Path, _server_root: Path) -> Iterator[Server]:
+    """An autoconfirm server whose new passwords need a lowercase letter, a capital and a digit
+    (GoTrue's GOTRUE_PASSWORD_REQUIRED_CHARACTERS, given as GoTrue's environment)."""
+    server = _start_server(
+        latchkey_bin, _server_root, autoconfirm=True, name="password-rules",
+        extra_env={"GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789"},
+    )
+    yield server
+    _stop_server(server)
+
+
 class ClientFactory:
     """Makes SyncGoTrueClient instances the way supabase-py's create_client does.
 
