@@ -1,0 +1,373 @@
+"""Passkeys against authenticators and verifiers nobody here wrote.
+
+PyPI's soft-webauthn (a software authenticator) registers a passkey and signs in through the
+server's routes, as a client would; PyPI's webauthn (Duo's py_webauthn, a relying-party
+library) then checks the very bytes the server was sent: what Latchkey accepts, it accepts;
+and for responses made wrong in one way each (another origin, another RP ID, a replayed
+challenge, a bad signature, the user-presence flag cleared, a counter that did not advance),
+Latchkey refuses with GoTrue's error and py_webauthn refuses too.
+
+The two live in a venv of their own (soft-webauthn pins fido2<2), which this suite, run by the
+system python, reaches through webauthn_peer.py run by that venv's python. Without it the
+module is skipped with the command that makes it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import HTTP_TIMEOUT, PASSWORD, Server, _start_server, _stop_server, unique_email
+
+PEER_PYTHON = os.environ.get("LATCHKEY_WEBAUTHN_PYTHON") or "/opt/latchkey-peers/webauthn/bin/python3"
+PEER_SCRIPT = Path(__file__).resolve().parent / "webauthn_peer.py"
+INSTALL = (
+    "python3 -m venv /opt/latchkey-peers/webauthn && "
+    "/opt/latchkey-peers/webauthn/bin/pip install soft-webauthn==0.1.4 webauthn==2.7.1"
+)
+
+
+def _peer_available() -> bool:
+    if not os.access(PEER_PYTHON, os.X_OK):
+        return False
+    try:
+        return subprocess.run([PEER_PYTHON, "-c", "import soft_webauthn, webauthn"], capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if not _peer_available():
+    pytest.skip(f"{PEER_PYTHON} cannot import soft_webauthn and webauthn ({INSTALL})", allow_module_level=True)
+
+RP_ID = "login.example.com"
+ORIGIN = "https://login.example.com"
+RP_NAME = "Latchkey interop"
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def peer(command: str, **job) -> object:
+    """Runs one job of webauthn_peer.py in the peers' venv and returns its answer."""
+    done = subprocess.run(
+        [PEER_PYTHON, str(PEER_SCRIPT)], input=json.dumps({"command": command, **job}), capture_output=True, text=True,
+        timeout=HTTP_TIMEOUT,
+    )
+    assert done.returncode == 0, f"webauthn_peer.py {command} failed:\n{done.stderr}"
+    return json.loads(done.stdout)
+
+
+def py_webauthn(*checks: dict) -> list[dict]:
+    """py_webauthn's verdicts, checking each response against what the relying party expects:
+    the server's challenge, RP_ID and ORIGIN (and for assertions, the key and counter on file)."""
+    return peer("verify", checks=[{"rp_id": RP_ID, "origin": ORIGIN, **check} for check in checks])  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def passkey_server(latchkey_bin: Path, _server_root: Path) -> Iterator[Server]:
+    server = _start_server(
+        latchkey_bin, _server_root, autoconfirm=True, name="passkeys",
+        extra_args=(
+            "--passkeys-enabled", "--webauthn-rp-id", RP_ID, "--webauthn-rp-display-name", RP_NAME,
+            "--webauthn-rp-origins", ORIGIN,
+        ),
+    )
+    yield server
+    _stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def http(passkey_server: Server) -> Iterator[httpx.Client]:
+    """Calls the server as supabase-js does: its URL, the anon key in `apikey` on every call."""
+    with httpx.Client(base_url=passkey_server.url, headers={"apikey": passkey_server.anon_key}, timeout=HTTP_TIMEOUT) as client:
+        yield client
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def sign_up(http: httpx.Client, prefix: str) -> dict:
+    """A confirmed account (the server autoconfirms) and its session."""
+    answer = http.post("/signup", json={"email": unique_email(prefix), "password": PASSWORD})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def registration_options(http: httpx.Client, token: str) -> dict:
+    answer = http.post("/passkeys/registration/options", json={}, headers=bearer(token))
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def authentication_options(http: httpx.Client) -> dict:
+    answer = http.post("/passkeys/authentication/options", json={})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def refused(answer: httpx.Response, error_code: str) -> None:
+    assert answer.status_code == 400, answer.text
+    body = answer.json()
+    assert body["code"] == 400 and body["error_code"] == error_code and body["msg"], body
+
+
+@dataclass
+class Enrolled:
+    """An account whose passkey lives in a soft-webauthn device, and what each side has on file."""
+
+    session: dict
+    device: dict
+    """The soft-webauthn device's state (its key and counter), as webauthn_peer.py keeps it."""
+    public_key: str
+    """The COSE key py_webauthn read from the registration the server accepted."""
+    passkey_id: str
+    sign_count: int = 0
+    """The counter of the last assertion both accepted."""
+
+    @property
+    def user_id(self) -> str:
+        return self.session["user"]["id"]
+
+
+def enroll(http: httpx.Client, prefix: str) -> Enrolled:
+    """Signs up and registers a soft-webauthn passkey; py_webauthn must accept the same registration."""
+    session = sign_up(http, prefix)
+    started = registration_options(http, session["access_token"])
+    made = peer("create", options=started["options"], origin=ORIGIN)
+    answer = http.post(
+        "/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+        headers=bearer(session["access_token"]),
+    )
+    assert answer.status_code == 200, answer.text
+    [verdict] = py_webauthn({"kind": "registration", "credential": made["credential"], "challenge": started["options"]["challenge"]})
+    assert verdict["ok"], verdict
+    assert verdict["credential_id"] == made["credential"]["id"]
+    return Enrolled(session=session, device=made["device"], public_key=verdict["public_key"], passkey_id=answer.json()["id"])
+
+
+def sign_in(http: httpx.Client, enrolled: Enrolled, started: dict | None = None) -> dict:
+    """A passkey sign-in (for `started`, else new options) both sides accept; returns the session."""
+    started = started or authentication_options(http)
+    made = peer("get", device=enrolled.device, options=started["options"], origin=ORIGIN)
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]})
+    assert answer.status_code == 200, answer.text
+    [verdict] = py_webauthn(
+        {"kind": "assertion", "credential": made["credential"], "challenge": started["options"]["challenge"],
+         "public_key": enrolled.public_key, "sign_count": enrolled.sign_count}
+    )
+    assert verdict["ok"], verdict
+    enrolled.device = made["device"]
+    enrolled.sign_count = verdict["sign_count"]
+    return answer.json()
+
+
+def test_soft_webauthn_registers_and_signs_in_and_py_webauthn_accepts_the_same_responses(http, passkey_server):
+    versions = peer("versions")
+    print("WebAuthn peers:", ", ".join(f"{name} {value}" for name, value in sorted(versions.items())))  # type: ignore[union-attr]
+    assert http.get("/settings").json()["passkeys_enabled"] is True
+
+    session = sign_up(http, "passkey-interop")
+    user_id = session["user"]["id"]
+    started = registration_options(http, session["access_token"])
+    assert set(started) >= {"challenge_id", "expires_at", "options"}, started
+    options = started["options"]
+    assert options["rp"] == {"name": RP_NAME, "id": RP_ID}
+    assert b64url_decode(options["user"]["id"]) == user_id.encode()
+    assert len(b64url_decode(options["challenge"])) == 32
+    assert [param["alg"] for param in options["pubKeyCredParams"]] == [-7, -8, -257]
+    assert options["authenticatorSelection"] == {"residentKey": "required", "requireResidentKey": True, "userVerification": "preferred"}
+    assert options["attestation"] == "none"
+
+    made = peer("create", options=options, origin=ORIGIN)
+    answer = http.post(
+        "/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+        headers=bearer(session["access_token"]),
+    )
+    assert answer.status_code == 200, answer.text
+    passkey = answer.json()
+    assert passkey["id"] and passkey["friendly_name"] and passkey["created_at"], passkey
+    [verdict] = py_webauthn({"kind": "registration", "credential": made["credential"], "challenge": options["challenge"]})
+    assert verdict["ok"], verdict
+    enrolled = Enrolled(session=session, device=made["device"], public_key=verdict["public_key"], passkey_id=passkey["id"])
+
+    listed = http.get("/passkeys", headers=bearer(session["access_token"]))
+    assert listed.status_code == 200 and [item["id"] for item in listed.json()] == [passkey["id"]], listed.text
+
+    # The next registration names this credential among those to exclude.
+    again = registration_options(http, session["access_token"])["options"]
+    assert [item["id"] for item in again.get("excludeCredentials", [])] == [made["credential"]["id"]], again
+
+    # Discoverable sign-in, three times: the counter advances each time, on both sides.
+    for round_number in (1, 2, 3):
+        started = authentication_options(http)
+        assert "allowCredentials" not in started["options"], started
+        assert started["options"]["rpId"] == RP_ID and started["options"]["userVerification"] == "preferred"
+        signed_in = sign_in(http, enrolled, started)
+        assert enrolled.sign_count == round_number
+        assert signed_in["token_type"] == "bearer" and signed_in["refresh_token"] and signed_in["expires_in"] > 0
+        assert signed_in["expires_at"] > 0 and signed_in["user"]["id"] == user_id
+        claims = json.loads(b64url_decode(signed_in["access_token"].split(".")[1]))
+        assert "passkey" in {entry["method"] for entry in claims["amr"]}, claims
+        me = http.get("/user", headers=bearer(signed_in["access_token"]))
+        assert me.status_code == 200 and me.json()["id"] == user_id, me.text
+
+    listed = http.get("/passkeys", headers=bearer(signed_in["access_token"])).json()
+    assert len(listed) == 1 and listed[0].get("last_used_at"), listed
+
+
+@pytest.fixture(scope="module")
+def enrolled(http: httpx.Client) -> Enrolled:
+    """One account with a passkey that has signed in once (so its counter is on file and non-zero)."""
+    account = enroll(http, "passkey-refusals")
+    sign_in(http, account)
+    assert account.sign_count == 1
+    return account
+
+
+# Registrations made wrong in one way each (soft-webauthn job changes; `none` attestation signs nothing).
+REGISTRATIONS = {
+    "another origin": {"origin": "https://login.example.org"},
+    "another RP ID": {"rp_id": "example.org"},
+    "user presence flag cleared": {"flags": 0x40},  # attested data only
+}
+
+
+@pytest.mark.parametrize("case", list(REGISTRATIONS))
+def test_a_registration_latchkey_refuses_py_webauthn_refuses(http, enrolled, case):
+    started = registration_options(http, enrolled.session["access_token"])
+    job = {"origin": ORIGIN, **REGISTRATIONS[case]}
+    made = peer("create", options=started["options"], **job)
+    answer = http.post(
+        "/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+        headers=bearer(enrolled.session["access_token"]),
+    )
+    refused(answer, "webauthn_verification_failed")
+    [verdict] = py_webauthn({"kind": "registration", "credential": made["credential"], "challenge": started["options"]["challenge"]})
+    assert not verdict["ok"], f"py_webauthn accepted the registration made with {case}"
+    listed = http.get("/passkeys", headers=bearer(enrolled.session["access_token"])).json()
+    assert [item["id"] for item in listed] == [enrolled.passkey_id], listed
+
+
+def test_a_registration_answering_another_challenge_is_refused_by_both(http, enrolled):
+    answered = registration_options(http, enrolled.session["access_token"])
+    made = peer("create", options=answered["options"], origin=ORIGIN)
+    other = registration_options(http, enrolled.session["access_token"])
+    answer = http.post(
+        "/passkeys/registration/verify", json={"challenge_id": other["challenge_id"], "credential": made["credential"]},
+        headers=bearer(enrolled.session["access_token"]),
+    )
+    refused(answer, "webauthn_verification_failed")
+    [verdict] = py_webauthn({"kind": "registration", "credential": made["credential"], "challenge": other["options"]["challenge"]})
+    assert not verdict["ok"], verdict
+
+
+# Assertions made wrong in one way each (soft-webauthn job changes). Where the change touches
+# signed data, the peer signs again with the passkey's own key, so only that one thing is wrong.
+ASSERTIONS = {
+    "another origin": lambda account: {"origin": "https://login.example.org"},
+    "another RP ID": lambda account: {"rp_id": "example.org"},
+    "user presence flag cleared": lambda account: {"flags": 0x04},  # UV without UP
+    "no flags at all": lambda account: {"flags": 0x00},
+    "signed by another key": lambda account: {"other_key": True},
+    "counter did not advance": lambda account: {"sign_count": account.sign_count},
+}
+
+
+@pytest.mark.parametrize("case", list(ASSERTIONS))
+def test_an_assertion_latchkey_refuses_py_webauthn_refuses(http, enrolled, case):
+    started = authentication_options(http)
+    made = peer("get", device=enrolled.device, options=started["options"], **{"origin": ORIGIN, **ASSERTIONS[case](enrolled)})
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]})
+    refused(answer, "webauthn_verification_failed")
+    [verdict] = py_webauthn(
+        {"kind": "assertion", "credential": made["credential"], "challenge": started["options"]["challenge"],
+         "public_key": enrolled.public_key, "sign_count": enrolled.sign_count}
+    )
+    assert not verdict["ok"], f"py_webauthn accepted the assertion with {case}"
+    # The device's counter moved on (as a real authenticator's does); the passkey still signs in.
+    if case != "counter did not advance":
+        enrolled.device = made["device"]
+    sign_in(http, enrolled)
+
+
+def test_a_signature_with_a_byte_flipped_is_refused_by_both(http, enrolled):
+    started = authentication_options(http)
+    made = peer("get", device=enrolled.device, options=started["options"], origin=ORIGIN)
+    credential = made["credential"]
+    signature = bytearray(b64url_decode(credential["response"]["signature"]))
+    signature[-1] ^= 0x01
+    credential["response"]["signature"] = b64url(bytes(signature))
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": credential})
+    refused(answer, "webauthn_verification_failed")
+    [verdict] = py_webauthn(
+        {"kind": "assertion", "credential": credential, "challenge": started["options"]["challenge"],
+         "public_key": enrolled.public_key, "sign_count": enrolled.sign_count}
+    )
+    assert not verdict["ok"], verdict
+    enrolled.device = made["device"]
+    sign_in(http, enrolled)
+
+
+def test_a_replayed_assertion_is_refused_by_both(http, enrolled):
+    started = authentication_options(http)
+    made = peer("get", device=enrolled.device, options=started["options"], origin=ORIGIN)
+    body = {"challenge_id": started["challenge_id"], "credential": made["credential"]}
+    assert http.post("/passkeys/authentication/verify", json=body).status_code == 200
+    [verdict] = py_webauthn(
+        {"kind": "assertion", "credential": made["credential"], "challenge": started["options"]["challenge"],
+         "public_key": enrolled.public_key, "sign_count": enrolled.sign_count}
+    )
+    assert verdict["ok"], verdict
+    enrolled.device, enrolled.sign_count = made["device"], verdict["sign_count"]
+
+    # The same request again: its challenge is spent.
+    refused(http.post("/passkeys/authentication/verify", json=body), "webauthn_challenge_not_found")
+    # The same assertion for a fresh challenge: it answers the old one.
+    fresh = authentication_options(http)
+    refused(
+        http.post("/passkeys/authentication/verify", json={"challenge_id": fresh["challenge_id"], "credential": made["credential"]}),
+        "webauthn_verification_failed",
+    )
+    # py_webauthn keeps no challenges; it refuses the replay for the fresh challenge, and for the
+    # old one because the counter on file has caught up with the assertion's.
+    verdicts = py_webauthn(
+        {"kind": "assertion", "credential": made["credential"], "challenge": fresh["options"]["challenge"],
+         "public_key": enrolled.public_key, "sign_count": enrolled.sign_count - 1},
+        {"kind": "assertion", "credential": made["credential"], "challenge": started["options"]["challenge"],
+         "public_key": enrolled.public_key, "sign_count": enrolled.sign_count},
+    )
+    assert [verdict["ok"] for verdict in verdicts] == [False, False], verdicts
+
+
+def test_a_registration_challenge_is_spent_by_a_refused_verify(http, enrolled):
+    """A challenge is spent by its first verify, right or wrong: the right answer afterwards is refused."""
+    started = registration_options(http, enrolled.session["access_token"])
+    wrong = peer("create", options=started["options"], origin="https://login.example.org")
+    right = peer("create", options=started["options"], origin=ORIGIN)
+    headers = bearer(enrolled.session["access_token"])
+    refused(
+        http.post("/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": wrong["credential"]},
+                  headers=headers),
+        "webauthn_verification_failed",
+    )
+    refused(
+        http.post("/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": right["credential"]},
+                  headers=headers),
+        "webauthn_challenge_not_found",
+    )
+    [verdict] = py_webauthn({"kind": "registration", "credential": right["credential"], "challenge": started["options"]["challenge"]})
+    assert verdict["ok"], "py_webauthn keeps no challenges: the bytes themselves are right"
