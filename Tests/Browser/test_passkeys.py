@@ -114,7 +114,7 @@ def server(sites: Sites) -> Iterator[Process]:
     started = start_latchkey(
         binary, root, "passkeys",
         [
-            "--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--autoconfirm",
+            "--rate-limit-signin", "100000", "--rate-limit-verify", "100000", "--rate-limit-passkey", "100000", "--autoconfirm",
             "--passkeys-enabled", "--webauthn-rp-id", RP_ID, "--webauthn-rp-display-name", RP_NAME,
             "--webauthn-rp-origins", sites.listed.origin,
         ],

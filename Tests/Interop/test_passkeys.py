@@ -81,6 +81,7 @@ def passkey_server(latchkey_bin: Path, _server_root: Path) -> Iterator[Server]:
     server = _start_server(
         latchkey_bin, _server_root, autoconfirm=True, name="passkeys",
         extra_args=(
+            "--rate-limit-passkey", "100000",  # one client IP starts every sign-in here
             "--passkeys-enabled", "--webauthn-rp-id", RP_ID, "--webauthn-rp-display-name", RP_NAME,
             "--webauthn-rp-origins", ORIGIN,
         ),
