@@ -70,6 +70,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.mfaFactorExpiry), help: .setting(.mfaFactorExpiry)) var mfaFactorExpiry: String?
     @Flag(name: .setting(.mfaTOTPEnroll), inversion: .prefixedNo, help: .setting(.mfaTOTPEnroll)) var mfaTotpEnroll: Bool?
     @Flag(name: .setting(.mfaTOTPVerify), inversion: .prefixedNo, help: .setting(.mfaTOTPVerify)) var mfaTotpVerify: Bool?
+    @Option(name: .setting(.rateLimitPasskey), help: .setting(.rateLimitPasskey)) var passkeyLimit: String?
+    @Flag(name: .setting(.passkeysEnabled), help: .setting(.passkeysEnabled)) var passkeysEnabled = false
+    @Option(name: .setting(.passkeysPerUser), help: .setting(.passkeysPerUser)) var passkeysPerUser: String?
+    @Option(name: .setting(.webAuthnRPID), help: .setting(.webAuthnRPID)) var webAuthnRPID: String?
+    @Option(name: .setting(.webAuthnRPDisplayName), help: .setting(.webAuthnRPDisplayName)) var webAuthnRPDisplayName: String?
+    @Option(name: .setting(.webAuthnRPOrigins), help: .setting(.webAuthnRPOrigins)) var webAuthnRPOrigins: String?
+    @Option(name: .setting(.webAuthnChallengeExpiry), help: .setting(.webAuthnChallengeExpiry)) var webAuthnChallengeExpiry: String?
+    @Option(name: .setting(.appleAppIDs), help: .setting(.appleAppIDs)) var appleAppIDs: String?
     @Option(name: .setting(.smtpURL), help: .setting(.smtpURL)) var smtpURL: String?
     @Option(name: .setting(.mailFrom), help: .setting(.mailFrom)) var mailFrom: String?
     @Option(name: .setting(.pageTemplates), help: .setting(.pageTemplates)) var pageTemplates: String?
@@ -131,6 +139,14 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaFactorExpiry, .given(mfaFactorExpiry))
         add(.mfaTOTPEnroll, .given(mfaTotpEnroll))
         add(.mfaTOTPVerify, .given(mfaTotpVerify))
+        add(.rateLimitPasskey, .given(passkeyLimit))
+        add(.passkeysEnabled, .given(passkeysEnabled))
+        add(.passkeysPerUser, .given(passkeysPerUser))
+        add(.webAuthnRPID, .given(webAuthnRPID))
+        add(.webAuthnRPDisplayName, .given(webAuthnRPDisplayName))
+        add(.webAuthnRPOrigins, .given(webAuthnRPOrigins))
+        add(.webAuthnChallengeExpiry, .given(webAuthnChallengeExpiry))
+        add(.appleAppIDs, .given(appleAppIDs))
         add(.smtpURL, .given(smtpURL))
         add(.mailFrom, .given(mailFrom))
         add(.pageTemplates, .given(pageTemplates))

@@ -182,11 +182,14 @@ public struct SettingsResponse: Codable, Sendable, Hashable {
     public var sms_provider: String?
     public var saml_enabled: Bool?
     public var password_min_length: Int?
+    /// Whether users may register passkeys and sign in with them.
+    public var passkeys_enabled: Bool?
 
     public init(
         external: [String: Bool]? = nil, disable_signup: Bool? = nil, mailer_autoconfirm: Bool? = nil, phone_autoconfirm: Bool? = nil,
-        sms_provider: String? = nil, saml_enabled: Bool? = nil, password_min_length: Int? = nil
+        sms_provider: String? = nil, saml_enabled: Bool? = nil, password_min_length: Int? = nil, passkeys_enabled: Bool? = nil
     ) {
+        self.passkeys_enabled = passkeys_enabled
         self.external = external
         self.disable_signup = disable_signup
         self.mailer_autoconfirm = mailer_autoconfirm

@@ -37,6 +37,9 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     /// Wrong TOTP codes per factor: 5 per 5 minutes, then every code for the factor is refused
     /// until the window passes.
     public var failedMFACodesPerFactor = Limit(count: 5, per: 300)
+    /// Passkey sign-ins started (`/passkeys/authentication/options`) per client IP: 30 per 5
+    /// minutes, GoTrue's `GOTRUE_RATE_LIMIT_PASSKEY`.
+    public var passkeySignInsPerIP = Limit(count: 30, per: 300)
 
     public init() {}
 

@@ -198,6 +198,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsEnabled: Bool = true
     /// Sign-in with Apple, Google and other OpenID Connect providers, and identity linking.
     public var external = ExternalProviderSettings()
+    /// Passkeys (WebAuthn) and the Apple app association that lets iOS apps use them.
+    public var passkeys = PasskeySettings()
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -232,6 +234,7 @@ public struct ServerConfiguration: Sendable {
         guard (1...1000).contains(databasePoolSize) else { throw S.databasePoolSize.error("must be between 1 and 1000") }
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         try external.validate()
+        try passkeys.validate()
         if let sessionInactivityTimeout, sessionInactivityTimeout <= 0 {
             throw S.sessionInactivityTimeout.error("must be more than 0 seconds")
         }

@@ -132,6 +132,32 @@ extension ServerSetting {
     package static let mfaTOTPVerify = ServerSetting(
         "mfa-totp-verify", \.mfaTOTPVerifyEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_VERIFY_ENABLED")],
         help: "Let users challenge and verify TOTP factors.")
+    package static let rateLimitPasskey = ServerSetting(
+        "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,
+        variables: [Variable("GOTRUE_RATE_LIMIT_PASSKEY", .positiveInteger)], help: "Passkey sign-ins started per IP per 5 minutes.")
+    package static let passkeysEnabled = ServerSetting(
+        "passkeys-enabled", \.passkeys.enabled, .switch, variables: [Variable("GOTRUE_PASSKEY_ENABLED")],
+        help: "Let users register passkeys and sign in with them (needs --webauthn-rp-id and --webauthn-rp-origins).")
+    package static let passkeysPerUser = ServerSetting(
+        "passkeys-per-user", \.passkeys.maximumPerUser, .integer,
+        variables: [Variable("GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", .positiveInteger)], help: "Most passkeys one user may register.")
+    package static let webAuthnRPID = ServerSetting(
+        "webauthn-rp-id", \.passkeys.relyingPartyID, .optionalText, variables: [Variable("GOTRUE_WEBAUTHN_RP_ID")],
+        help: "The relying party id passkeys are bound to: the site's domain, such as example.com.")
+    package static let webAuthnRPDisplayName = ServerSetting(
+        "webauthn-rp-display-name", \.passkeys.relyingPartyName, .optionalText, variables: [Variable("GOTRUE_WEBAUTHN_RP_DISPLAY_NAME")],
+        help: "The name authenticators show for this site (default: the relying party id).")
+    package static let webAuthnRPOrigins = ServerSetting(
+        "webauthn-rp-origins", \.passkeys.origins, .commaList, variables: [Variable("GOTRUE_WEBAUTHN_RP_ORIGINS")],
+        help: "The exact origins passkey ceremonies may run on, comma-separated (https://example.com; an iOS app's is https://<rp id>).")
+    package static let webAuthnChallengeExpiry = ServerSetting(
+        "webauthn-challenge-expiry", \.passkeys.challengeExpiry, .seconds,
+        variables: [Variable("GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", .duration)], help: "Seconds a passkey ceremony's challenge stays usable.")
+    package static let appleAppIDs = ServerSetting(
+        "apple-app-ids", \.passkeys.appleAppIDs, .commaList,
+        help:
+            "iOS app IDs (TEAMID.bundle.id, comma-separated) listed as webcredentials in /.well-known/apple-app-site-association, so the apps can use passkeys of this domain."
+    )
     package static let smtpURL = ServerSetting(
         "smtp-url", \.smtpURL, .optionalText,
         variables: [Variable("GOTRUE_SMTP_HOST", .goTrueSMTPURL, alsoReads: ["GOTRUE_SMTP_PORT", "GOTRUE_SMTP_USER", "GOTRUE_SMTP_PASS"])],
@@ -196,7 +222,9 @@ extension ServerSetting {
         refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
         enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, bcryptCost, noRateLimits, rateLimitSignIn,
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
-        mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify, smtpURL,
+        mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
+        rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
+        appleAppIDs, smtpURL,
         mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
         databaseURLFile, jwtSecret, allowLoopbackProviders, firebaseProjectID,
     ] + externalProviders

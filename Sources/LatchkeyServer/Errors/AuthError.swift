@@ -33,6 +33,7 @@ extension AuthError {
         switch error {
         case .duplicateEmail: self = .emailExists
         case .duplicateUserID: self = .userIDExists
+        case .duplicateCredential: self = .passkeyExists
         case .unavailable: self = .serviceUnavailable
         case .unreadableRow: self = .unexpected
         }
@@ -46,6 +47,7 @@ extension AuthError {
         case let error as AuthError: self = error
         case StoreError.duplicateEmail: self.init(StoreError.duplicateEmail)
         case StoreError.duplicateUserID: self.init(StoreError.duplicateUserID)
+        case StoreError.duplicateCredential: self.init(StoreError.duplicateCredential)
         default: return nil
         }
     }

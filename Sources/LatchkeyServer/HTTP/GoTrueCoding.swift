@@ -34,3 +34,5 @@ extension UnenrollFactorResponse: ResponseEncodable {}
 extension GenerateLinkResponse: ResponseEncodable {}
 extension AuditEntryResponse: ResponseEncodable {}
 extension SignUp.Outcome: ResponseEncodable {}
+extension PasskeyResponse: ResponseEncodable {}
+extension PasskeyOptionsResponse: ResponseEncodable {}

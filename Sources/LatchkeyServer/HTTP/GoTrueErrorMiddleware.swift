@@ -33,7 +33,7 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return translate(error)
         case let error as StoreError:
             switch error {
-            case .duplicateEmail, .duplicateUserID: break
+            case .duplicateEmail, .duplicateUserID, .duplicateCredential: break
             case .unreadableRow(let column): logger.error("unreadable stored row", metadata: ["column": "\(column)"])
             case .unavailable: logger.error("store failure", metadata: ["error": "\(error)"])
             }

@@ -33,6 +33,12 @@ package struct AuditEntry: Sendable, Hashable {
         case identityLinked = "identity_linked"
         /// An identity was unlinked from the account.
         case identityUnlinked = "identity_unlinked"
+        /// A passkey was registered.
+        case passkeyCreated = "passkey_created"
+        /// A passkey was renamed.
+        case passkeyUpdated = "passkey_updated"
+        /// A passkey was deleted, by its user or an administrator.
+        case passkeyDeleted = "passkey_deleted"
     }
 
     package var id: UUID
@@ -64,7 +70,7 @@ package struct AuditEntry: Sendable, Hashable {
         case .login, .logout, .userSignedUp, .userRepeatedSignUp, .verificationAttempted: "account"
         case .tokenRefreshed, .tokenRevoked: "token"
         case .userModified, .userRecoveryRequested, .userConfirmationRequested, .userUpdatedPassword, .userReauthenticateRequested,
-            .identityLinked, .identityUnlinked:
+            .identityLinked, .identityUnlinked, .passkeyCreated, .passkeyUpdated, .passkeyDeleted:
             "user"
         case .userDeleted, .userInvited: "team"
         case .factorInProgress, .factorUnenrolled, .challengeCreated, .factorDeleted, .factorUpdated: "factor"

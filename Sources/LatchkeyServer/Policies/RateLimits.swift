@@ -21,6 +21,11 @@ struct RateLimits: Sendable {
         try await admit("verify:\(ipAddress)", limits.verificationsPerIP)
     }
 
+    /// Counts a passkey sign-in started from `ipAddress` (GoTrue's `GOTRUE_RATE_LIMIT_PASSKEY`).
+    func admitPasskeySignIn(from ipAddress: String) async throws {
+        try await admit("passkey-ip:\(ipAddress)", limits.passkeySignInsPerIP)
+    }
+
     /// Counts an MFA challenge or verification from `ipAddress`.
     func admitMFARequest(from ipAddress: String) async throws {
         try await admit("mfa-ip:\(ipAddress)", limits.mfaRequestsPerIP)

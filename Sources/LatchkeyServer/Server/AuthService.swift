@@ -34,6 +34,16 @@ struct AuthService: Sendable {
     let factorUnenrollment: FactorUnenrollment
     /// `/admin/users/{id}/factors…`.
     let adminFactors: AdminFactors
+    /// Whether the `/passkeys` routes answer.
+    let passkeysEnabled: Bool
+    /// `POST /passkeys/registration/…`.
+    let passkeyRegistration: PasskeyRegistration
+    /// `POST /passkeys/authentication/…`.
+    let passkeySignIn: PasskeySignIn
+    /// `GET`, `PATCH`, `DELETE /passkeys…` and `/admin/users/{id}/passkeys…`.
+    let passkeyManagement: PasskeyManagement
+    /// The app IDs `/.well-known/apple-app-site-association` lists as `webcredentials`.
+    let appleAppIDs: [String]
     /// `GET/PUT /profiles/{id}`.
     let profiles: Profiles
     /// `/recover` and `/resend`.
@@ -123,6 +133,12 @@ struct AuthService: Sendable {
             store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions, logger: logger)
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
+        let ceremonies = PasskeyCeremonies(store: store, clock: clock, settings: configuration.passkeys, logger: logger)
+        passkeysEnabled = configuration.passkeys.enabled
+        passkeyRegistration = PasskeyRegistration(ceremonies: ceremonies)
+        passkeySignIn = PasskeySignIn(ceremonies: ceremonies, limits: limits, sessions: sessions)
+        passkeyManagement = PasskeyManagement(ceremonies: ceremonies)
+        appleAppIDs = configuration.passkeys.appleAppIDs
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
         verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)

@@ -161,6 +161,7 @@ public enum LatchkeyApplication {
         BrowserSignInRoutes(service: service).register(on: router)
         CustomProviderRoutes(service: service).register(on: router)
         FactorRoutes(service: service).register(on: router)
+        PasskeyRoutes(service: service).register(on: router)
         EmailLinkRoutes(service: service).register(on: router)
         AdminRoutes(service: service).register(on: router)
         HostedPageRoutes(service: service, templates: pages).register(on: router)

@@ -91,6 +91,25 @@ package protocol AuthStore: Sendable {
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result
 
+    /// Every passkey of the user, oldest first.
+    func passkeys(userID: UUID) async throws -> [PasskeyRecord]
+    /// The passkey with this credential id, whoever owns it.
+    func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord?
+    /// Changes a user's passkeys in one transaction: reads them under a lock that serialises
+    /// every passkey change of the user (whichever instance runs it), asks `plan` what to write,
+    /// applies its changes in order and returns its result. A plan that throws writes nothing;
+    /// like the others, it must be a pure function of what it is given.
+    func changePasskeys<Result: Sendable>(
+        of userID: UUID, plan: @escaping @Sendable ([PasskeyRecord]) throws -> PasskeyPlan<Result>
+    ) async throws -> Result
+    /// Stores a WebAuthn ceremony's challenge, and deletes those that expired before
+    /// `deletingExpiredBefore` (abandoned ones).
+    func saveWebAuthnChallenge(_ challenge: WebAuthnChallengeRecord, deletingExpiredBefore: Date) async throws
+    /// Deletes and returns the challenge `id` when it is of `kind` and was issued to `userID`
+    /// (`nil`: to nobody, a sign-in's): a challenge is spent by its first use, right or wrong.
+    /// Another user's, another kind's or an unknown id: `nil`, and nothing is deleted.
+    func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord?
+
     /// Stores a browser sign-in at a provider, and deletes those started before
     /// `deletingStartedBefore` (abandoned ones).
     func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore: Date) async throws
@@ -146,6 +165,8 @@ package enum StoreError: Error, Sendable, Equatable {
     case duplicateEmail
     /// Another user already has this id.
     case duplicateUserID
+    /// A passkey with this credential id is registered already.
+    case duplicateCredential
     /// The database cannot be reached or used right now.
     case unavailable(String)
     /// A stored row cannot be read back: a column holds a value the store never writes. The text

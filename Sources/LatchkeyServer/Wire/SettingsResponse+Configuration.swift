@@ -9,6 +9,6 @@ extension SettingsResponse {
                 ["email": true, "phone": false, "anonymous_users": configuration.enableAnonymousUsers]) { _, fixed in fixed },
             disable_signup: configuration.disableSignup, mailer_autoconfirm: configuration.autoconfirm,
             phone_autoconfirm: false, sms_provider: "", saml_enabled: false,
-            password_min_length: configuration.minimumPasswordLength)
+            password_min_length: configuration.minimumPasswordLength, passkeys_enabled: configuration.passkeys.enabled)
     }
 }

@@ -37,6 +37,17 @@ final class RetryingStore: AuthStore {
         try await base.saveProviderFlow(flow, deletingStartedBefore: cutoff)
     }
     func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? { try await base.consumeProviderFlow(id: id) }
+    func passkeys(userID: UUID) async throws -> [PasskeyRecord] { try await base.passkeys(userID: userID) }
+    func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? { try await base.passkey(credentialID: credentialID) }
+    func changePasskeys<Result: Sendable>(
+        of userID: UUID, plan: @escaping @Sendable ([PasskeyRecord]) throws -> PasskeyPlan<Result>
+    ) async throws -> Result { try await base.changePasskeys(of: userID, plan: plan) }
+    func saveWebAuthnChallenge(_ challenge: WebAuthnChallengeRecord, deletingExpiredBefore cutoff: Date) async throws {
+        try await base.saveWebAuthnChallenge(challenge, deletingExpiredBefore: cutoff)
+    }
+    func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord? {
+        try await base.consumeWebAuthnChallenge(id: id, kind: kind, userID: userID)
+    }
     func identities(userID: UUID) async throws -> [IdentityRecord] { try await base.identities(userID: userID) }
     func customProviders() async throws -> [CustomProviderRecord] { try await base.customProviders() }
     func customProvider(identifier: String) async throws -> CustomProviderRecord? { try await base.customProvider(identifier: identifier) }

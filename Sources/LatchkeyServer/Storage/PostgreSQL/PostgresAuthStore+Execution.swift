@@ -113,6 +113,9 @@ enum PostgresFailure {
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == "23505", error.serverInfo?[.constraintName] == "users_email_key" { return StoreError.duplicateEmail }
             if state == "23505", error.serverInfo?[.constraintName] == "users_pkey" { return StoreError.duplicateUserID }
+            if state == "23505", error.serverInfo?[.constraintName] == "webauthn_credentials_credential_id_key" {
+                return StoreError.duplicateCredential
+            }
             if isUnavailable(sqlState: state) { return StoreError.unavailable("database refused: SQLSTATE \(state)") }
             if isConflict(error) { return StoreError.unavailable("database conflict persisted: SQLSTATE \(state)") }
             return error

@@ -222,6 +222,42 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX rate_limit_counters_expires_at ON rate_limit_counters (expires_at)",
             ]),
+        Migration(
+            version: "v9: passkeys",
+            statements: [
+                // GoTrue's webauthn_credentials and webauthn_challenges; binary values as base64url text.
+                """
+                CREATE TABLE webauthn_credentials (
+                    id UUID PRIMARY KEY,
+                    user_id UUID NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    public_key TEXT NOT NULL,
+                    attestation_type TEXT NOT NULL,
+                    aaguid UUID,
+                    sign_count BIGINT NOT NULL,
+                    transports JSONB NOT NULL,
+                    backup_eligible BOOLEAN NOT NULL,
+                    backed_up BOOLEAN NOT NULL,
+                    friendly_name TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL,
+                    last_used_at TIMESTAMPTZ
+                )
+                """,
+                "CREATE INDEX webauthn_credentials_user ON webauthn_credentials (user_id, created_at)",
+                """
+                CREATE TABLE webauthn_challenges (
+                    id UUID PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    user_id UUID REFERENCES users (id) ON DELETE CASCADE,
+                    challenge TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    expires_at TIMESTAMPTZ NOT NULL
+                )
+                """,
+                "CREATE INDEX webauthn_challenges_expires_at ON webauthn_challenges (expires_at)",
+                "CREATE INDEX webauthn_challenges_user ON webauthn_challenges (user_id) WHERE user_id IS NOT NULL",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

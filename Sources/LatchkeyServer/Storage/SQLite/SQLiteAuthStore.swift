@@ -387,7 +387,8 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     /// The error a store caller sees: ``StoreError/duplicateEmail`` for a taken email (and
-    /// ``StoreError/duplicateUserID`` for a taken id),
+    /// ``StoreError/duplicateUserID`` for a taken id, ``StoreError/duplicateCredential`` for a
+    /// passkey registered already),
     /// ``StoreError/unavailable(_:)`` when the database cannot be used now (locked past the busy
     /// timeout, disk full, I/O error, read-only or missing file), so clients get 503, not 500.
     static func translate(_ error: any Error) -> any Error {
@@ -399,6 +400,9 @@ package final class SQLiteAuthStore: AuthStore {
             (error.message ?? "").contains("users.id")
         {
             return StoreError.duplicateUserID
+        }
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, (error.message ?? "").contains("webauthn_credentials.credential_id") {
+            return StoreError.duplicateCredential
         }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_NOMEM,

@@ -209,6 +209,39 @@ enum SQLiteMigrations {
                     );
                     """)
         }
+        migrator.registerMigration("v8: passkeys") { db in
+            // GoTrue's webauthn_credentials and webauthn_challenges; binary values as base64url text.
+            try db.execute(
+                sql: """
+                    CREATE TABLE webauthn_credentials (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        credential_id TEXT NOT NULL UNIQUE,
+                        public_key TEXT NOT NULL,
+                        attestation_type TEXT NOT NULL,
+                        aaguid TEXT,
+                        sign_count INTEGER NOT NULL,
+                        transports TEXT NOT NULL,
+                        backup_eligible BOOLEAN NOT NULL,
+                        backed_up BOOLEAN NOT NULL,
+                        friendly_name TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL,
+                        last_used_at DOUBLE
+                    );
+                    CREATE INDEX webauthn_credentials_user ON webauthn_credentials(user_id, created_at);
+                    CREATE TABLE webauthn_challenges (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        kind TEXT NOT NULL,
+                        user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                        challenge TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        expires_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX webauthn_challenges_expires_at ON webauthn_challenges(expires_at);
+                    CREATE INDEX webauthn_challenges_user ON webauthn_challenges(user_id) WHERE user_id IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

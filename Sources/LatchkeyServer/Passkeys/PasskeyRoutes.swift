@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import LatchkeyWire
+
+/// `/passkeys…` (off unless passkeys are enabled: 404 `passkey_disabled` before anything else)
+/// and `/admin/users/{id}/passkeys…`, as GoTrue routes them.
+struct PasskeyRoutes {
+    let service: AuthService
+
+    func register(on router: Router<AuthRequestContext>) {
+        let passkeys = router.group("/passkeys").add(middleware: PasskeysEnabledMiddleware(enabled: service.passkeysEnabled))
+        passkeys.post("authentication/options") { request, context in
+            _ = try await request.decode(as: JSONValue.self, context: context)
+            return try await service.passkeySignIn.options(ipAddress: context.clientIP)
+        }
+        passkeys.post("authentication/verify") { request, context in
+            let body = try await request.decode(as: PasskeyVerifyWire.self, context: context)
+            return try await service.passkeySignIn.verify(body, ipAddress: context.clientIP)
+        }
+        let signedIn = passkeys.group().add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+        signedIn.post("registration/options") { request, context in
+            _ = try await request.decode(as: JSONValue.self, context: context)
+            return try await service.passkeyRegistration.options(for: try context.signedIn())
+        }
+        signedIn.post("registration/verify") { request, context in
+            let body = try await request.decode(as: PasskeyVerifyWire.self, context: context)
+            return try await service.passkeyRegistration.verify(body, by: try context.signedIn(), ipAddress: context.clientIP)
+        }
+        signedIn.get { _, context in
+            try await JSONBody.response(service.passkeyManagement.list(of: try context.signedIn().user.id))
+        }
+        signedIn.patch(":passkey_id") { request, context in
+            let id = try context.passkeyID()
+            let body = try await request.decode(as: PasskeyUpdateBody.self, context: context)
+            return try await service.passkeyManagement.rename(id, with: body, by: try context.signedIn(), ipAddress: context.clientIP)
+        }
+        signedIn.delete(":passkey_id") { _, context in
+            try await service.passkeyManagement.delete(try context.passkeyID(), by: try context.signedIn(), ipAddress: context.clientIP)
+            return Response(status: .noContent)
+        }
+
+        let admin = router.group("/admin/users").add(middleware: AdministratorMiddleware(authentication: service.authentication))
+        admin.get(":id/passkeys") { _, context in
+            try await JSONBody.response(service.passkeyManagement.adminList(userID: try context.userID()))
+        }
+        admin.delete(":id/passkeys/:passkey_id") { _, context in
+            let (userID, passkeyID) = (try context.userID(), try context.passkeyID())
+            try await service.passkeyManagement.adminDelete(passkeyID, of: userID, ipAddress: context.clientIP)
+            return Response(status: .noContent)
+        }
+    }
+}
+
+/// Answers every `/passkeys` request with 404 `passkey_disabled` while passkeys are off.
+struct PasskeysEnabledMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let enabled: Bool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard enabled else { throw AuthError.passkeysDisabled }
+        return try await next(request, context)
+    }
+}
+
+extension AuthRequestContext {
+    /// The passkey id in the path: 404 "Passkey not found" when it is not a UUID, as GoTrue.
+    func passkeyID() throws(AuthError) -> UUID {
+        guard let text = parameters.get("passkey_id"), let id = UUID(uuidString: text) else { throw .passkeyNotFound }
+        return id
+    }
+}
