@@ -305,6 +305,13 @@ def test_a_passkey_added_in_the_browser_signs_in_with_no_email_typed(server, sit
     [held] = browser.get_credentials()
     assert held.sign_count > count_after_registration
 
+    # The server names the passkey in excludeCredentials, so the authenticator that holds it
+    # refuses to make a second one for the account, and nothing reaches the verify route.
+    again = app.act("add-passkey")
+    assert not again["ok"] and again["error"]["name"] == "InvalidStateError", again
+    assert again["trace"] == ["POST /passkeys/registration/options -> 200"], again
+    assert len(browser.get_credentials()) == 1
+
 
 def test_a_browser_without_the_passkey_gets_no_credential_and_a_forged_one_is_refused(
     server, sites, anon_key, browser, screenshots
@@ -369,13 +376,18 @@ def test_a_page_on_an_origin_the_server_does_not_list_is_refused(server, sites, 
     assert signed_in["ok"] and signed_in["user"] == user_id and signed_in["credentialId"] == added["credentialId"], signed_in
     token = listed.session()["access_token"]
 
-    # Adding a passkey from the unlisted origin is refused as well (the browser makes one; the
-    # server does not keep it).
+    status, passkeys = authorized(server, "GET", "/passkeys", token, anon_key)
+    assert status == 200 and [item["id"] for item in passkeys] == [added["passkey"]["id"]], passkeys
+
+    # Adding a passkey from the unlisted origin is refused as well: the browser makes one, the
+    # server does not keep it. (Another account, with no passkey yet: for this one the server's
+    # excludeCredentials would have the authenticator refuse before anything is sent.)
+    other_email, _ = sign_up(server, "browser-passkey-origin-add")
     unlisted.open()
-    assert unlisted.sign_in_with_password(email)["ok"]
+    assert unlisted.sign_in_with_password(other_email)["ok"]
     not_added = unlisted.act("add-passkey")
     assert_refused_by_server(not_added, "webauthn_verification_failed", "POST /passkeys/registration/verify -> 400")
     assert "navigator.credentials.create -> credential" in not_added["trace"]
     unlisted.shoot("passkeys-8-unlisted-origin-cannot-add")
-    status, passkeys = authorized(server, "GET", "/passkeys", token, anon_key)
-    assert status == 200 and [item["id"] for item in passkeys] == [added["passkey"]["id"]], passkeys
+    status, passkeys = authorized(server, "GET", "/passkeys", unlisted.session()["access_token"], anon_key)
+    assert status == 200 and passkeys == [], passkeys
