@@ -50,6 +50,9 @@ if not _peer_available():
 RP_ID = "login.example.com"
 ORIGIN = "https://login.example.com"
 RP_NAME = "Latchkey interop"
+# Same host, another port: a browser lets a page there use RP ID login.example.com, so only the
+# server's list of origins tells it apart.
+UNLISTED_ORIGIN = "https://login.example.com:8443"
 
 
 def b64url_decode(text: str) -> bytes:
@@ -241,7 +244,7 @@ def enrolled(http: httpx.Client) -> Enrolled:
 
 # Registrations made wrong in one way each (soft-webauthn job changes; `none` attestation signs nothing).
 REGISTRATIONS = {
-    "another origin": {"origin": "https://login.example.org"},
+    "another origin": {"origin": UNLISTED_ORIGIN},
     "another RP ID": {"rp_id": "example.org"},
     "user presence flag cleared": {"flags": 0x40},  # attested data only
 }
@@ -279,7 +282,7 @@ def test_a_registration_answering_another_challenge_is_refused_by_both(http, enr
 # Assertions made wrong in one way each (soft-webauthn job changes). Where the change touches
 # signed data, the peer signs again with the passkey's own key, so only that one thing is wrong.
 ASSERTIONS = {
-    "another origin": lambda account: {"origin": "https://login.example.org"},
+    "another origin": lambda account: {"origin": UNLISTED_ORIGIN},
     "another RP ID": lambda account: {"rp_id": "example.org"},
     "user presence flag cleared": lambda account: {"flags": 0x04},  # UV without UP
     "no flags at all": lambda account: {"flags": 0x00},
@@ -357,7 +360,7 @@ def test_a_replayed_assertion_is_refused_by_both(http, enrolled):
 def test_a_registration_challenge_is_spent_by_a_refused_verify(http, enrolled):
     """A challenge is spent by its first verify, right or wrong: the right answer afterwards is refused."""
     started = registration_options(http, enrolled.session["access_token"])
-    wrong = peer("create", options=started["options"], origin="https://login.example.org")
+    wrong = peer("create", options=started["options"], origin=UNLISTED_ORIGIN)
     right = peer("create", options=started["options"], origin=ORIGIN)
     headers = bearer(enrolled.session["access_token"])
     refused(
@@ -372,3 +375,43 @@ def test_a_registration_challenge_is_spent_by_a_refused_verify(http, enrolled):
     )
     [verdict] = py_webauthn({"kind": "registration", "credential": right["credential"], "challenge": started["options"]["challenge"]})
     assert verdict["ok"], "py_webauthn keeps no challenges: the bytes themselves are right"
+
+
+def test_an_assertion_naming_another_account_is_refused(http, enrolled):
+    """The user handle is not signed: an assertion by this account's passkey that names another
+    account (one with a passkey of its own) must not sign in as either. py_webauthn leaves user
+    handles to the application, so this one is Latchkey's alone."""
+    other = enroll(http, "passkey-other-account")
+    started = authentication_options(http)
+    made = peer("get", device=enrolled.device, options=started["options"], origin=ORIGIN)
+    credential = made["credential"]
+    credential["response"]["userHandle"] = b64url(other.user_id.encode())
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": credential})
+    refused(answer, "webauthn_verification_failed")
+    enrolled.device = made["device"]
+    sign_in(http, enrolled)
+    sign_in(http, other)
+
+
+def test_a_deleted_passkey_no_longer_signs_in(http):
+    account = enroll(http, "passkey-deleted")
+    session = sign_in(http, account)
+    deleted = http.delete(f"/passkeys/{account.passkey_id}", headers=bearer(session["access_token"]))
+    assert deleted.status_code == 204, deleted.text
+    assert http.get("/passkeys", headers=bearer(session["access_token"])).json() == []
+    started = authentication_options(http)
+    made = peer("get", device=account.device, options=started["options"], origin=ORIGIN)
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]})
+    refused(answer, "webauthn_verification_failed")
+
+
+def test_with_passkeys_off_every_passkey_route_answers_passkey_disabled(autoconfirm_server):
+    with httpx.Client(base_url=autoconfirm_server.url, headers={"apikey": autoconfirm_server.anon_key}, timeout=HTTP_TIMEOUT) as http:
+        assert http.get("/settings").json()["passkeys_enabled"] is False
+        for method, path in (
+            ("POST", "/passkeys/authentication/options"), ("POST", "/passkeys/authentication/verify"),
+            ("POST", "/passkeys/registration/options"), ("GET", "/passkeys"),
+        ):
+            answer = http.request(method, path, json={} if method == "POST" else None)
+            assert answer.status_code == 404, (path, answer.text)
+            assert answer.json() == {"code": 404, "error_code": "passkey_disabled", "msg": "Passkeys are disabled"}, (path, answer.text)
