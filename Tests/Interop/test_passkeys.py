@@ -7,6 +7,11 @@ and for responses made wrong in one way each (another origin, another RP ID, a r
 challenge, a bad signature, the user-presence flag cleared, a counter that did not advance),
 Latchkey refuses with GoTrue's error and py_webauthn refuses too.
 
+With the same authenticator, the rest of the wire contract (/work/passkeys-contract.md, GoTrue's
+internal/api/passkey_*.go): listing, renaming, the admin routes, a credential registered twice,
+another account's challenge, malformed bodies, the per-user limit, a banned account, an expired
+challenge, and every route answering passkey_disabled when passkeys are off.
+
 The two live in a venv of their own (soft-webauthn pins fido2<2), which this suite, run by the
 system python, reaches through webauthn_peer.py run by that venv's python. Without it the
 module is skipped with the command that makes it.
@@ -18,6 +23,7 @@ import base64
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -415,3 +421,161 @@ def test_with_passkeys_off_every_passkey_route_answers_passkey_disabled(autoconf
             answer = http.request(method, path, json={} if method == "POST" else None)
             assert answer.status_code == 404, (path, answer.text)
             assert answer.json() == {"code": 404, "error_code": "passkey_disabled", "msg": "Passkeys are disabled"}, (path, answer.text)
+
+
+# --- The rest of the contract, with the same authenticator -----------------------------------------
+
+
+def test_list_rename_and_admin_routes(http, passkey_server):
+    account = enroll(http, "passkey-manage")
+    token = account.session["access_token"]
+    [item] = http.get("/passkeys", headers=bearer(token)).json()
+    assert item["id"] == account.passkey_id and item["friendly_name"] and item["created_at"], item
+    assert "last_used_at" not in item or item["last_used_at"] is None, "never used yet"
+
+    renamed = http.patch(f"/passkeys/{account.passkey_id}", json={"friendly_name": "Work laptop"}, headers=bearer(token))
+    assert renamed.status_code == 200 and renamed.json()["friendly_name"] == "Work laptop", renamed.text
+    assert renamed.json()["id"] == account.passkey_id
+    for bad in ("", "x" * 121):
+        answer = http.patch(f"/passkeys/{account.passkey_id}", json={"friendly_name": bad}, headers=bearer(token))
+        assert answer.status_code == 400 and answer.json()["error_code"] == "validation_failed", (len(bad), answer.text)
+    assert http.patch(f"/passkeys/{account.passkey_id}", json={"friendly_name": "x" * 120}, headers=bearer(token)).status_code == 200
+
+    # Another account can neither see, rename nor delete it.
+    stranger = sign_up(http, "passkey-stranger")["access_token"]
+    assert http.get("/passkeys", headers=bearer(stranger)).json() == []
+    for answer in (
+        http.patch(f"/passkeys/{account.passkey_id}", json={"friendly_name": "Mine"}, headers=bearer(stranger)),
+        http.delete(f"/passkeys/{account.passkey_id}", headers=bearer(stranger)),
+    ):
+        assert answer.status_code == 404 and answer.json()["error_code"] == "validation_failed", answer.text
+        assert answer.json()["msg"] == "Passkey not found"
+
+    # The service role lists and deletes it; then it no longer signs in.
+    admin = {"apikey": passkey_server.service_role_key, "Authorization": f"Bearer {passkey_server.service_role_key}"}
+    listed = http.get(f"/admin/users/{account.user_id}/passkeys", headers=admin)
+    assert listed.status_code == 200 and [item["id"] for item in listed.json()] == [account.passkey_id], listed.text
+    assert http.get(f"/admin/users/{account.user_id}/passkeys", headers=bearer(token)).status_code == 403
+    deleted = http.delete(f"/admin/users/{account.user_id}/passkeys/{account.passkey_id}", headers=admin)
+    assert deleted.status_code == 204, deleted.text
+    assert http.get("/passkeys", headers=bearer(token)).json() == []
+    started = authentication_options(http)
+    made = peer("get", device=account.device, options=started["options"], origin=ORIGIN)
+    refused(
+        http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]}),
+        "webauthn_verification_failed",
+    )
+
+
+def test_a_credential_registered_once_cannot_be_registered_again(http):
+    account = enroll(http, "passkey-exists")
+    other = sign_up(http, "passkey-exists-other")
+    for token in (account.session["access_token"], other["access_token"]):
+        started = registration_options(http, token)
+        made = peer("create", options=started["options"], origin=ORIGIN, credential_id=account.device["credential_id"])
+        answer = http.post(
+            "/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+            headers=bearer(token),
+        )
+        assert answer.status_code == 422 and answer.json()["error_code"] == "webauthn_credential_exists", answer.text
+    sign_in(http, account)  # the passkey on file is untouched
+
+
+def test_a_registration_challenge_belongs_to_the_account_it_was_made_for(http):
+    first = sign_up(http, "passkey-challenge-owner")
+    second = sign_up(http, "passkey-challenge-thief")
+    started = registration_options(http, first["access_token"])
+    made = peer("create", options=started["options"], origin=ORIGIN)
+    answer = http.post(
+        "/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+        headers=bearer(second["access_token"]),
+    )
+    refused(answer, "webauthn_challenge_not_found")
+    assert http.get("/passkeys", headers=bearer(second["access_token"])).json() == []
+
+
+def test_verify_bodies_missing_parts_are_validation_failed(http, enrolled):
+    token = enrolled.session["access_token"]
+    credential = peer("create", options=registration_options(http, token)["options"], origin=ORIGIN)["credential"]
+    for path, headers in (("/passkeys/registration/verify", bearer(token)), ("/passkeys/authentication/verify", {})):
+        for body in ({"credential": credential}, {"challenge_id": "not-a-uuid", "credential": credential},
+                     {"challenge_id": "6f1c3a52-9a4e-4c0e-8d7e-2f4b1b7c9d10"}):
+            answer = http.post(path, json=body, headers=headers)
+            assert answer.status_code == 400 and answer.json()["error_code"] == "validation_failed", (path, body.keys(), answer.text)
+    # A well-formed id that names no challenge.
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": "6f1c3a52-9a4e-4c0e-8d7e-2f4b1b7c9d10", "credential": credential})
+    refused(answer, "webauthn_challenge_not_found")
+    # A credential that is not a credential.
+    started = authentication_options(http)
+    refused(
+        http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": {"id": "x"}}),
+        "webauthn_verification_failed",
+    )
+
+
+def test_the_per_user_limit_is_too_many_passkeys(latchkey_bin: Path, _server_root: Path):
+    server = _start_server(
+        latchkey_bin, _server_root, autoconfirm=True, name="passkeys-limit",
+        extra_args=("--passkeys-enabled", "--webauthn-rp-id", RP_ID, "--webauthn-rp-origins", ORIGIN, "--passkeys-per-user", "2"),
+    )
+    try:
+        with httpx.Client(base_url=server.url, headers={"apikey": server.anon_key}, timeout=HTTP_TIMEOUT) as client:
+            token = sign_up(client, "passkey-limit")["access_token"]
+            for number in (1, 2, 3):
+                answer = client.post("/passkeys/registration/options", json={}, headers=bearer(token))
+                if number <= 2:
+                    assert answer.status_code == 200, answer.text
+                    made = peer("create", options=answer.json()["options"], origin=ORIGIN)
+                    verified = client.post(
+                        "/passkeys/registration/verify", json={"challenge_id": answer.json()["challenge_id"], "credential": made["credential"]},
+                        headers=bearer(token),
+                    )
+                    assert verified.status_code == 200, verified.text
+                else:
+                    assert answer.status_code == 422 and answer.json()["error_code"] == "too_many_passkeys", answer.text
+    finally:
+        _stop_server(server)
+
+
+def test_a_banned_account_cannot_sign_in_with_its_passkey(http, passkey_server):
+    account = enroll(http, "passkey-banned")
+    admin = {"apikey": passkey_server.service_role_key, "Authorization": f"Bearer {passkey_server.service_role_key}"}
+    banned = http.put(f"/admin/users/{account.user_id}", json={"ban_duration": "24h"}, headers=admin)
+    assert banned.status_code == 200, banned.text
+    started = authentication_options(http)
+    made = peer("get", device=account.device, options=started["options"], origin=ORIGIN)
+    answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]})
+    assert answer.status_code == 403 and answer.json()["error_code"] == "user_banned", answer.text
+    account.device = made["device"]
+    assert http.put(f"/admin/users/{account.user_id}", json={"ban_duration": "none"}, headers=admin).status_code == 200
+    sign_in(http, account)
+
+
+def test_an_expired_challenge_is_webauthn_challenge_expired(latchkey_bin: Path, _server_root: Path):
+    server = _start_server(
+        latchkey_bin, _server_root, autoconfirm=True, name="passkeys-expiry",
+        extra_args=("--passkeys-enabled", "--webauthn-rp-id", RP_ID, "--webauthn-rp-origins", ORIGIN, "--webauthn-challenge-expiry", "1"),
+    )
+    try:
+        with httpx.Client(base_url=server.url, headers={"apikey": server.anon_key}, timeout=HTTP_TIMEOUT) as client:
+            token = sign_up(client, "passkey-expiry")["access_token"]
+            registration = client.post("/passkeys/registration/options", json={}, headers=bearer(token)).json()
+            authentication = client.post("/passkeys/authentication/options", json={}).json()
+            made = peer("create", options=registration["options"], origin=ORIGIN)
+            # Waits (on the clock, with a deadline) until both challenges are past their expires_at.
+            latest = max(registration["expires_at"], authentication["expires_at"])
+            assert latest - time.time() < 5, "expires_at is the challenge expiry (1 s) away"
+            while time.time() <= latest + 1:
+                time.sleep(0.05)
+            answer = client.post(
+                "/passkeys/registration/verify", json={"challenge_id": registration["challenge_id"], "credential": made["credential"]},
+                headers=bearer(token),
+            )
+            refused(answer, "webauthn_challenge_expired")
+            assertion = peer("get", device=made["device"], options=authentication["options"], origin=ORIGIN)
+            answer = client.post(
+                "/passkeys/authentication/verify", json={"challenge_id": authentication["challenge_id"], "credential": assertion["credential"]}
+            )
+            refused(answer, "webauthn_challenge_expired")
+    finally:
+        _stop_server(server)

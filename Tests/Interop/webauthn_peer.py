@@ -9,7 +9,8 @@ python: one JSON job on stdin, one JSON answer on stdout.
 Jobs:
 - {"command": "create", "options": <the server's registration options JSON>, "origin": ...,
    "rp_id": optional RP ID to use instead of the options' (a look-alike relying party),
-   "flags": optional authenticator-data flags byte to put in the attestation object}
+   "flags": optional authenticator-data flags byte to put in the attestation object,
+   "credential_id": optional credential id to use instead of a random one}
   → {"device": <the authenticator's state>, "credential": <PublicKeyCredential JSON>}
 - {"command": "get", "device": ..., "options": <the server's request options JSON>, "origin": ...,
    "rp_id": optional RP ID whose hash to sign instead, "flags": optional flags byte (the
@@ -85,6 +86,14 @@ def create(job: dict) -> dict:
         "attestation": options.get("attestation"),
     }
     device = SoftWebauthnDevice()
+    if job.get("credential_id"):  # a given credential id (one the server has seen) instead of a random one
+        make_key = device.cred_init
+
+        def cred_init(rp_id, user_handle):
+            make_key(rp_id, user_handle)
+            device.credential_id = unb64(job["credential_id"])
+
+        device.cred_init = cred_init
     made = device.create({"publicKey": public_key}, job["origin"])
     attestation_object = made["response"]["attestationObject"]
     if job.get("flags") is not None:  # `none` attestation signs nothing: the flags byte is all that changes
