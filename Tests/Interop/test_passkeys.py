@@ -22,8 +22,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +61,7 @@ RP_NAME = "Latchkey interop"
 # Same host, another port: a browser lets a page there use RP ID login.example.com, so only the
 # server's list of origins tells it apart.
 UNLISTED_ORIGIN = "https://login.example.com:8443"
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
 
 
 def b64url_decode(text: str) -> bytes:
@@ -194,6 +197,9 @@ def test_soft_webauthn_registers_and_signs_in_and_py_webauthn_accepts_the_same_r
     user_id = session["user"]["id"]
     started = registration_options(http, session["access_token"])
     assert set(started) >= {"challenge_id", "expires_at", "options"}, started
+    assert str(uuid.UUID(started["challenge_id"])) == started["challenge_id"]
+    assert isinstance(started["expires_at"], int) and time.time() < started["expires_at"] <= time.time() + 300 + 5, started
+    assert isinstance(started["options"]["timeout"], int) and started["options"]["timeout"] > 0
     options = started["options"]
     assert options["rp"] == {"name": RP_NAME, "id": RP_ID}
     assert b64url_decode(options["user"]["id"]) == user_id.encode()
@@ -210,6 +216,7 @@ def test_soft_webauthn_registers_and_signs_in_and_py_webauthn_accepts_the_same_r
     assert answer.status_code == 200, answer.text
     passkey = answer.json()
     assert passkey["id"] and passkey["friendly_name"] and passkey["created_at"], passkey
+    assert RFC3339.fullmatch(passkey["created_at"]), passkey
     [verdict] = py_webauthn({"kind": "registration", "credential": made["credential"], "challenge": options["challenge"]})
     assert verdict["ok"], verdict
     enrolled = Enrolled(session=session, device=made["device"], public_key=verdict["public_key"], passkey_id=passkey["id"])
@@ -579,3 +586,50 @@ def test_an_expired_challenge_is_webauthn_challenge_expired(latchkey_bin: Path, 
             refused(answer, "webauthn_challenge_expired")
     finally:
         _stop_server(server)
+
+
+def test_with_a_verified_totp_factor_managing_passkeys_needs_aal2(http):
+    """GoTrue's requirePasskeyManagementAAL: registering (options and verify) and deleting need an
+    aal2 session once the account has a verified factor; renaming does not."""
+    from test_mfa import totp
+
+    account = enroll(http, "passkey-aal")
+    token = account.session["access_token"]
+    factor = http.post("/factors", json={"factor_type": "totp"}, headers=bearer(token))
+    assert factor.status_code == 200, factor.text
+    factor_id, secret = factor.json()["id"], factor.json()["totp"]["secret"]
+    challenge = http.post(f"/factors/{factor_id}/challenge", json={}, headers=bearer(token))
+    assert challenge.status_code == 200, challenge.text
+    verified = http.post(
+        f"/factors/{factor_id}/verify", json={"challenge_id": challenge.json()["id"], "code": totp(secret)}, headers=bearer(token)
+    )
+    assert verified.status_code == 200, verified.text
+    aal2 = verified.json()["access_token"]
+    assert json.loads(b64url_decode(aal2.split(".")[1]))["aal"] == "aal2"
+    signed_in = http.post("/token?grant_type=password", json={"email": account.session["user"]["email"], "password": PASSWORD})
+    assert signed_in.status_code == 200, signed_in.text
+    aal1 = signed_in.json()["access_token"]
+    assert json.loads(b64url_decode(aal1.split(".")[1]))["aal"] == "aal1"
+
+    def insufficient(answer: httpx.Response) -> None:
+        assert answer.status_code == 403 and answer.json()["error_code"] == "insufficient_aal", answer.text
+
+    insufficient(http.post("/passkeys/registration/options", json={}, headers=bearer(aal1)))
+    started = registration_options(http, aal2)
+    made = peer("create", options=started["options"], origin=ORIGIN)
+    insufficient(
+        http.post("/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+                  headers=bearer(aal1))
+    )
+    insufficient(http.delete(f"/passkeys/{account.passkey_id}", headers=bearer(aal1)))
+    renamed = http.patch(f"/passkeys/{account.passkey_id}", json={"friendly_name": "Renamed at aal1"}, headers=bearer(aal1))
+    assert renamed.status_code == 200, renamed.text
+
+    started = registration_options(http, aal2)
+    made = peer("create", options=started["options"], origin=ORIGIN)
+    answer = http.post(
+        "/passkeys/registration/verify", json={"challenge_id": started["challenge_id"], "credential": made["credential"]},
+        headers=bearer(aal2),
+    )
+    assert answer.status_code == 200, answer.text
+    assert http.delete(f"/passkeys/{account.passkey_id}", headers=bearer(aal2)).status_code == 204
