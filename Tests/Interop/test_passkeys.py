@@ -401,6 +401,17 @@ def test_an_assertion_naming_another_account_is_refused(http, enrolled):
     credential["response"]["userHandle"] = b64url(other.user_id.encode())
     answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": credential})
     refused(answer, "webauthn_verification_failed")
+    # With no user handle, or one that names no account, nobody is signed in either.
+    for user_handle in (None, b64url(b"not-a-user-id")):
+        started = authentication_options(http)
+        made = peer("get", device=made["device"], options=started["options"], origin=ORIGIN)
+        credential = made["credential"]
+        if user_handle is None:
+            del credential["response"]["userHandle"]
+        else:
+            credential["response"]["userHandle"] = user_handle
+        answer = http.post("/passkeys/authentication/verify", json={"challenge_id": started["challenge_id"], "credential": credential})
+        refused(answer, "webauthn_verification_failed")
     enrolled.device = made["device"]
     sign_in(http, enrolled)
     sign_in(http, other)
@@ -633,3 +644,37 @@ def test_with_a_verified_totp_factor_managing_passkeys_needs_aal2(http):
     )
     assert answer.status_code == 200, answer.text
     assert http.delete(f"/passkeys/{account.passkey_id}", headers=bearer(aal2)).status_code == 204
+
+
+def test_malformed_credentials_are_refused_never_a_server_error(http, enrolled):
+    """Credential JSON a client might send by mistake (or on purpose): each one a 400
+    webauthn_verification_failed, never a 5xx."""
+    token = enrolled.session["access_token"]
+    registration = peer("create", options=registration_options(http, token)["options"], origin=ORIGIN)["credential"]
+    assertion = peer("get", device=enrolled.device, options=authentication_options(http)["options"], origin=ORIGIN)["credential"]
+
+    def changed(credential: dict, **response) -> dict:
+        return {**credential, "response": {**credential["response"], **response}}
+
+    malformed = {
+        "a string": "credential",
+        "an array": [],
+        "empty": {},
+        "no response": {key: value for key, value in registration.items() if key != "response"},
+        "response an array": {**registration, "response": []},
+        "type not public-key": {**registration, "type": "password"},
+        "clientDataJSON not base64url": changed(registration, clientDataJSON="%%%"),
+        "clientDataJSON not JSON": changed(registration, clientDataJSON=b64url(b"{not json")),
+        "attestationObject not CBOR": changed(registration, attestationObject=b64url(b"\xff\x00\x01")),
+        "attestationObject truncated": changed(registration, attestationObject=registration["response"]["attestationObject"][:40]),
+        "authenticatorData short": changed(assertion, authenticatorData=b64url(b"\x00" * 10)),
+        "signature empty": changed(assertion, signature=""),
+        "clientDataJSON a number": changed(assertion, clientDataJSON=12),
+    }
+    for name, credential in malformed.items():
+        for path, headers in (("/passkeys/registration/verify", bearer(token)), ("/passkeys/authentication/verify", {})):
+            started = registration_options(http, token) if "registration" in path else authentication_options(http)
+            answer = http.post(path, json={"challenge_id": started["challenge_id"], "credential": credential}, headers=headers)
+            assert answer.status_code == 400, (name, path, answer.status_code, answer.text)
+            # GoTrue: a credential that is there but does not parse fails verification.
+            assert answer.json()["error_code"] == "webauthn_verification_failed", (name, path, answer.text)
