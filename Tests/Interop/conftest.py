@@ -233,7 +233,7 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if report.when == "call" and report.failed and not hasattr(report, "wasxfail"):
-        for name in ("autoconfirm_server", "confirming_server", "es256_server"):
+        for name in ("autoconfirm_server", "confirming_server", "es256_server", "passkey_server"):
             server = item.funcargs.get(name)
             if isinstance(server, KeyedServer):
                 server = server.server
