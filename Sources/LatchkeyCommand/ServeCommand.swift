@@ -55,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .setting(.securePasswordChange), help: .setting(.securePasswordChange)) var securePasswordChange = false
     @Option(name: .setting(.emailCodeTTL), help: .setting(.emailCodeTTL)) var emailCodeTTL: String?
     @Option(name: .setting(.passwordMinLength), help: .setting(.passwordMinLength)) var passwordMinLength: String?
+    @Option(name: .setting(.passwordRequiredCharacters), help: .setting(.passwordRequiredCharacters)) var passwordRequiredCharacters: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -124,6 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.securePasswordChange, .given(securePasswordChange))
         add(.emailCodeTTL, .given(emailCodeTTL))
         add(.passwordMinLength, .given(passwordMinLength))
+        add(.passwordRequiredCharacters, .given(passwordRequiredCharacters))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))

@@ -105,6 +105,20 @@ public struct SessionResponse: Codable, Sendable, Hashable {
     public var expires_at: Int?
     public var refresh_token: String
     public var user: UserResponse
+    /// After a password sign-in, when the password no longer meets the server's rules (GoTrue's
+    /// `weak_password`): the app may ask the user to choose a new one.
+    public var weak_password: WeakPasswordNotice?
+
+    /// Why a password is weak: GoTrue's reasons (`length`, `characters`, `pwned`) and its message.
+    public struct WeakPasswordNotice: Codable, Sendable, Hashable {
+        public var message: String?
+        public var reasons: [String]?
+
+        public init(message: String?, reasons: [String]?) {
+            self.message = message
+            self.reasons = reasons
+        }
+    }
 
     /// Reads the tokens and the user (required) and the lifetimes, written as integers by
     /// GoTrue and tolerated as fractional numbers from other servers.
@@ -121,9 +135,14 @@ public struct SessionResponse: Codable, Sendable, Hashable {
         }
         expires_in = seconds(.expires_in)
         expires_at = seconds(.expires_at)
+        weak_password = (try? c.decodeIfPresent(WeakPasswordNotice.self, forKey: .weak_password)) ?? nil
     }
 
-    public init(access_token: String, token_type: String? = "bearer", expires_in: Int?, expires_at: Int?, refresh_token: String, user: UserResponse) {
+    public init(
+        access_token: String, token_type: String? = "bearer", expires_in: Int?, expires_at: Int?, refresh_token: String, user: UserResponse,
+        weak_password: WeakPasswordNotice? = nil
+    ) {
+        self.weak_password = weak_password
         self.access_token = access_token
         self.token_type = token_type
         self.expires_in = expires_in

@@ -58,8 +58,8 @@ def screenshots() -> Path:
     return directory
 
 
-@pytest.fixture
-def browser(screenshots: Path) -> Iterator[webdriver.Chrome]:
+def start_chromium() -> webdriver.Chrome:
+    """A headless Chromium with a fresh profile of its own (skips the test when not installed)."""
     if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
         pytest.skip("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
     options = Options()
@@ -69,6 +69,12 @@ def browser(screenshots: Path) -> Iterator[webdriver.Chrome]:
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(WAIT)
+    return driver
+
+
+@pytest.fixture
+def browser(screenshots: Path) -> Iterator[webdriver.Chrome]:
+    driver = start_chromium()
     yield driver
     driver.quit()
 

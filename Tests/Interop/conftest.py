@@ -178,6 +178,18 @@ def es256_server(latchkey_bin: Path, _server_root: Path) -> Iterator[KeyedServer
     _stop_server(server)
 
 
+@pytest.fixture(scope="session")
+def rules_server(latchkey_bin: Path, _server_root: Path) -> Iterator[Server]:
+    """An autoconfirm server whose new passwords need a lowercase letter, a capital and a digit
+    (GoTrue's GOTRUE_PASSWORD_REQUIRED_CHARACTERS, given as GoTrue's environment)."""
+    server = _start_server(
+        latchkey_bin, _server_root, autoconfirm=True, name="password-rules",
+        extra_env={"GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789"},
+    )
+    yield server
+    _stop_server(server)
+
+
 class ClientFactory:
     """Makes SyncGoTrueClient instances the way supabase-py's create_client does.
 
@@ -221,7 +233,7 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if report.when == "call" and report.failed and not hasattr(report, "wasxfail"):
-        for name in ("autoconfirm_server", "confirming_server", "es256_server"):
+        for name in ("autoconfirm_server", "confirming_server", "es256_server", "passkey_server"):
             server = item.funcargs.get(name)
             if isinstance(server, KeyedServer):
                 server = server.server

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Passkeys: signing in with a WebAuthn credential instead of a password, with GoTrue's
-/// settings (`GOTRUE_PASSKEY_*`, `GOTRUE_WEBAUTHN_*`).
+/// settings (its passkey and WebAuthn variables).
 public struct PasskeySettings: Sendable, Equatable {
     /// Whether the `/passkeys` routes answer (off: 404 `passkey_disabled`, as GoTrue).
     public var enabled = false

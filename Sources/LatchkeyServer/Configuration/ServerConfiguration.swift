@@ -141,6 +141,10 @@ public struct ServerConfiguration: Sendable {
     public var jwtKeys: JWTKeySet?
     /// Minimum password length for sign-up and password changes.
     public var minimumPasswordLength: Int = defaultMinimumPasswordLength
+    /// Sets of characters a new password must each take one character from, as GoTrue's
+    /// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS` (`abcdefghijklmnopqrstuvwxyz`,
+    /// `ABCDEFGHIJKLMNOPQRSTUVWXYZ`, `0123456789`); empty (the default): none.
+    public var passwordRequiredCharacters: [String] = []
     /// bcrypt cost factor for new password hashes.
     public var bcryptCost: Int = defaultBcryptCost
     /// Lifetime of sign-up confirmation and email-change links, in seconds.

@@ -89,6 +89,12 @@ extension ServerSetting {
     package static let passwordMinLength = ServerSetting(
         "password-min-length", \.minimumPasswordLength, .integer, variables: [Variable("GOTRUE_PASSWORD_MIN_LENGTH", .positiveInteger)],
         help: "Minimum password length.")
+    package static let passwordRequiredCharacters = ServerSetting(
+        "password-required-characters", \.passwordRequiredCharacters, .characterSets,
+        variables: [Variable("GOTRUE_PASSWORD_REQUIRED_CHARACTERS")],
+        help:
+            "Sets of characters a new password must each use one of, separated by colons as GoTrue's (abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789; \\: for a colon)."
+    )
     package static let bcryptCost = ServerSetting("bcrypt-cost", \.bcryptCost, .integer, help: "bcrypt cost for new password hashes.")
     package static let noRateLimits = ServerSetting(
         "no-rate-limits", \.rateLimits.enabled, .switchOff, help: "Turn rate limits off (benchmarks only).")
@@ -220,7 +226,7 @@ extension ServerSetting {
         host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
         corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
         refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-        enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, bcryptCost, noRateLimits, rateLimitSignIn,
+        enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters, bcryptCost, noRateLimits, rateLimitSignIn,
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
         mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
         rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
@@ -403,6 +409,30 @@ extension ServerSetting.Parser where T == [String] {
     /// One option holding a comma-separated list.
     static var commaList: Self {
         Self(kind: .value, parse: { value, setting in ServerSetting.list(textValue(value, setting)) }, describe: { _ in nil })
+    }
+}
+
+extension ServerSetting.Parser where T == [String] {
+    /// GoTrue's character sets: separated by `:`, a `\\:` standing for a colon inside a set,
+    /// empty sets dropped.
+    static var characterSets: Self {
+        Self(kind: .value, parse: { value, setting in ServerSetting.characterSets(textValue(value, setting)) }, describe: { _ in nil })
+    }
+}
+
+extension ServerSetting {
+    /// The sets of `text`, read as GoTrue's `PasswordRequiredCharacters.Decode` reads them.
+    package static func characterSets(_ text: String) -> [String] {
+        var parts = text.components(separatedBy: ":")
+        var index = 0
+        while index < parts.count - 1 {
+            if parts[index].hasSuffix("\\") {
+                parts[index] = String(parts[index].dropLast()) + ":" + parts[index + 1]
+                parts[index + 1] = ""
+            }
+            index += 1
+        }
+        return parts.filter { !$0.isEmpty }
     }
 }
 

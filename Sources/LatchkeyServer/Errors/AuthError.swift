@@ -1,4 +1,5 @@
 import HTTPTypes
+import LatchkeyWire
 
 /// An error answered to the client in GoTrue's shape.
 ///
@@ -170,7 +171,7 @@ extension AuthError {
     }
 
     /// 422 `weak_password` with GoTrue's `weak_password.reasons`.
-    package static func weakPassword(minimumLength: Int, reasons: [String]) -> AuthError {
-        AuthError(.unprocessableContent, "weak_password", "Password should be at least \(minimumLength) characters.", weakPasswordReasons: reasons)
+    package static func weakPassword(_ weakness: SessionResponse.WeakPasswordNotice) -> AuthError {
+        AuthError(.unprocessableContent, "weak_password", weakness.message ?? "Password is too weak", weakPasswordReasons: weakness.reasons)
     }
 }

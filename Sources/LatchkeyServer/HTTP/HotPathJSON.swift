@@ -94,6 +94,13 @@ struct HotPathJSON {
         afterValue = true
     }
 
+    /// Left out when `nil`, as `encodeIfPresent`.
+    mutating func field(_ name: StaticString, _ values: [String]?) {
+        guard let values else { return }
+        key(name)
+        value(.array(values.map(JSONValue.string)))
+    }
+
     /// Written as `null` when `nil`, as `encode(_:forKey:)` of an optional.
     mutating func fieldOrNull(_ name: StaticString, _ value: String?) {
         key(name)
@@ -255,6 +262,16 @@ extension SessionResponse: HotPathJSONEncodable {
             object.field("expires_at", expires_at)
             object.field("refresh_token", refresh_token)
             object.field("user", user)
+            if let weak_password { object.field("weak_password", weak_password) }
+        }
+    }
+}
+
+extension SessionResponse.WeakPasswordNotice: HotPathJSONEncodable {
+    func write(to json: inout HotPathJSON) {
+        json.object { object in
+            object.field("message", message)
+            object.field("reasons", reasons)
         }
     }
 }

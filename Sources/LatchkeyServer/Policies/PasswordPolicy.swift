@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// Passwords: what a new one must be, how it is stored and checked, and what changing one does.
 ///
@@ -9,19 +10,46 @@ import Foundation
 /// server stops right after. (A new account has no sessions yet.)
 struct PasswordPolicy: Sendable {
     let minimumLength: Int
+    /// Sets of characters a new password must each take one character from (GoTrue's
+    /// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS`); empty: none.
+    var requiredCharacters: [String] = []
     let hasher: PasswordHasher
 
     /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
     static let maximumBytes = 72
 
-    /// Refuses passwords too short for `minimumLength` characters (422 `weak_password`), longer
-    /// than bcrypt can use (72 bytes; 400 `validation_failed`) or holding a NUL character (422
-    /// `validation_failed`). Passwords are never trimmed or changed in any way.
-    static func check(_ password: String, minimumLength: Int) throws(AuthError) {
+    /// Refuses passwords too short for `minimumLength` characters or missing a character of one
+    /// of `requiredCharacters`' sets (422 `weak_password`, with GoTrue's reasons `length` and
+    /// `characters` and its messages), longer than bcrypt can use (72 bytes; 400
+    /// `validation_failed`) or holding a NUL character (422 `validation_failed`). Passwords are
+    /// never trimmed or changed in any way.
+    static func check(_ password: String, minimumLength: Int, requiredCharacters: [String] = []) throws(AuthError) {
         try checkUsable(password)
-        if password.count < minimumLength {
-            throw AuthError.weakPassword(minimumLength: minimumLength, reasons: ["length"])
+        if let weakness = weakness(of: password, minimumLength: minimumLength, requiredCharacters: requiredCharacters) {
+            throw AuthError.weakPassword(weakness)
         }
+    }
+
+    /// Why `password` breaks the length and character rules, in GoTrue's words; `nil` when it
+    /// keeps them.
+    static func weakness(of password: String, minimumLength: Int, requiredCharacters: [String]) -> SessionResponse.WeakPasswordNotice? {
+        var reasons: [String] = []
+        var messages: [String] = []
+        if password.count < minimumLength {
+            reasons.append("length")
+            messages.append("Password should be at least \(minimumLength) characters.")
+        }
+        if requiredCharacters.contains(where: { set in !set.isEmpty && !password.unicodeScalars.contains { set.unicodeScalars.contains($0) } }) {
+            reasons.append("characters")
+            messages.append("Password should contain at least one character of each: \(requiredCharacters.joined(separator: ", ")).")
+        }
+        return reasons.isEmpty ? nil : SessionResponse.WeakPasswordNotice(message: messages.joined(separator: " "), reasons: reasons)
+    }
+
+    /// What a password sign-in tells the app when the password no longer meets the rules
+    /// (GoTrue's `weak_password` on the session); `nil` when it does.
+    func weakness(of password: String) -> SessionResponse.WeakPasswordNotice? {
+        Self.weakness(of: password, minimumLength: minimumLength, requiredCharacters: requiredCharacters)
     }
 
     /// Refuses a password that bcrypt cannot use as it is, new or presented at sign-in: a NUL
@@ -37,7 +65,7 @@ struct PasswordPolicy: Sendable {
 
     /// Refuses a new password that breaks ``check(_:minimumLength:)``.
     func check(_ password: String) throws(AuthError) {
-        try Self.check(password, minimumLength: minimumLength)
+        try Self.check(password, minimumLength: minimumLength, requiredCharacters: requiredCharacters)
     }
 
     /// Checks a new password and returns its bcrypt hash.

@@ -77,7 +77,8 @@ struct AuthService: Sendable {
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
-        let passwords = PasswordPolicy(minimumLength: configuration.minimumPasswordLength, hasher: hasher)
+        let passwords = PasswordPolicy(
+            minimumLength: configuration.minimumPasswordLength, requiredCharacters: configuration.passwordRequiredCharacters, hasher: hasher)
         let sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)

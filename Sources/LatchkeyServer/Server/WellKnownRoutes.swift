@@ -10,8 +10,8 @@ import NIOCore
 /// legacy secret never do, so a server signing with HS256 answers `{"keys": []}`. Cached by
 /// clients and proxies for 10 minutes, as GoTrue says (`Cache-Control: public, max-age=600`).
 ///
-/// `GET /.well-known/apple-app-site-association`, when ``PasskeySettings/appleAppIDs`` names
-/// apps: `{"webcredentials": {"apps": [...]}}`, the file Apple's servers fetch (over HTTPS, with
+/// `GET /.well-known/apple-app-site-association` (404 unless ``PasskeySettings/appleAppIDs``
+/// names apps): `{"webcredentials": {"apps": [...]}}`, the file Apple's servers fetch (over HTTPS, with
 /// no redirect) before an iOS app with the associated domain `webcredentials:<this host>` may
 /// use passkeys of this relying party.
 struct WellKnownRoutes {
@@ -26,11 +26,11 @@ struct WellKnownRoutes {
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=600"],
                 body: .init(byteBuffer: body))
         }
-        guard !service.appleAppIDs.isEmpty else { return }
-        let association = ByteBuffer(
-            bytes: (try? encoder.encode(AppSiteAssociation(webcredentials: .init(apps: service.appleAppIDs)))) ?? Data("{}".utf8))
+        let appIDs = service.appleAppIDs
+        let association = ByteBuffer(bytes: (try? encoder.encode(AppSiteAssociation(webcredentials: .init(apps: appIDs)))) ?? Data("{}".utf8))
         router.get("/.well-known/apple-app-site-association") { _, _ in
-            Response(
+            guard !appIDs.isEmpty else { throw AuthError.notFound }
+            return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=3600"],
                 body: .init(byteBuffer: association))
         }

@@ -123,7 +123,11 @@ struct HotPathJSONTests {
             bare.token_type = nil
             bare.expires_in = nil
             bare.expires_at = -1
-            for value in [session, bare] {
+            var weak = session
+            weak.weak_password = .init(message: "Password should contain \"one\" of each: a, B.", reasons: ["length", "characters"])
+            var weakBare = session
+            weakBare.weak_password = .init(message: nil, reasons: nil)
+            for value in [session, bare, weak, weakBare] {
                 try Self.expectSameDocument(HotPathJSON.encode(value), try JSONEncoder().encode(value))
             }
         }

@@ -8,7 +8,8 @@ import Logging
 /// attempts count against the account, so guessing locks it for a while (even for the right
 /// password) while other accounts are unaffected. A password stored by another system (see
 /// ``StoredPasswordHash``) is verified as that system did and re-hashed with bcrypt on its
-/// first successful use.
+/// first successful use. A password that no longer meets the rules signs in, and the session
+/// says so in `weak_password`.
 struct PasswordGrant: TokenGrant {
     static let grantType = "password"
 
@@ -38,6 +39,9 @@ struct PasswordGrant: TokenGrant {
         // An imported hash (Firebase scrypt) or a bcrypt of another cost is replaced in the
         // session's own write.
         if check.needsRehash { user.passwordHash = try await dependencies.passwords.rehash(password) }
-        return try await dependencies.sessions.start(for: user, method: "password", ipAddress: ipAddress)
+        var session = try await dependencies.sessions.start(for: user, method: "password", ipAddress: ipAddress)
+        // A password chosen before the rules changed still signs in; the app is told, as GoTrue does.
+        session.weak_password = dependencies.passwords.weakness(of: password)
+        return session
     }
 }
