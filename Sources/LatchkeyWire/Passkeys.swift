@@ -31,7 +31,7 @@ public struct PasskeyCredentialDescriptor: Codable, Sendable, Hashable {
 
 /// `PublicKeyCredentialCreationOptions` in JSON: what `navigator.credentials.create()` (or
 /// `ASAuthorizationPlatformPublicKeyCredentialProvider`) needs to make a passkey.
-public struct PasskeyCreationOptions: Codable, Sendable, Hashable {
+public struct PublicKeyCredentialCreationOptionsJSON: Codable, Sendable, Hashable {
     public struct RelyingParty: Codable, Sendable, Hashable {
         public var id: String
         public var name: String
@@ -95,7 +95,7 @@ public struct PasskeyCreationOptions: Codable, Sendable, Hashable {
 
 /// `PublicKeyCredentialRequestOptions` in JSON: what `navigator.credentials.get()` needs to
 /// sign in. No `allowCredentials`: the authenticator offers the passkeys it holds for the site.
-public struct PasskeyRequestOptions: Codable, Sendable, Hashable {
+public struct PublicKeyCredentialRequestOptionsJSON: Codable, Sendable, Hashable {
     /// base64url.
     public var challenge: String
     /// Milliseconds.

@@ -6,7 +6,7 @@ internal import LatchkeyWire
 extension GoTrueBackend {
     public func passkeyRegistrationOptions(accessToken: String) async throws -> PasskeyChallenge<PasskeyCreationOptions> {
         let body = try await send("POST", "passkeys/registration/options", body: EmptyBody(), accessToken: accessToken)
-        let answer = try decode(PasskeyOptionsResponse<LatchkeyWire.PasskeyCreationOptions>.self, from: body)
+        let answer = try decode(PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON>.self, from: body)
         return PasskeyChallenge(
             id: answer.challenge_id, expiresAt: Date(timeIntervalSince1970: TimeInterval(answer.expires_at)),
             options: try PasskeyCreationOptions(wire: answer.options))
@@ -26,7 +26,7 @@ extension GoTrueBackend {
 
     public func passkeySignInOptions() async throws -> PasskeyChallenge<PasskeyRequestOptions> {
         let body = try await send("POST", "passkeys/authentication/options", body: EmptyBody())
-        let answer = try decode(PasskeyOptionsResponse<LatchkeyWire.PasskeyRequestOptions>.self, from: body)
+        let answer = try decode(PasskeyOptionsResponse<PublicKeyCredentialRequestOptionsJSON>.self, from: body)
         return PasskeyChallenge(
             id: answer.challenge_id, expiresAt: Date(timeIntervalSince1970: TimeInterval(answer.expires_at)),
             options: try PasskeyRequestOptions(wire: answer.options))

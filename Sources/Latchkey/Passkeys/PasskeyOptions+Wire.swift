@@ -6,7 +6,7 @@ internal import LatchkeyWire
 // invalid response: an authenticator must not be asked with it.
 
 extension PasskeyCreationOptions {
-    init(wire: LatchkeyWire.PasskeyCreationOptions) throws {
+    init(wire: PublicKeyCredentialCreationOptionsJSON) throws {
         guard !wire.rp.id.isEmpty else { throw BackendError.invalidResponse(reason: "the passkey options name no relying party") }
         let selection = wire.authenticatorSelection
         self.init(
@@ -24,7 +24,7 @@ extension PasskeyCreationOptions {
 
 extension PasskeyRequestOptions {
     /// A ``Mediation/modal`` request.
-    init(wire: LatchkeyWire.PasskeyRequestOptions) throws {
+    init(wire: PublicKeyCredentialRequestOptionsJSON) throws {
         guard !wire.rpId.isEmpty else { throw BackendError.invalidResponse(reason: "the passkey options name no relying party") }
         self.init(
             relyingPartyID: wire.rpId, challenge: try PasskeyCreationOptions.challenge(wire.challenge),

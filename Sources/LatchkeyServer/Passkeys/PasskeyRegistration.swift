@@ -10,7 +10,7 @@ import LatchkeyWire
 struct PasskeyRegistration: Sendable {
     let ceremonies: PasskeyCeremonies
 
-    func options(for signedIn: BearerAuthentication.Authenticated) async throws -> PasskeyOptionsResponse<PasskeyCreationOptions> {
+    func options(for signedIn: BearerAuthentication.Authenticated) async throws -> PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON> {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
         try await ceremonies.requireManagementAssurance(signedIn)
@@ -20,7 +20,7 @@ struct PasskeyRegistration: Sendable {
         let name = user.email.isEmpty ? user.id.lowercasedString : user.email
         let displayName = if case .string(let text)? = user.userMetadata["name"], !text.isEmpty { text } else { name }
         let relyingParty = ceremonies.relyingParty
-        let options = PasskeyCreationOptions(
+        let options = PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: relyingParty.id, name: ceremonies.settings.displayName),
             user: .init(id: Base64URL.encode(PasskeyCeremonies.userHandle(of: user.id)), name: name, displayName: displayName),
             challenge: Base64URL.encode(challenge.challenge),

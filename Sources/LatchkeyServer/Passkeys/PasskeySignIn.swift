@@ -15,10 +15,10 @@ struct PasskeySignIn: Sendable {
     let limits: RateLimits
     let sessions: SessionIssuer
 
-    func options(ipAddress: String) async throws -> PasskeyOptionsResponse<PasskeyRequestOptions> {
+    func options(ipAddress: String) async throws -> PasskeyOptionsResponse<PublicKeyCredentialRequestOptionsJSON> {
         try await limits.admitPasskeySignIn(from: ipAddress)
         let challenge = try await ceremonies.issueChallenge(.authentication, for: nil)
-        let options = PasskeyRequestOptions(
+        let options = PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URL.encode(challenge.challenge), timeout: ceremonies.timeoutMilliseconds, rpId: ceremonies.relyingParty.id,
             userVerification: "preferred")
         return PasskeyOptionsResponse(
