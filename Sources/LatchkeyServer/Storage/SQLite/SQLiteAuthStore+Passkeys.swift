@@ -46,11 +46,11 @@ extension SQLiteAuthStore {
 
     package func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord? {
         try await write { db in
-            let owner = userID.map { "user_id = '\($0.lowercasedString)'" } ?? "user_id IS NULL"
+            // `user_id IS ?` matches NULL with NULL, and a user's id with itself.
             guard
                 let row = try db.fetchRow(
-                    sql: "SELECT challenge, created_at, expires_at FROM webauthn_challenges WHERE id = ? AND kind = ? AND \(owner)",
-                    arguments: [id.lowercasedString, kind.rawValue])
+                    sql: "SELECT challenge, created_at, expires_at FROM webauthn_challenges WHERE id = ? AND kind = ? AND user_id IS ?",
+                    arguments: [id.lowercasedString, kind.rawValue, userID?.lowercasedString])
             else { return nil }
             try db.run(sql: "DELETE FROM webauthn_challenges WHERE id = ?", arguments: [id.lowercasedString])
             guard let challenge = Base64URL.decode(row["challenge"] as String) else {
