@@ -6,9 +6,9 @@ import Foundation
 /// Never carries the factor's secret. Timestamps are ``WireDate`` strings.
 public struct FactorResponse: Codable, Sendable, Hashable {
     public var id: String
-    /// `totp` (Latchkey's only kind; GoTrue also knows `phone` and `webauthn`).
+    /// `totp` or `webauthn` (GoTrue also knows `phone`).
     public var factor_type: String
-    /// `unverified` until a first code was verified, then `verified`.
+    /// `unverified` until a first code (or the WebAuthn registration) was verified, then `verified`.
     public var status: String
     public var friendly_name: String?
     public var phone: String?
@@ -67,9 +67,10 @@ public struct EnrollFactorResponse: Codable, Sendable, Hashable {
     }
 
     public var id: String
-    /// `totp`.
+    /// `totp` or `webauthn`.
     public var type: String
     public var friendly_name: String
+    /// For TOTP only.
     public var totp: TOTP?
 
     public init(id: String, type: String, friendly_name: String, totp: TOTP?) {
@@ -88,18 +89,69 @@ extension EnrollFactorResponse: CustomStringConvertible, CustomDebugStringConver
     }
 }
 
-/// `POST /factors/{id}/challenge`: the challenge a code is verified against, until `expires_at`
-/// (seconds since 1970).
+/// `POST /factors/{id}/challenge`: the challenge a code (or, for WebAuthn, the authenticator's
+/// response) is verified against, until `expires_at` (seconds since 1970).
 public struct ChallengeFactorResponse: Codable, Sendable, Hashable {
     public var id: String
-    /// The factor's type (`totp`).
+    /// The factor's type (`totp`, `webauthn`).
     public var type: String
     public var expires_at: Int
+    /// For a WebAuthn factor: the ceremony to run in the browser or app.
+    public var webauthn: WebAuthnFactorChallenge?
 
-    public init(id: String, type: String, expires_at: Int) {
+    public init(id: String, type: String, expires_at: Int, webauthn: WebAuthnFactorChallenge? = nil) {
         self.id = id
         self.type = type
         self.expires_at = expires_at
+        self.webauthn = webauthn
+    }
+}
+
+/// The ceremony a WebAuthn factor's challenge opens, as GoTrue answers it: `create` (register
+/// the factor's credential: an unverified factor) with creation options, or `request` (prove
+/// possession: a verified factor) with request options. `credential_options` wraps them in
+/// `publicKey`, as `navigator.credentials.create()` and `.get()` take them.
+public struct WebAuthnFactorChallenge: Codable, Sendable, Hashable {
+    public enum Options: Sendable, Hashable {
+        case create(PublicKeyCredentialCreationOptionsJSON)
+        case request(PublicKeyCredentialRequestOptionsJSON)
+    }
+
+    public var options: Options
+
+    public init(_ options: Options) {
+        self.options = options
+    }
+
+    /// `create` or `request`.
+    public var type: String {
+        switch options {
+        case .create: "create"
+        case .request: "request"
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, credential_options }
+    private enum OptionKeys: String, CodingKey { case publicKey }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let options = try c.nestedContainer(keyedBy: OptionKeys.self, forKey: .credential_options)
+        switch try c.decode(String.self, forKey: .type) {
+        case "create": self.options = .create(try options.decode(PublicKeyCredentialCreationOptionsJSON.self, forKey: .publicKey))
+        case "request": self.options = .request(try options.decode(PublicKeyCredentialRequestOptionsJSON.self, forKey: .publicKey))
+        default: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "type is neither create nor request")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        var options = c.nestedContainer(keyedBy: OptionKeys.self, forKey: .credential_options)
+        switch self.options {
+        case .create(let value): try options.encode(value, forKey: .publicKey)
+        case .request(let value): try options.encode(value, forKey: .publicKey)
+        }
     }
 }
 
@@ -137,14 +189,29 @@ public struct ChallengeFactorBody: Codable, Sendable, Hashable {
     }
 }
 
-/// `POST /factors/{id}/verify`: the code an authenticator app shows, for a challenge of the factor.
+/// `POST /factors/{id}/verify`, for a challenge of the factor: the code an authenticator app
+/// shows (TOTP), or the authenticator's response to the challenge's ceremony (WebAuthn).
 public struct VerifyFactorBody: Codable, Sendable, Hashable {
+    /// A WebAuthn factor's answer: the ceremony (`create` or `request`, the challenge's) and the
+    /// `PublicKeyCredential` in its JSON form (base64url fields, as ``PasskeyCredential``).
+    public struct WebAuthn: Codable, Sendable, Hashable {
+        public var type: String?
+        public var credential_response: JSONValue?
+
+        public init(type: String?, credential_response: JSONValue?) {
+            self.type = type
+            self.credential_response = credential_response
+        }
+    }
+
     public var challenge_id: String?
     public var code: String?
+    public var webauthn: WebAuthn?
 
-    public init(challenge_id: String? = nil, code: String? = nil) {
+    public init(challenge_id: String? = nil, code: String? = nil, webauthn: WebAuthn? = nil) {
         self.challenge_id = challenge_id
         self.code = code
+        self.webauthn = webauthn
     }
 }
 

@@ -27,19 +27,21 @@ public struct PasskeySettings: Sendable, Equatable {
     /// The name authenticators show.
     var displayName: String { relyingPartyName.flatMap { $0.isEmpty ? nil : $0 } ?? relyingPartyID ?? "" }
 
-    func validate() throws(ConfigurationError) {
+    /// Checks the settings; the relying party must be complete when `requiredBy` (why it is
+    /// needed: passkeys or WebAuthn factors are on) is given.
+    func validate(requiredBy reason: String?) throws(ConfigurationError) {
         typealias S = ServerSetting
         guard maximumPerUser >= 1 else { throw S.passkeysPerUser.error("must be at least 1") }
         guard challengeExpiry >= 1 else { throw S.webAuthnChallengeExpiry.error("must be at least 1 second") }
         for appID in appleAppIDs where !Self.isAppleAppID(appID) {
             throw S.appleAppIDs.error("needs TEAMID.bundle.id entries (a 10-character team ID), not '\(appID.prefix(100))'")
         }
-        guard enabled else { return }
-        guard let id = relyingPartyID, !id.isEmpty else { throw S.webAuthnRPID.error("is required when passkeys are enabled") }
+        guard let reason else { return }
+        guard let id = relyingPartyID, !id.isEmpty else { throw S.webAuthnRPID.error("is required \(reason)") }
         guard id == id.lowercased(), !id.contains("/"), !id.contains(":") else {
             throw S.webAuthnRPID.error("must be a lowercase domain name such as example.com, not '\(id.prefix(100))'")
         }
-        guard !origins.isEmpty else { throw S.webAuthnRPOrigins.error("is required when passkeys are enabled") }
+        guard !origins.isEmpty else { throw S.webAuthnRPOrigins.error("is required \(reason)") }
         for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {
             guard let url = URL(string: origin), let scheme = url.scheme, scheme == "https" || scheme == "http", let host = url.host,
                 url.path.isEmpty, url.query == nil, url.fragment == nil

@@ -162,6 +162,12 @@ public struct ServerConfiguration: Sendable {
     public var mfaTOTPEnrollEnabled: Bool = true
     /// Whether TOTP factors may be challenged and verified (GoTrue's `GOTRUE_MFA_TOTP_VERIFY_ENABLED`).
     public var mfaTOTPVerifyEnabled: Bool = true
+    /// Whether users may enroll WebAuthn factors (GoTrue's `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`);
+    /// the relying party is ``PasskeySettings``'s.
+    public var mfaWebAuthnEnrollEnabled: Bool = false
+    /// Whether WebAuthn factors may be challenged and verified (GoTrue's
+    /// `GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED`).
+    public var mfaWebAuthnVerifyEnabled: Bool = false
     /// Most factors, verified or not, one user may have.
     public var mfaMaxEnrolledFactors: Int = defaultMFAMaxEnrolledFactors
     /// Most verified factors one user may have.
@@ -238,7 +244,9 @@ public struct ServerConfiguration: Sendable {
         guard (1...1000).contains(databasePoolSize) else { throw S.databasePoolSize.error("must be between 1 and 1000") }
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         try external.validate()
-        try passkeys.validate()
+        try passkeys.validate(
+            requiredBy: passkeys.enabled
+                ? "when passkeys are enabled" : mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled ? "when WebAuthn factors are enabled" : nil)
         if let sessionInactivityTimeout, sessionInactivityTimeout <= 0 {
             throw S.sessionInactivityTimeout.error("must be more than 0 seconds")
         }

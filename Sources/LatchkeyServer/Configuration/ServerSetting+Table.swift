@@ -138,6 +138,12 @@ extension ServerSetting {
     package static let mfaTOTPVerify = ServerSetting(
         "mfa-totp-verify", \.mfaTOTPVerifyEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_VERIFY_ENABLED")],
         help: "Let users challenge and verify TOTP factors.")
+    package static let mfaWebAuthnEnroll = ServerSetting(
+        "mfa-webauthn-enroll", \.mfaWebAuthnEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED")],
+        help: "Let users enroll WebAuthn factors: a security key or device as a second factor (needs --webauthn-rp-id and --webauthn-rp-origins).")
+    package static let mfaWebAuthnVerify = ServerSetting(
+        "mfa-webauthn-verify", \.mfaWebAuthnVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED")],
+        help: "Let users challenge and verify WebAuthn factors (needs --webauthn-rp-id and --webauthn-rp-origins).")
     package static let rateLimitPasskey = ServerSetting(
         "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_RATE_LIMIT_PASSKEY", .positiveInteger)], help: "Passkey sign-ins started per IP per 5 minutes.")
@@ -229,6 +235,7 @@ extension ServerSetting {
         enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters, bcryptCost, noRateLimits, rateLimitSignIn,
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
         mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
+        mfaWebAuthnEnroll, mfaWebAuthnVerify,
         rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
         appleAppIDs, smtpURL,
         mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,

@@ -24,6 +24,18 @@ extension AuthError {
         .unprocessableContent, "mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
     package static let totpEnrollDisabled = AuthError(.unprocessableContent, "mfa_totp_enroll_not_enabled", "MFA enroll is disabled for TOTP")
     package static let totpVerifyDisabled = AuthError(.unprocessableContent, "mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
+    package static let webAuthnVerifyDisabled = AuthError(
+        .unprocessableContent, "mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn")
+    package static let webAuthnParamsRequired = AuthError(.badRequest, "validation_failed", "WebAuthn config required")
+    package static let webAuthnTypeInvalid = AuthError(.badRequest, "validation_failed", "WebAuthn type must be create or request")
+    package static let webAuthnResponseRequired = AuthError(.badRequest, "validation_failed", "credential_response required")
+    package static let webAuthnResponseInvalid = AuthError(.badRequest, "validation_failed", "Invalid credential_response")
+    /// The ceremony named in the body is not the one the challenge opened.
+    package static let webAuthnCeremonyMismatch = AuthError(
+        .badRequest, "validation_failed", "WebAuthn type does not match the challenge: create for an unverified factor, request for a verified one")
+    /// The response did not verify (signature, origin, challenge, flags, counter): every such
+    /// refusal is this one answer.
+    package static let webAuthnFactorRefused = AuthError(.unprocessableContent, "mfa_verification_failed", "WebAuthn response could not be verified")
 
     /// 422 `mfa_factor_name_conflict`.
     package static func factorNameConflict(_ name: String) -> AuthError {

@@ -1,9 +1,11 @@
 import Foundation
 import LatchkeyWire
 
-/// `POST /factors`: enrolls a TOTP factor for the signed-in user, as GoTrue's `EnrollFactor`.
+/// `POST /factors`: enrolls a TOTP or WebAuthn factor for the signed-in user, as GoTrue's
+/// `EnrollFactor`.
 ///
-/// The factor starts unverified; its first verified code makes it count. Enrolling deletes the
+/// The factor starts unverified; its first verified code (TOTP) or its registration ceremony
+/// (WebAuthn, run through `/factors/{id}/challenge` and `/verify`) makes it count. Enrolling deletes the
 /// user's expired unverified factors first, then refuses a friendly name the user already uses
 /// (422 `mfa_factor_name_conflict`), more than the configured number of factors (422
 /// `too_many_enrolled_mfa_factors`), and, when the user has a verified factor, a session below
@@ -32,16 +34,19 @@ struct FactorEnrollment: Sendable {
         switch body.factor_type {
         case FactorRecord.totpType: guard rules.totpEnrollEnabled else { throw AuthError.totpEnrollDisabled }
         case "phone": throw AuthError.phoneFactorEnrollDisabled
-        case "webauthn": throw AuthError.webAuthnFactorEnrollDisabled
+        case FactorRecord.webAuthnType: guard rules.webAuthnEnrollEnabled else { throw AuthError.webAuthnFactorEnrollDisabled }
         default: throw AuthError.invalidFactorType
         }
+        let isWebAuthn = body.factor_type == FactorRecord.webAuthnType
         let name = body.friendly_name ?? ""
         guard name.count <= 255 else { throw AuthError.validation("friendly_name is longer than 255 characters") }
         let issuer = (body.issuer?.isEmpty == false ? body.issuer : nil) ?? defaultIssuer()
         let now = clock.now()
-        let secret = TOTP.randomSecret()
-        var factor = FactorRecord(userID: user.id, friendlyName: name, sealedSecret: "", createdAt: now, updatedAt: now)
-        factor.sealedSecret = try secrets.seal(secret, factorID: factor.id)
+        let secret = isWebAuthn ? nil : TOTP.randomSecret()
+        var factor = FactorRecord(
+            userID: user.id, friendlyName: name, factorType: isWebAuthn ? FactorRecord.webAuthnType : FactorRecord.totpType, sealedSecret: "",
+            createdAt: now, updatedAt: now)
+        if let secret { factor.sealedSecret = try secrets.seal(secret, factorID: factor.id) }
         let audit = AuditEntry(
             action: .factorInProgress, actorID: user.id, actorUsername: user.email,
             traits: ["factor_id": .string(factor.id.lowercasedString)], ipAddress: ipAddress, createdAt: now)
@@ -65,6 +70,7 @@ struct FactorEnrollment: Sendable {
             return FactorPlan(changes: cleanup + [.insertFactor(factor), .audit(audit)], result: .success(true))
         }
         _ = try outcome.get()
+        guard let secret else { return EnrollFactorResponse(id: factor.id.lowercasedString, type: factor.factorType, friendly_name: name, totp: nil) }
         let encodedSecret = Base32.encode(secret)
         let uri = TOTP.uri(secret: encodedSecret, issuer: issuer, account: user.email)
         return EnrollFactorResponse(

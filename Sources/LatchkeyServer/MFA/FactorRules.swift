@@ -4,6 +4,8 @@ import Foundation
 struct FactorRules: Sendable {
     var totpEnrollEnabled = true
     var totpVerifyEnabled = true
+    var webAuthnEnrollEnabled = false
+    var webAuthnVerifyEnabled = false
     var maxEnrolledFactors = ServerConfiguration.defaultMFAMaxEnrolledFactors
     var maxVerifiedFactors = ServerConfiguration.defaultMFAMaxVerifiedFactors
     var challengeExpiry = ServerConfiguration.defaultMFAChallengeExpiry
@@ -12,6 +14,8 @@ struct FactorRules: Sendable {
     init(_ configuration: ServerConfiguration) {
         totpEnrollEnabled = configuration.mfaTOTPEnrollEnabled
         totpVerifyEnabled = configuration.mfaTOTPVerifyEnabled
+        webAuthnEnrollEnabled = configuration.mfaWebAuthnEnrollEnabled
+        webAuthnVerifyEnabled = configuration.mfaWebAuthnVerifyEnabled
         maxEnrolledFactors = configuration.mfaMaxEnrolledFactors
         maxVerifiedFactors = configuration.mfaMaxVerifiedFactors
         challengeExpiry = configuration.mfaChallengeExpiry
@@ -34,6 +38,15 @@ struct FactorRules: Sendable {
     /// Refuses factors to anonymous users, as GoTrue's `requireNotAnonymous` on `/factors`.
     static func requireNotAnonymous(_ user: UserRecord) throws(AuthError) {
         if user.isAnonymous { throw AuthError.anonymousNotAllowed }
+    }
+
+    /// Refuses a challenge or verification of a factor whose type is turned off (GoTrue's
+    /// `mfa_totp_verify_not_enabled`, `mfa_webauthn_verify_not_enabled`).
+    func requireVerifyEnabled(for factor: FactorRecord) -> AuthError? {
+        switch factor.factorType {
+        case FactorRecord.webAuthnType: webAuthnVerifyEnabled ? nil : .webAuthnVerifyDisabled
+        default: totpVerifyEnabled ? nil : .totpVerifyDisabled
+        }
     }
 
     /// The factor of `factors` with `id`, or 404 `mfa_factor_not_found`.

@@ -2,8 +2,9 @@ import Foundation
 import LatchkeyWire
 import Logging
 
-/// `POST /factors/{id}/verify`: checks a TOTP code against a challenge of the signed-in user's
-/// factor and raises the session to `aal2` (GoTrue's `VerifyFactor`).
+/// `POST /factors/{id}/verify`: checks a TOTP code (or a WebAuthn response, see
+/// `FactorVerification+WebAuthn.swift`) against a challenge of the signed-in user's factor and
+/// raises the session to `aal2` (GoTrue's `VerifyFactor`).
 ///
 /// - The challenge must belong to the factor (422 `mfa_factor_not_found`), come from the same
 ///   address and not be verified yet (422 `mfa_ip_address_mismatch`), and not be expired (422
@@ -22,10 +23,11 @@ struct FactorVerification: Sendable {
     let rules: FactorRules
     let secrets: FactorSecretBox
     let sessions: SessionIssuer
+    let relyingParty: RelyingParty
     let logger: Logger
 
     /// What a successful verification leaves: the raised session and its new refresh token.
-    private struct Verified: Sendable {
+    struct Verified: Sendable {
         var session: SessionRecord
         var refreshToken: String
     }
@@ -36,6 +38,16 @@ struct FactorVerification: Sendable {
         let user = signedIn.user
         try FactorRules.requireNotAnonymous(user)
         try await limits.admitMFARequest(from: ipAddress)
+        // A code without WebAuthn parameters is a TOTP verification (its plan refuses a WebAuthn
+        // factor); otherwise the factor's type decides, as in GoTrue.
+        if body.webauthn != nil || body.code?.isEmpty != false {
+            guard let factor = try await store.factors(userID: user.id).first(where: { $0.id == factorID }) else {
+                throw AuthError.factorNotFound
+            }
+            if factor.factorType == FactorRecord.webAuthnType {
+                return try await verifyWebAuthn(factorID, with: body, by: signedIn, ipAddress: ipAddress)
+            }
+        }
         guard let code = body.code, !code.isEmpty else { throw AuthError.emptyFactorCode }
         guard rules.totpVerifyEnabled else { throw AuthError.totpVerifyDisabled }
         // GoTrue decodes challenge_id as a UUID: anything else cannot name a challenge.
@@ -71,13 +83,14 @@ struct FactorVerification: Sendable {
         func refuse(_ error: AuthError, _ changes: [FactorChange] = []) -> FactorPlan<FactorOutcome<Verified>> {
             FactorPlan(changes: changes, result: .failure(error))
         }
-        guard case .success(var factor) = FactorRules.owned(factorID, in: state.factors) else { return refuse(.factorNotFound) }
-        guard let challenge = state.challenge, challenge.factorID == factor.id else { return refuse(.challengeNotFound) }
-        guard challenge.verifiedAt == nil, challenge.ipAddress == ipAddress else { return refuse(.challengeIPMismatch) }
-        guard now <= rules.expiry(ofChallengeCreatedAt: challenge.createdAt) else {
-            return refuse(.challengeExpired(challenge.id.lowercasedString), [.deleteChallenge(id: challenge.id)])
+        let opened = Self.openChallenge(
+            state, factorID: factorID, type: FactorRecord.totpType, otherwise: .webAuthnParamsRequired, user: user, ipAddress: ipAddress,
+            now: now, rules: rules)
+        guard case .success(let (found, challenge, session)) = opened else {
+            guard case .failure(let refusal) = opened else { return refuse(.unexpected) }
+            return refuse(refusal.error, refusal.changes)
         }
-        guard var session = state.session, session.userID == user.id else { return refuse(.sessionGone) }
+        var factor = found
         guard let secret = secrets.open(factor.sealedSecret, factorID: factor.id) else { return refuse(.unexpected) }
         var traits: [String: JSONValue] = [
             "factor_id": .string(factor.id.lowercasedString), "challenge_id": .string(challenge.id.lowercasedString),
@@ -89,14 +102,52 @@ struct FactorVerification: Sendable {
             return refuse(.invalidTOTPCode, [.audit(audit(user, traits: traits, ipAddress: ipAddress, now: now))])
         }
 
-        factor.status = .verified
         factor.lastUsedStep = step
+        return success(
+            factor: factor, method: "totp", session: session, challenge: challenge, state: state, user: user, traits: traits,
+            ipAddress: ipAddress, now: now, refreshToken: refreshToken)
+    }
+
+    /// Why a verification stops before its code or response is looked at, and what that still
+    /// changes (an expired challenge is deleted).
+    struct Refusal: Error {
+        var error: AuthError
+        var changes: [FactorChange] = []
+    }
+
+    /// The checks every verification makes first, in GoTrue's order: the factor is the user's
+    /// and of `type` (else `otherwise`), the challenge is the factor's, unspent, from the same
+    /// address and not expired, and the session still exists.
+    static func openChallenge(
+        _ state: FactorState, factorID: UUID, type: String, otherwise: AuthError, user: UserRecord, ipAddress: String, now: Date,
+        rules: FactorRules
+    ) -> Result<(FactorRecord, ChallengeRecord, SessionRecord), Refusal> {
+        guard case .success(let factor) = FactorRules.owned(factorID, in: state.factors) else { return .failure(Refusal(error: .factorNotFound)) }
+        guard factor.factorType == type else { return .failure(Refusal(error: otherwise)) }
+        guard let challenge = state.challenge, challenge.factorID == factor.id else { return .failure(Refusal(error: .challengeNotFound)) }
+        guard challenge.verifiedAt == nil, challenge.ipAddress == ipAddress else { return .failure(Refusal(error: .challengeIPMismatch)) }
+        guard now <= rules.expiry(ofChallengeCreatedAt: challenge.createdAt) else {
+            return .failure(Refusal(error: .challengeExpired(challenge.id.lowercasedString), changes: [.deleteChallenge(id: challenge.id)]))
+        }
+        guard let session = state.session, session.userID == user.id else { return .failure(Refusal(error: .sessionGone)) }
+        return .success((factor, challenge, session))
+    }
+
+    /// The changes of a verification that succeeded: the factor verified, the session raised to
+    /// `aal2` with `method` in its `amr` and a new refresh token, the challenge spent, the user's
+    /// other `aal1` sessions ended and their other unverified factors of the type deleted.
+    static func success(
+        factor: FactorRecord, method: String, session: SessionRecord, challenge: ChallengeRecord, state: FactorState, user: UserRecord,
+        traits: [String: JSONValue], ipAddress: String, now: Date, refreshToken: String
+    ) -> FactorPlan<FactorOutcome<Verified>> {
+        var (factor, session) = (factor, session)
+        factor.status = .verified
         factor.updatedAt = now
         session.aal = .aal2
         session.factorID = factor.id
         session.verifiedMethods =
-            session.verifiedMethods.filter { $0.method != "totp" }
-            + [AuthenticationMethodReference(method: "totp", timestamp: Int(now.timeIntervalSince1970))]
+            session.verifiedMethods.filter { $0.method != method }
+            + [AuthenticationMethodReference(method: method, timestamp: Int(now.timeIntervalSince1970))]
         session.updatedAt = now
         let token = RefreshTokenRecord(hash: OpaqueTokens.hash(refreshToken), of: session, parentHash: nil, createdAt: now)
         let otherUnverified = state.factors.filter { $0.id != factor.id && !$0.isVerified && $0.factorType == factor.factorType }
@@ -113,7 +164,7 @@ struct FactorVerification: Sendable {
     }
 
     /// GoTrue's `verification_attempted` entry, in the `factor` log.
-    private static func audit(_ user: UserRecord, traits: [String: JSONValue], ipAddress: String, now: Date) -> AuditEntry {
+    static func audit(_ user: UserRecord, traits: [String: JSONValue], ipAddress: String, now: Date) -> AuditEntry {
         var entry = AuditEntry(
             action: .verificationAttempted, actorID: user.id, actorUsername: user.email, traits: traits, ipAddress: ipAddress, createdAt: now)
         entry.logType = "factor"

@@ -1,10 +1,12 @@
 import Foundation
 
-/// A multi-factor authentication factor of a user: a TOTP authenticator.
+/// A multi-factor authentication factor of a user: a TOTP authenticator or a WebAuthn
+/// credential (a security key, a phone's platform authenticator).
 ///
-/// A factor starts `unverified` and becomes `verified` with its first correct code; only then
-/// does it raise sessions to `aal2`. Its secret is stored sealed (``FactorSecretBox``), never in
-/// plain text.
+/// A factor starts `unverified` and becomes `verified` with its first correct code (TOTP) or
+/// its registration ceremony (WebAuthn); only then does it raise sessions to `aal2`. A TOTP
+/// secret is stored sealed (``FactorSecretBox``), never in plain text; a WebAuthn factor holds
+/// only its credential's public key.
 package struct FactorRecord: Sendable, Hashable {
     package enum Status: String, Sendable, Hashable {
         case unverified
@@ -13,13 +15,15 @@ package struct FactorRecord: Sendable, Hashable {
 
     /// GoTrue's factor type for authenticator apps.
     package static let totpType = "totp"
+    /// GoTrue's factor type for WebAuthn credentials.
+    package static let webAuthnType = "webauthn"
 
     package var id: UUID
     package var userID: UUID
     package var friendlyName: String
     package var factorType: String
     package var status: Status
-    /// The secret, sealed by ``FactorSecretBox`` (`v1:…`).
+    /// The TOTP secret, sealed by ``FactorSecretBox`` (`v1:…`); empty for WebAuthn.
     package var sealedSecret: String
     package var createdAt: Date
     package var updatedAt: Date
@@ -27,10 +31,13 @@ package struct FactorRecord: Sendable, Hashable {
     /// The last TOTP time step accepted: a code of this step or an earlier one is refused, so a
     /// code works once.
     package var lastUsedStep: Int64?
+    /// A verified WebAuthn factor's credential (`nil` until its registration is verified).
+    package var webAuthnCredential: FactorCredential?
 
     package init(
         id: UUID = UUID(), userID: UUID, friendlyName: String, factorType: String = FactorRecord.totpType, status: Status = .unverified,
-        sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil
+        sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil,
+        webAuthnCredential: FactorCredential? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -42,26 +49,32 @@ package struct FactorRecord: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.lastChallengedAt = lastChallengedAt
         self.lastUsedStep = lastUsedStep
+        self.webAuthnCredential = webAuthnCredential
     }
 
     package var isVerified: Bool { status == .verified }
 }
 
-/// A challenge of a factor: what a code is verified against, from the address that asked for it,
-/// until it expires or a code verifies it.
+/// A challenge of a factor: what a code (or a WebAuthn response) is verified against, from the
+/// address that asked for it, until it expires or is spent.
 package struct ChallengeRecord: Sendable, Hashable {
     package var id: UUID
     package var factorID: UUID
     package var createdAt: Date
     package var verifiedAt: Date?
     package var ipAddress: String
+    /// A WebAuthn factor's ceremony and random challenge; `nil` for TOTP.
+    package var webAuthn: FactorWebAuthnChallenge?
 
-    package init(id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String) {
+    package init(
+        id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String, webAuthn: FactorWebAuthnChallenge? = nil
+    ) {
         self.id = id
         self.factorID = factorID
         self.createdAt = createdAt
         self.verifiedAt = verifiedAt
         self.ipAddress = ipAddress
+        self.webAuthn = webAuthn
     }
 }
 

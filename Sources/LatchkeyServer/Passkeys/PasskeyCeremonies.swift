@@ -17,10 +17,9 @@ struct PasskeyCeremonies: Sendable {
 
     /// Issues and stores a challenge of `kind` for `userID` (`nil` for a sign-in).
     func issueChallenge(_ kind: WebAuthnChallengeRecord.Kind, for userID: UUID?) async throws -> WebAuthnChallengeRecord {
-        var generator = SystemRandomNumberGenerator()
         let now = clock.now()
         let challenge = WebAuthnChallengeRecord(
-            kind: kind, userID: userID, challenge: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }, createdAt: now,
+            kind: kind, userID: userID, challenge: Self.randomChallenge(), createdAt: now,
             expiresAt: now.addingTimeInterval(settings.challengeExpiry))
         try await store.saveWebAuthnChallenge(challenge, deletingExpiredBefore: now)
         return challenge
@@ -45,16 +44,13 @@ struct PasskeyCeremonies: Sendable {
         return (challenge, credential)
     }
 
-    /// The credential as the WebAuthn JSON serialization gives it; 400
-    /// `webauthn_verification_failed` for anything else.
-    func parseCredential(_ value: JSONValue) throws -> PasskeyCredential {
-        do {
-            let credential = try JSONDecoder().decode(PasskeyCredential.self, from: JSONEncoder().encode(value))
-            guard credential.type == "public-key" else { throw AuthError.invalidPasskeyCredential }
-            return credential
-        } catch {
-            throw AuthError.invalidPasskeyCredential
-        }
+    /// The credential as the WebAuthn JSON serialization gives it; `refusal` (400
+    /// `webauthn_verification_failed` by default) for anything else.
+    static func parseCredential(_ value: JSONValue, refusal: AuthError = .invalidPasskeyCredential) throws(AuthError) -> PasskeyCredential {
+        guard let credential = try? JSONDecoder().decode(PasskeyCredential.self, from: JSONEncoder().encode(value)),
+            credential.type == "public-key"
+        else { throw refusal }
+        return credential
     }
 
     /// Bytes of base64url text as browsers and libraries send it: padding tolerated, as
@@ -84,6 +80,25 @@ struct PasskeyCeremonies: Sendable {
 
     /// The user handle a passkey of `user` carries: the UTF-8 bytes of its id, as GoTrue's.
     static func userHandle(of userID: UUID) -> [UInt8] { Array(userID.lowercasedString.utf8) }
+
+    /// The relying party as creation options name it.
+    var relyingPartyEntity: PublicKeyCredentialCreationOptionsJSON.RelyingParty {
+        .init(id: settings.relyingPartyID ?? "", name: settings.displayName)
+    }
+
+    /// The account as creation options name it: its user handle, its address (or id), and its
+    /// `name` metadata when it has one.
+    static func userEntity(of user: UserRecord) -> PublicKeyCredentialCreationOptionsJSON.User {
+        let name = user.email.isEmpty ? user.id.lowercasedString : user.email
+        let displayName = if case .string(let text)? = user.userMetadata["name"], !text.isEmpty { text } else { name }
+        return .init(id: Base64URL.encode(userHandle(of: user.id)), name: name, displayName: displayName)
+    }
+
+    /// 32 random bytes: a ceremony's challenge.
+    static func randomChallenge() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
 }
 
 /// The body of both verify routes: the credential kept as JSON until the challenge is spent, so

@@ -17,13 +17,9 @@ struct PasskeyRegistration: Sendable {
         let existing = try await ceremonies.store.passkeys(userID: user.id)
         guard existing.count < ceremonies.settings.maximumPerUser else { throw AuthError.tooManyPasskeys }
         let challenge = try await ceremonies.issueChallenge(.registration, for: user.id)
-        let name = user.email.isEmpty ? user.id.lowercasedString : user.email
-        let displayName = if case .string(let text)? = user.userMetadata["name"], !text.isEmpty { text } else { name }
         let relyingParty = ceremonies.relyingParty
         let options = PublicKeyCredentialCreationOptionsJSON(
-            rp: .init(id: relyingParty.id, name: ceremonies.settings.displayName),
-            user: .init(id: Base64URL.encode(PasskeyCeremonies.userHandle(of: user.id)), name: name, displayName: displayName),
-            challenge: Base64URL.encode(challenge.challenge),
+            rp: ceremonies.relyingPartyEntity, user: PasskeyCeremonies.userEntity(of: user), challenge: Base64URL.encode(challenge.challenge),
             pubKeyCredParams: relyingParty.algorithms.map { PasskeyCredentialParameters(alg: $0.rawValue) },
             timeout: ceremonies.timeoutMilliseconds,
             excludeCredentials: existing.isEmpty ? nil : existing.map { PasskeyCredentialDescriptor(id: $0.credentialKey) },
@@ -37,7 +33,7 @@ struct PasskeyRegistration: Sendable {
         try FactorRules.requireNotAnonymous(user)
         try await ceremonies.requireManagementAssurance(signedIn)
         let (challenge, value) = try await ceremonies.spendChallenge(body, kind: .registration, userID: user.id)
-        let credential = try ceremonies.parseCredential(value)
+        let credential = try PasskeyCeremonies.parseCredential(value)
         guard let clientData = PasskeyCeremonies.bytes(credential.response.clientDataJSON),
             let attestationObject = PasskeyCeremonies.bytes(credential.response.attestationObject),
             let rawID = PasskeyCeremonies.bytes(credential.rawId ?? credential.id), PasskeyCeremonies.bytes(credential.id) == rawID

@@ -27,7 +27,7 @@ struct PasskeySignIn: Sendable {
 
     func verify(_ body: PasskeyVerifyWire, ipAddress: String) async throws -> SessionResponse {
         let (challenge, value) = try await ceremonies.spendChallenge(body, kind: .authentication, userID: nil)
-        let credential = try ceremonies.parseCredential(value)
+        let credential = try PasskeyCeremonies.parseCredential(value)
         let response = credential.response
         guard let clientData = PasskeyCeremonies.bytes(response.clientDataJSON),
             let authenticatorData = PasskeyCeremonies.bytes(response.authenticatorData),

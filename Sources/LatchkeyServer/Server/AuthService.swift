@@ -129,12 +129,13 @@ struct AuthService: Sendable {
         factorEnrollment = FactorEnrollment(
             store: store, clock: clock, rules: factorRules, secrets: factorSecrets,
             defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) })
-        factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules)
+        let ceremonies = PasskeyCeremonies(store: store, clock: clock, settings: configuration.passkeys, logger: logger)
+        factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies)
         factorVerification = FactorVerification(
-            store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions, logger: logger)
+            store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
+            relyingParty: ceremonies.relyingParty, logger: logger)
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
-        let ceremonies = PasskeyCeremonies(store: store, clock: clock, settings: configuration.passkeys, logger: logger)
         passkeysEnabled = configuration.passkeys.enabled
         passkeyRegistration = PasskeyRegistration(ceremonies: ceremonies)
         passkeySignIn = PasskeySignIn(ceremonies: ceremonies, limits: limits, sessions: sessions)

@@ -365,7 +365,7 @@ struct PasskeyRoutesTests {
             var settings = PasskeySettings()
             change(&settings)
             do {
-                try settings.validate()
+                try settings.validate(requiredBy: settings.enabled ? "when passkeys are enabled" : nil)
                 return nil
             } catch {
                 return error.description

@@ -61,6 +61,34 @@ extension AuthStoreConformanceTests {
         }
     }
 
+    @Test("a WebAuthn factor's credential and its challenges' ceremonies round-trip, and the credential changes with the factor", arguments: StoreKind.available)
+    func webAuthnFactorRoundTrip(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (user, _, _) = try await signedIn(store, email: "key@example.com")
+            var factor = FactorRecord(
+                userID: user.id, friendlyName: "key", factorType: FactorRecord.webAuthnType, sealedSecret: "", createdAt: t0, updatedAt: t0)
+            let create = ChallengeRecord(
+                factorID: factor.id, createdAt: t0, ipAddress: "192.0.2.1", webAuthn: FactorWebAuthnChallenge(ceremony: .create, challenge: Array(0..<32)))
+            try await change(store, user, [.insertFactor(factor), .insertChallenge(create)])
+            var state = try await change(store, user, challenge: create.id, [])
+            #expect(state.factors == [factor] && state.factors.first?.webAuthnCredential == nil)
+            #expect(state.challenge == create)
+
+            factor.status = .verified
+            factor.webAuthnCredential = FactorCredential(
+                credentialID: Array(repeating: 0xAB, count: 64), publicKey: [0xA5, 0x01, 0x02, 0x03, 0x26], attestationType: "none",
+                aaguid: UUID(), signCount: 7, backupEligible: true, backedUp: false, transports: ["usb", "nfc"])
+            let request = ChallengeRecord(
+                factorID: factor.id, createdAt: t0.addingTimeInterval(1), ipAddress: "192.0.2.1",
+                webAuthn: FactorWebAuthnChallenge(ceremony: .request, challenge: Array(repeating: 0xFF, count: 32)))
+            try await change(store, user, [.updateFactor(factor), .insertChallenge(request)])
+            state = try await change(store, user, challenge: request.id, [])
+            #expect(state.factors == [factor])
+            #expect(state.challenge == request)
+            #expect(try await store.factors(userID: user.id).first?.webAuthnCredential?.signCount == 7)
+        }
+    }
+
     @Test(
         "raising a session stores its level, factor and methods; a new refresh token replaces every old one; lower sessions end",
         arguments: StoreKind.available)

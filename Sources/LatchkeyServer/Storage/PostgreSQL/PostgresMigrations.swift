@@ -258,6 +258,14 @@ enum PostgresMigrations {
                 "CREATE INDEX webauthn_challenges_expires_at ON webauthn_challenges (expires_at)",
                 "CREATE INDEX webauthn_challenges_user ON webauthn_challenges (user_id) WHERE user_id IS NOT NULL",
             ]),
+        Migration(
+            version: "v10: WebAuthn as a second factor",
+            statements: [
+                // A factor's credential as JSON; a challenge's ceremony and random challenge (base64url).
+                "ALTER TABLE mfa_factors ADD COLUMN web_authn_credential JSONB",
+                "ALTER TABLE mfa_challenges ADD COLUMN web_authn_ceremony TEXT",
+                "ALTER TABLE mfa_challenges ADD COLUMN web_authn_challenge TEXT",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

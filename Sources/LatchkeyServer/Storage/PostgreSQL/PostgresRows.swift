@@ -101,24 +101,27 @@ enum PostgresRows {
     // MARK: Factors and challenges
 
     static let factorColumns =
-        "id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at, last_challenged_at, last_used_step"
+        "id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at, last_challenged_at, last_used_step, web_authn_credential::text"
 
     static func factor(_ row: PostgresRow) throws -> FactorRecord {
-        let (id, userID, name, type, status, secret, createdAt, updatedAt, challengedAt, lastStep) =
-            try row.decode((UUID, UUID, String, String, String, String, Date, Date, Date?, Int64?).self)
+        let (id, userID, name, type, status, secret, createdAt, updatedAt, challengedAt, lastStep, credential) =
+            try row.decode((UUID, UUID, String, String, String, String, Date, Date, Date?, Int64?, String?).self)
         guard let status = FactorRecord.Status(rawValue: status) else {
             throw StoreError.unreadableRow("mfa_factors.status holds an unknown status")
         }
         return FactorRecord(
             id: id, userID: userID, friendlyName: name, factorType: type, status: status, sealedSecret: secret, createdAt: createdAt,
-            updatedAt: updatedAt, lastChallengedAt: challengedAt, lastUsedStep: lastStep)
+            updatedAt: updatedAt, lastChallengedAt: challengedAt, lastUsedStep: lastStep, webAuthnCredential: try FactorCredential.stored(credential))
     }
 
-    static let challengeColumns = "id, factor_id, created_at, verified_at, ip_address"
+    static let challengeColumns = "id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge"
 
     static func challenge(_ row: PostgresRow) throws -> ChallengeRecord {
-        let (id, factorID, createdAt, verifiedAt, ipAddress) = try row.decode((UUID, UUID, Date, Date?, String).self)
-        return ChallengeRecord(id: id, factorID: factorID, createdAt: createdAt, verifiedAt: verifiedAt, ipAddress: ipAddress)
+        let (id, factorID, createdAt, verifiedAt, ipAddress, ceremony, challenge) =
+            try row.decode((UUID, UUID, Date, Date?, String, String?, String?).self)
+        return ChallengeRecord(
+            id: id, factorID: factorID, createdAt: createdAt, verifiedAt: verifiedAt, ipAddress: ipAddress,
+            webAuthn: try FactorWebAuthnChallenge.stored(ceremony: ceremony, challenge: challenge))
     }
 
     /// The statements of one row change of a factor operation, to run in order.
@@ -128,16 +131,18 @@ enum PostgresRows {
             [
                 """
                 INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at,
-                    last_challenged_at, last_used_step)
+                    last_challenged_at, last_used_step, web_authn_credential)
                 VALUES (\(factor.id), \(factor.userID), \(factor.friendlyName), \(factor.factorType), \(factor.status.rawValue),
-                    \(factor.sealedSecret), \(factor.createdAt), \(factor.updatedAt), \(factor.lastChallengedAt), \(factor.lastUsedStep))
+                    \(factor.sealedSecret), \(factor.createdAt), \(factor.updatedAt), \(factor.lastChallengedAt), \(factor.lastUsedStep),
+                    \(factor.webAuthnCredential?.storedText)::jsonb)
                 """
             ]
         case .updateFactor(let factor):
             [
                 """
                 UPDATE mfa_factors SET friendly_name = \(factor.friendlyName), status = \(factor.status.rawValue),
-                    updated_at = \(factor.updatedAt), last_challenged_at = \(factor.lastChallengedAt), last_used_step = \(factor.lastUsedStep)
+                    updated_at = \(factor.updatedAt), last_challenged_at = \(factor.lastChallengedAt), last_used_step = \(factor.lastUsedStep),
+                    web_authn_credential = \(factor.webAuthnCredential?.storedText)::jsonb
                 WHERE id = \(factor.id)
                 """
             ]
@@ -149,8 +154,9 @@ enum PostgresRows {
         case .insertChallenge(let challenge):
             [
                 """
-                INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address)
-                VALUES (\(challenge.id), \(challenge.factorID), \(challenge.createdAt), \(challenge.verifiedAt), \(challenge.ipAddress))
+                INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge)
+                VALUES (\(challenge.id), \(challenge.factorID), \(challenge.createdAt), \(challenge.verifiedAt), \(challenge.ipAddress),
+                    \(challenge.webAuthn?.ceremony.rawValue), \(challenge.webAuthn.map { Base64URL.encode($0.challenge) }))
                 """
             ]
         case .markChallengeVerified(let id, let at):

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LatchkeyWire
 
 /// Multi-factor authentication on SQLite: factors, challenges, and sessions' assurance levels.
 extension SQLiteAuthStore {
@@ -32,22 +33,24 @@ extension SQLiteAuthStore {
             try db.run(
                 sql: """
                     INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at,
-                        last_challenged_at, last_used_step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        last_challenged_at, last_used_step, web_authn_credential) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     factor.id.lowercasedString, factor.userID.lowercasedString, factor.friendlyName, factor.factorType,
                     factor.status.rawValue, factor.sealedSecret, factor.createdAt.timeIntervalSince1970, factor.updatedAt.timeIntervalSince1970,
-                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep,
+                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.webAuthnCredential?.storedText,
                 ])
         case .updateFactor(let factor):
             try db.run(
                 sql: """
-                    UPDATE mfa_factors SET friendly_name = ?, status = ?, updated_at = ?, last_challenged_at = ?, last_used_step = ?
+                    UPDATE mfa_factors SET friendly_name = ?, status = ?, updated_at = ?, last_challenged_at = ?, last_used_step = ?,
+                        web_authn_credential = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     factor.friendlyName, factor.status.rawValue, factor.updatedAt.timeIntervalSince1970,
-                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.id.lowercasedString,
+                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.webAuthnCredential?.storedText,
+                    factor.id.lowercasedString,
                 ])
         case .deleteFactor(let id):
             let key = id.lowercasedString
@@ -55,10 +58,14 @@ extension SQLiteAuthStore {
             try db.run(sql: "UPDATE sessions SET aal = 'aal1', factor_id = NULL, verified_methods = '[]' WHERE factor_id = ?", arguments: [key])
         case .insertChallenge(let challenge):
             try db.run(
-                sql: "INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address) VALUES (?, ?, ?, ?, ?)",
+                sql: """
+                    INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
                 arguments: [
                     challenge.id.lowercasedString, challenge.factorID.lowercasedString, challenge.createdAt.timeIntervalSince1970,
-                    challenge.verifiedAt?.timeIntervalSince1970, challenge.ipAddress,
+                    challenge.verifiedAt?.timeIntervalSince1970, challenge.ipAddress, challenge.webAuthn?.ceremony.rawValue,
+                    challenge.webAuthn.map { Base64URL.encode($0.challenge) },
                 ])
         case .markChallengeVerified(let id, let at):
             try db.run(sql: "UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", arguments: [at.timeIntervalSince1970, id.lowercasedString])

@@ -242,6 +242,15 @@ enum SQLiteMigrations {
                     CREATE INDEX webauthn_challenges_user ON webauthn_challenges(user_id) WHERE user_id IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v9: WebAuthn as a second factor") { db in
+            // A factor's credential as JSON; a challenge's ceremony and random challenge (base64url).
+            try db.execute(
+                sql: """
+                    ALTER TABLE mfa_factors ADD COLUMN web_authn_credential TEXT;
+                    ALTER TABLE mfa_challenges ADD COLUMN web_authn_ceremony TEXT;
+                    ALTER TABLE mfa_challenges ADD COLUMN web_authn_challenge TEXT;
+                    """)
+        }
         return migrator
     }
 }
