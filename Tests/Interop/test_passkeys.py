@@ -19,11 +19,8 @@ module is skipped with the command that makes it.
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import re
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -34,26 +31,9 @@ import httpx
 import pytest
 
 from conftest import HTTP_TIMEOUT, PASSWORD, Server, _start_server, _stop_server, unique_email
+from webauthn_peers import b64url, b64url_decode, peer, skip_unless_available
 
-PEER_PYTHON = os.environ.get("LATCHKEY_WEBAUTHN_PYTHON") or "/opt/latchkey-peers/webauthn/bin/python3"
-PEER_SCRIPT = Path(__file__).resolve().parent / "webauthn_peer.py"
-INSTALL = (
-    "python3 -m venv /opt/latchkey-peers/webauthn && "
-    "/opt/latchkey-peers/webauthn/bin/pip install soft-webauthn==0.1.4 webauthn==2.7.1"
-)
-
-
-def _peer_available() -> bool:
-    if not os.access(PEER_PYTHON, os.X_OK):
-        return False
-    try:
-        return subprocess.run([PEER_PYTHON, "-c", "import soft_webauthn, webauthn"], capture_output=True, timeout=120).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-if not _peer_available():
-    pytest.skip(f"{PEER_PYTHON} cannot import soft_webauthn and webauthn ({INSTALL})", allow_module_level=True)
+skip_unless_available()
 
 RP_ID = "login.example.com"
 ORIGIN = "https://login.example.com"
@@ -62,24 +42,6 @@ RP_NAME = "Latchkey interop"
 # server's list of origins tells it apart.
 UNLISTED_ORIGIN = "https://login.example.com:8443"
 RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
-
-
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def peer(command: str, **job) -> object:
-    """Runs one job of webauthn_peer.py in the peers' venv and returns its answer."""
-    done = subprocess.run(
-        [PEER_PYTHON, str(PEER_SCRIPT)], input=json.dumps({"command": command, **job}), capture_output=True, text=True,
-        timeout=HTTP_TIMEOUT,
-    )
-    assert done.returncode == 0, f"webauthn_peer.py {command} failed:\n{done.stderr}"
-    return json.loads(done.stdout)
 
 
 def py_webauthn(*checks: dict) -> list[dict]:
