@@ -58,6 +58,12 @@ public protocol AuthBackend: Sendable {
     func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session
     /// Removes a factor (`DELETE /factors/{id}`); a verified one needs an `aal2` session.
     func unenrollFactor(accessToken: String, factorID: String) async throws
+    /// Enrolls a WebAuthn factor for the signed-in user (`POST /factors` with `factor_type:
+    /// webauthn`); its challenge's ``FactorCeremony/create(_:)`` makes its credential.
+    func enrollWebAuthnFactor(accessToken: String, friendlyName: String?) async throws -> Factor
+    /// Verifies a WebAuthn factor's answer to a challenge (`POST /factors/{id}/verify` with
+    /// `webauthn`); the answer is the session at `aal2`, with new tokens.
+    func verifyWebAuthnFactor(accessToken: String, factorID: String, challengeID: String, response: WebAuthnFactorResponse) async throws -> Session
 
     /// Signs in with an ID token from `provider` (`POST /token?grant_type=id_token`): `nonce` is
     /// the raw nonce whose SHA-256 the token carries, `accessToken` the provider's access
@@ -124,6 +130,12 @@ extension AuthBackend {
     }
     public func unenrollFactor(accessToken: String, factorID: String) async throws {
         throw BackendError.unsupported("multi-factor authentication")
+    }
+    public func enrollWebAuthnFactor(accessToken: String, friendlyName: String?) async throws -> Factor {
+        throw BackendError.unsupported("WebAuthn factors")
+    }
+    public func verifyWebAuthnFactor(accessToken: String, factorID: String, challengeID: String, response: WebAuthnFactorResponse) async throws -> Session {
+        throw BackendError.unsupported("WebAuthn factors")
     }
     public func signInWithIDToken(
         provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?

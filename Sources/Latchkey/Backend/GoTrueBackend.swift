@@ -127,7 +127,14 @@ public struct GoTrueBackend: AuthBackend {
         let body = try await send(
             "POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: ChallengeFactorBody(), accessToken: accessToken)
         let response = try decode(ChallengeFactorResponse.self, from: body)
-        return FactorChallenge(id: response.id, factorID: factorID, expiresAt: Date(timeIntervalSince1970: TimeInterval(response.expires_at)))
+        let ceremony: FactorCeremony? =
+            switch response.webauthn?.options {
+            case .create(let options)?: .create(try PasskeyCreationOptions(wire: options))
+            case .request(let options)?: .request(try PasskeyRequestOptions(wire: options))
+            case nil: nil
+            }
+        return FactorChallenge(
+            id: response.id, factorID: factorID, expiresAt: Date(timeIntervalSince1970: TimeInterval(response.expires_at)), ceremony: ceremony)
     }
 
     public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session {

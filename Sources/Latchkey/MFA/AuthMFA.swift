@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 
-/// Second factors: an authenticator app (TOTP) that protects the account beyond its password.
-/// Reached from the manager as ``SessionManager/mfa``.
+/// Second factors: an authenticator app (TOTP) or a security key or device (WebAuthn, see
+/// ``enrollWebAuthn(friendlyName:)``) that protects the account beyond its password. Reached
+/// from the manager as ``SessionManager/mfa``.
 ///
 /// ```swift
 /// // Enrol: show enrollment.uri as a QR code, then confirm with the first code.
@@ -68,7 +69,7 @@ public struct AuthMFA: Sendable {
         _ = try await manager.session(minTTL: 30)
         let code = code.filter { !$0.isWhitespace }
         do {
-            return try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challengeID, code: code))
+            return try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challengeID, proof: .code(code)))
         } catch {
             throw AuthFailure(error)
         }

@@ -26,6 +26,8 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
 
     /// Whether this is a verified authenticator-app factor.
     public var isVerifiedTOTP: Bool { factorType == "totp" && status == .verified }
+    /// A verified WebAuthn factor (a security key or device): ``AuthMFA/verifyWebAuthn(factorID:)``.
+    public var isVerifiedWebAuthn: Bool { factorType == "webauthn" && status == .verified }
 
     public init(
         id: String, friendlyName: String? = nil, factorType: String = "totp", status: Status, createdAt: Date? = nil,
@@ -119,10 +121,29 @@ public struct FactorChallenge: Sendable, Hashable, Identifiable {
     public let factorID: String
     /// When it expires (the server's clock); `nil` when the server did not say.
     public let expiresAt: Date?
+    /// For a WebAuthn factor, what the authenticator must do; `nil` for TOTP.
+    public let ceremony: FactorCeremony?
 
-    public init(id: String, factorID: String, expiresAt: Date?) {
+    public init(id: String, factorID: String, expiresAt: Date?, ceremony: FactorCeremony? = nil) {
         self.id = id
         self.factorID = factorID
         self.expiresAt = expiresAt
+        self.ceremony = ceremony
     }
+}
+
+/// What a WebAuthn factor's challenge asks of the authenticator.
+public enum FactorCeremony: Sendable, Hashable {
+    /// Create the factor's credential: the factor is not verified yet.
+    case create(PasskeyCreationOptions)
+    /// Sign with the factor's credential (only it is allowed): the factor is verified.
+    case request(PasskeyRequestOptions)
+}
+
+/// A WebAuthn factor's answer to its challenge's ceremony.
+public enum WebAuthnFactorResponse: Sendable, Hashable {
+    /// The new credential, answering ``FactorCeremony/create(_:)``.
+    case registration(PasskeyRegistration)
+    /// The signature, answering ``FactorCeremony/request(_:)``.
+    case assertion(PasskeyAssertion)
 }

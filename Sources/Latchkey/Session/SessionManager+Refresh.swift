@@ -110,11 +110,17 @@ extension SessionManager {
         }
     }
 
+    /// What proves a second factor: a code (TOTP) or an authenticator's response (WebAuthn).
+    enum FactorProof: Sendable {
+        case code(String)
+        case webAuthn(WebAuthnFactorResponse)
+    }
+
     /// What renews the tokens: a refresh, or a verified second factor (the server answers a
     /// verified code with new tokens at `aal2`, spending the refresh token like a refresh).
     enum Rotation: Sendable {
         case refresh
-        case verifyFactor(factorID: String, challengeID: String, code: String)
+        case verifyFactor(factorID: String, challengeID: String, proof: FactorProof)
 
         var operation: String {
             switch self {
@@ -169,13 +175,19 @@ extension SessionManager {
             case .refresh:
                 logger.debug("refreshing session", metadata: metadata(operation))
                 fresh = try await backend.refresh(refreshToken: base.session.refreshToken)
-            case .verifyFactor(let factorID, let challengeID, let code):
+            case .verifyFactor(let factorID, let challengeID, let proof):
                 logger.info(
                     "verifying a second factor",
                     metadata: metadata(operation).merging(
                         ["factor_id": "\(factorID)"], uniquingKeysWith: { $1 }))
-                fresh = try await backend.verifyFactor(
-                    accessToken: base.session.accessToken, factorID: factorID, challengeID: challengeID, code: code)
+                switch proof {
+                case .code(let code):
+                    fresh = try await backend.verifyFactor(
+                        accessToken: base.session.accessToken, factorID: factorID, challengeID: challengeID, code: code)
+                case .webAuthn(let response):
+                    fresh = try await backend.verifyWebAuthnFactor(
+                        accessToken: base.session.accessToken, factorID: factorID, challengeID: challengeID, response: response)
+                }
             }
         } catch {
             let backendError = BackendError(error)
