@@ -49,7 +49,7 @@ struct SignUp: Sendable {
         try await limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
-        try passwords.check(password)
+        try await passwords.check(password)
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
         let redirect = body.email_redirect_to ?? body.redirect_to ?? queryRedirect
 
@@ -61,7 +61,7 @@ struct SignUp: Sendable {
                 // With autoconfirm a new sign-up would be signed in, so an existing one cannot
                 // pass for new: GoTrue's 422. Otherwise the answer looks like a new sign-up's.
                 guard !settings.autoconfirm else { throw AuthError.userAlreadyExists }
-                _ = try await passwords.hash(password)  // the same work as a new sign-up
+                _ = try await passwords.hash(checked: password)  // the same work as a new sign-up
                 return .user(Self.lookalike(email: email, data: body.data ?? [:], at: clock.now()))
             }
             // An unconfirmed sign-up repeated: send the confirmation again, change nothing else.
@@ -71,7 +71,7 @@ struct SignUp: Sendable {
         let slot = settings.autoconfirm ? nil : try await limits.admitEmail(to: email, for: .signup)
         let now = clock.now()
         var user = UserRecord(
-            email: email, passwordHash: try await passwords.hash(password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
+            email: email, passwordHash: try await passwords.hash(checked: password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
         let audit = AuditEntry(
             action: .userSignedUp, actorID: user.id, actorUsername: email, traits: ["provider": .string("email")], ipAddress: ipAddress,

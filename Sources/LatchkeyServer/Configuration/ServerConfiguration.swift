@@ -145,6 +145,15 @@ public struct ServerConfiguration: Sendable {
     /// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS` (`abcdefghijklmnopqrstuvwxyz`,
     /// `ABCDEFGHIJKLMNOPQRSTUVWXYZ`, `0123456789`); empty (the default): none.
     public var passwordRequiredCharacters: [String] = []
+    /// Whether new passwords are checked against Have I Been Pwned's Pwned Passwords (only a
+    /// 5-character SHA-1 prefix leaves the server), as GoTrue's `GOTRUE_PASSWORD_HIBP_ENABLED`.
+    public var passwordLeakCheck: Bool = false
+    /// With ``passwordLeakCheck``: refuse new passwords while the API cannot be asked
+    /// (GoTrue's `GOTRUE_PASSWORD_HIBP_FAIL_CLOSED`); otherwise they are allowed.
+    public var passwordLeakCheckFailClosed: Bool = false
+    /// A local stand-in for the Pwned Passwords range API (`http://127.0.0.1:PORT/range/`), used
+    /// only with `ExternalProviderSettings.allowLoopbackProviders`, for tests.
+    package var pwnedPasswordsRangeURL: String?
     /// bcrypt cost factor for new password hashes.
     public var bcryptCost: Int = defaultBcryptCost
     /// Lifetime of sign-up confirmation and email-change links, in seconds.

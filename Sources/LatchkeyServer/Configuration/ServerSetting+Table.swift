@@ -95,6 +95,12 @@ extension ServerSetting {
         help:
             "Sets of characters a new password must each use one of, separated by colons as GoTrue's (abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789; \\: for a colon)."
     )
+    package static let passwordLeakCheck = ServerSetting(
+        "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
+        help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
+    package static let passwordLeakCheckFailClosed = ServerSetting(
+        "password-hibp-fail-closed", \.passwordLeakCheckFailClosed, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_FAIL_CLOSED")],
+        help: "With --password-hibp-enabled, refuse new passwords while Pwned Passwords cannot be asked (otherwise they are allowed).")
     package static let bcryptCost = ServerSetting("bcrypt-cost", \.bcryptCost, .integer, help: "bcrypt cost for new password hashes.")
     package static let noRateLimits = ServerSetting(
         "no-rate-limits", \.rateLimits.enabled, .switchOff, help: "Turn rate limits off (benchmarks only).")
@@ -232,7 +238,8 @@ extension ServerSetting {
         host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
         corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
         refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-        enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters, bcryptCost, noRateLimits, rateLimitSignIn,
+        enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters,
+        passwordLeakCheck, passwordLeakCheckFailClosed, bcryptCost, noRateLimits, rateLimitSignIn,
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
         mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
         mfaWebAuthnEnroll, mfaWebAuthnVerify,

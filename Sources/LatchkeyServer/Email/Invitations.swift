@@ -57,7 +57,6 @@ struct Invitations: Sendable {
                 var passwordHash: String?
                 if requested != "magiclink" {
                     guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }
-                    try passwords.check(password)
                     passwordHash = try await passwords.hash(password)
                 }
                 record = UserRecord(email: email, passwordHash: passwordHash, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)

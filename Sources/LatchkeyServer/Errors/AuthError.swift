@@ -99,6 +99,9 @@ extension AuthError {
     /// A password holding a NUL character, which bcrypt would silently cut (GoTrue's Go bcrypt
     /// has no such limit, so it has no code of its own for it).
     package static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
+    /// Leaked-password protection fails closed and Pwned Passwords could not be asked (GoTrue's 500).
+    package static let pwnedCheckUnavailable = AuthError(
+        .internalServerError, "unexpected_failure", "Unable to perform password strength check with HaveIBeenPwned.org.")
     package static let refreshTokenInvalid = AuthError(.badRequest, "validation_failed", "Refresh token is not valid")
     package static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
     package static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")

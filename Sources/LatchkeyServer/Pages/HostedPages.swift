@@ -134,8 +134,8 @@ struct HostedPages: Sendable {
         let form = PasswordForm(email: user.email, csrf: field, isInvitation: isInvitation)
         let password = password ?? ""
         do {
-            try passwords.check(password)
-        } catch {
+            try await passwords.check(password)
+        } catch let error as AuthError {
             throw Refusal.unusablePassword(form: form, message: error.message)
         }
         guard password == confirmation else {
@@ -147,7 +147,7 @@ struct HostedPages: Sendable {
         }
         let now = clock.now()
         var updated = user
-        updated.passwordHash = try await passwords.hash(password)
+        updated.passwordHash = try await passwords.hash(checked: password)
         updated.updatedAt = now
         try await store.updateUser(
             updated,

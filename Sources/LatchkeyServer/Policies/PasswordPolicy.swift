@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyWire
+import Logging
 
 /// Passwords: what a new one must be, how it is stored and checked, and what changing one does.
 ///
@@ -14,6 +15,9 @@ struct PasswordPolicy: Sendable {
     /// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS`); empty: none.
     var requiredCharacters: [String] = []
     let hasher: PasswordHasher
+    /// Leaked-password protection, when on; `failClosed` refuses new passwords while the API
+    /// cannot be asked (GoTrue's `GOTRUE_PASSWORD_HIBP_FAIL_CLOSED`), otherwise they are allowed.
+    var pwned: (passwords: PwnedPasswords, failClosed: Bool)?
 
     /// The most bytes of a password bcrypt uses; longer ones are refused, never cut.
     static let maximumBytes = 72
@@ -46,8 +50,7 @@ struct PasswordPolicy: Sendable {
         return reasons.isEmpty ? nil : SessionResponse.WeakPasswordNotice(message: messages.joined(separator: " "), reasons: reasons)
     }
 
-    /// What a password sign-in tells the app when the password no longer meets the rules
-    /// (GoTrue's `weak_password` on the session); `nil` when it does.
+    /// The length and character rules `password` no longer meets; `nil` when it meets them.
     func weakness(of password: String) -> SessionResponse.WeakPasswordNotice? {
         Self.weakness(of: password, minimumLength: minimumLength, requiredCharacters: requiredCharacters)
     }
@@ -63,15 +66,61 @@ struct PasswordPolicy: Sendable {
         }
     }
 
-    /// Refuses a new password that breaks ``check(_:minimumLength:)``.
-    func check(_ password: String) throws(AuthError) {
-        try Self.check(password, minimumLength: minimumLength, requiredCharacters: requiredCharacters)
+    /// Refuses a new password that breaks ``check(_:minimumLength:requiredCharacters:)`` or,
+    /// with leaked-password protection on, appears in a known breach (reason `pwned`, with
+    /// GoTrue's message; every reason of the password is given at once, as GoTrue does). When
+    /// the breach API cannot be asked, the password is allowed and a warning logged, or, failing
+    /// closed, 500 as GoTrue answers.
+    func check(_ password: String) async throws {
+        try Self.checkUsable(password)
+        var weakness = weakness(of: password)
+        if let pwned, try await isPwned(password, pwned.passwords, failClosed: pwned.failClosed) {
+            weakness = Self.adding(pwned: weakness)
+        }
+        if let weakness { throw AuthError.weakPassword(weakness) }
+    }
+
+    /// What a password sign-in tells the app about the password it used: the rules it no
+    /// longer meets and, with leaked-password protection on, `pwned` when it appears in a known
+    /// breach (GoTrue asks on every password sign-in too). Never refuses the sign-in: when the
+    /// API cannot be asked, only the rules are reported.
+    func signInNotice(for password: String) async -> SessionResponse.WeakPasswordNotice? {
+        let weakness = weakness(of: password)
+        guard let pwned, (try? await isPwned(password, pwned.passwords, failClosed: false)) == true else { return weakness }
+        return Self.adding(pwned: weakness)
+    }
+
+    /// `weakness` with GoTrue's `pwned` reason and message added.
+    private static func adding(pwned weakness: SessionResponse.WeakPasswordNotice?) -> SessionResponse.WeakPasswordNotice {
+        SessionResponse.WeakPasswordNotice(
+            message: [weakness?.message ?? "", "Password is known to be weak and easy to guess, please choose a different one."]
+                .filter { !$0.isEmpty }.joined(separator: " "),
+            reasons: (weakness?.reasons ?? []) + ["pwned"])
+    }
+
+    private func isPwned(_ password: String, _ passwords: PwnedPasswords, failClosed: Bool) async throws -> Bool {
+        do {
+            return try await passwords.isPwned(password)
+        } catch {
+            guard failClosed else {
+                passwords.logger.warning(
+                    "Pwned Passwords could not be asked; the password is allowed", metadata: ["error": "\(error)"])
+                return false
+            }
+            passwords.logger.error("Pwned Passwords could not be asked; the password is refused", metadata: ["error": "\(error)"])
+            throw AuthError.pwnedCheckUnavailable
+        }
     }
 
     /// Checks a new password and returns its bcrypt hash.
     func hash(_ password: String) async throws -> String {
-        try check(password)
+        try await check(password)
         return try await hasher.hash(password)
+    }
+
+    /// The bcrypt hash of a new password already checked with ``check(_:)``.
+    func hash(checked password: String) async throws -> String {
+        try await hasher.hash(password)
     }
 
     /// Whether `password` matches `hash`; with no hash (no such account, or no password set) it

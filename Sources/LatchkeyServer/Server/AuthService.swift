@@ -77,8 +77,14 @@ struct AuthService: Sendable {
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
-        let passwords = PasswordPolicy(
+        let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
+        var passwords = PasswordPolicy(
             minimumLength: configuration.minimumPasswordLength, requiredCharacters: configuration.passwordRequiredCharacters, hasher: hasher)
+        if configuration.passwordLeakCheck {
+            let rangeURL =
+                configuration.external.allowLoopbackProviders ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
+            passwords.pwned = (PwnedPasswords(http: http, rangeURL: rangeURL, logger: logger), configuration.passwordLeakCheckFailClosed)
+        }
         let sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)
@@ -98,7 +104,6 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger)
-        let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
         let customProviders = CustomProviders(

@@ -40,8 +40,9 @@ struct PasswordGrant: TokenGrant {
         // session's own write.
         if check.needsRehash { user.passwordHash = try await dependencies.passwords.rehash(password) }
         var session = try await dependencies.sessions.start(for: user, method: "password", ipAddress: ipAddress)
-        // A password chosen before the rules changed still signs in; the app is told, as GoTrue does.
-        session.weak_password = dependencies.passwords.weakness(of: password)
+        // A password chosen before the rules changed (or found in a breach since) still signs
+        // in; the app is told, as GoTrue does.
+        session.weak_password = await dependencies.passwords.signInNotice(for: password)
         return session
     }
 }
