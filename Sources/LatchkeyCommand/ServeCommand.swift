@@ -56,6 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.emailCodeTTL), help: .setting(.emailCodeTTL)) var emailCodeTTL: String?
     @Option(name: .setting(.passwordMinLength), help: .setting(.passwordMinLength)) var passwordMinLength: String?
     @Option(name: .setting(.passwordRequiredCharacters), help: .setting(.passwordRequiredCharacters)) var passwordRequiredCharacters: String?
+    @Flag(name: .setting(.passwordLeakCheck), help: .setting(.passwordLeakCheck)) var passwordLeakCheck = false
+    @Flag(name: .setting(.passwordLeakCheckFailClosed), help: .setting(.passwordLeakCheckFailClosed)) var passwordLeakCheckFailClosed = false
+    @Flag(name: .setting(.captchaEnabled), help: .setting(.captchaEnabled)) var captchaEnabled = false
+    @Option(name: .setting(.captchaProvider), help: .setting(.captchaProvider)) var captchaProvider: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -71,6 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.mfaFactorExpiry), help: .setting(.mfaFactorExpiry)) var mfaFactorExpiry: String?
     @Flag(name: .setting(.mfaTOTPEnroll), inversion: .prefixedNo, help: .setting(.mfaTOTPEnroll)) var mfaTotpEnroll: Bool?
     @Flag(name: .setting(.mfaTOTPVerify), inversion: .prefixedNo, help: .setting(.mfaTOTPVerify)) var mfaTotpVerify: Bool?
+    @Flag(name: .setting(.mfaWebAuthnEnroll), help: .setting(.mfaWebAuthnEnroll)) var mfaWebAuthnEnroll = false
+    @Flag(name: .setting(.mfaWebAuthnVerify), help: .setting(.mfaWebAuthnVerify)) var mfaWebAuthnVerify = false
     @Option(name: .setting(.rateLimitPasskey), help: .setting(.rateLimitPasskey)) var passkeyLimit: String?
     @Flag(name: .setting(.passkeysEnabled), help: .setting(.passkeysEnabled)) var passkeysEnabled = false
     @Option(name: .setting(.passkeysPerUser), help: .setting(.passkeysPerUser)) var passkeysPerUser: String?
@@ -126,6 +132,10 @@ struct ServeCommand: AsyncParsableCommand {
         add(.emailCodeTTL, .given(emailCodeTTL))
         add(.passwordMinLength, .given(passwordMinLength))
         add(.passwordRequiredCharacters, .given(passwordRequiredCharacters))
+        add(.passwordLeakCheck, .given(passwordLeakCheck))
+        add(.passwordLeakCheckFailClosed, .given(passwordLeakCheckFailClosed))
+        add(.captchaEnabled, .given(captchaEnabled))
+        add(.captchaProvider, .given(captchaProvider))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))
@@ -141,6 +151,8 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaFactorExpiry, .given(mfaFactorExpiry))
         add(.mfaTOTPEnroll, .given(mfaTotpEnroll))
         add(.mfaTOTPVerify, .given(mfaTotpVerify))
+        add(.mfaWebAuthnEnroll, .given(mfaWebAuthnEnroll))
+        add(.mfaWebAuthnVerify, .given(mfaWebAuthnVerify))
         add(.rateLimitPasskey, .given(passkeyLimit))
         add(.passkeysEnabled, .given(passkeysEnabled))
         add(.passkeysPerUser, .given(passkeysPerUser))

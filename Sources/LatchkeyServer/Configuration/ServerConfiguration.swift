@@ -219,6 +219,8 @@ public struct ServerConfiguration: Sendable {
     public var external = ExternalProviderSettings()
     /// Passkeys (WebAuthn) and the Apple app association that lets iOS apps use them.
     public var passkeys = PasskeySettings()
+    /// CAPTCHA protection (hCaptcha, Cloudflare Turnstile).
+    public var captcha = CaptchaSettings()
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -253,6 +255,7 @@ public struct ServerConfiguration: Sendable {
         guard (1...1000).contains(databasePoolSize) else { throw S.databasePoolSize.error("must be between 1 and 1000") }
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         try external.validate()
+        try captcha.validate()
         try passkeys.validate(
             requiredBy: passkeys.enabled
                 ? "when passkeys are enabled" : mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled ? "when WebAuthn factors are enabled" : nil)

@@ -95,6 +95,19 @@ extension ServerSetting {
         help:
             "Sets of characters a new password must each use one of, separated by colons as GoTrue's (abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789; \\: for a colon)."
     )
+    package static let captchaEnabled = ServerSetting(
+        "captcha-enabled", \.captcha.enabled, .switch, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_ENABLED")],
+        help: "Require a CAPTCHA token (gotrue_meta_security.captcha_token) on sign-up, password sign-in, /otp, /magiclink, /recover, /resend and passkey sign-in; needs GOTRUE_SECURITY_CAPTCHA_SECRET.")
+    package static let captchaProvider = ServerSetting(
+        "captcha-provider", \.captcha.provider, .text, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_PROVIDER")],
+        help: "hcaptcha or turnstile (Cloudflare).")
+    package static let captchaSecret = ServerSetting(
+        "LATCHKEY_CAPTCHA_SECRET", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_CAPTCHA_SECRET"), Variable("GOTRUE_SECURITY_CAPTCHA_SECRET")],
+        help: "The CAPTCHA provider's secret key.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.captcha.secret = try Parser<String?>.optionalText.parse(value, setting)
+        })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
         help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
@@ -239,14 +252,14 @@ extension ServerSetting {
         corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
         refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
         enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters,
-        passwordLeakCheck, passwordLeakCheckFailClosed, bcryptCost, noRateLimits, rateLimitSignIn,
+        passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, bcryptCost, noRateLimits, rateLimitSignIn,
         rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
         mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
         mfaWebAuthnEnroll, mfaWebAuthnVerify,
         rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
         appleAppIDs, smtpURL,
         mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-        databaseURLFile, jwtSecret, allowLoopbackProviders, firebaseProjectID,
+        databaseURLFile, jwtSecret, captchaSecret, allowLoopbackProviders, firebaseProjectID,
     ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).

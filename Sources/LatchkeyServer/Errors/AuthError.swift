@@ -99,6 +99,15 @@ extension AuthError {
     /// A password holding a NUL character, which bcrypt would silently cut (GoTrue's Go bcrypt
     /// has no such limit, so it has no code of its own for it).
     package static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
+    package static let captchaMissing = AuthError(
+        .badRequest, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)")
+    package static let captchaUnavailable = AuthError(.internalServerError, "unexpected_failure", "captcha verification process failed")
+    /// 400 `captcha_failed` with the provider's error codes, as GoTrue words it.
+    package static func captchaRefused(_ codes: [String]) -> AuthError {
+        AuthError(
+            .badRequest, "captcha_failed",
+            "captcha protection: request disallowed (\(codes.prefix(5).map { String($0.prefix(40)) }.joined(separator: ", ")))")
+    }
     /// Leaked-password protection fails closed and Pwned Passwords could not be asked (GoTrue's 500).
     package static let pwnedCheckUnavailable = AuthError(
         .internalServerError, "unexpected_failure", "Unable to perform password strength check with HaveIBeenPwned.org.")

@@ -64,6 +64,8 @@ struct AuthService: Sendable {
     let auditLog: AuditLog
     /// What `GET /settings` answers.
     let settings: SettingsResponse
+    /// CAPTCHA protection, when on.
+    let captcha: CaptchaVerifier?
     /// The public keys `GET /.well-known/jwks.json` publishes.
     let publicKeys: [JSONWebKey]
 
@@ -80,6 +82,15 @@ struct AuthService: Sendable {
         let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
         var passwords = PasswordPolicy(
             minimumLength: configuration.minimumPasswordLength, requiredCharacters: configuration.passwordRequiredCharacters, hasher: hasher)
+        if configuration.captcha.enabled, let secret = configuration.captcha.secret,
+            let provider = CaptchaVerifier.Provider(rawValue: configuration.captcha.provider)
+        {
+            let override = configuration.external.allowLoopbackProviders ? configuration.captcha.siteverifyURLOverride : nil
+            captcha = CaptchaVerifier(
+                http: http, secret: secret.trimmingCharacters(in: .whitespaces), url: override ?? provider.siteverifyURL, logger: logger)
+        } else {
+            captcha = nil
+        }
         if configuration.passwordLeakCheck {
             let rangeURL =
                 configuration.external.allowLoopbackProviders ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL

@@ -151,6 +151,7 @@ public enum LatchkeyApplication {
         router.add(middleware: ClientAddressMiddleware(proxies: proxies))
         router.add(middleware: RequestLogMiddleware(metrics: operations?.metrics))
         router.add(middleware: GoTrueErrorMiddleware())
+        if let captcha = service.captcha { router.add(middleware: CaptchaMiddleware(verifier: captcha, authentication: service.authentication)) }
         ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
         WellKnownRoutes(service: service).register(on: router)
         (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)

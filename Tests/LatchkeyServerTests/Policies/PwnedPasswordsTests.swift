@@ -2,9 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import NIOConcurrencyHelpers
-import ServiceLifecycle
 import Testing
 
 @testable import LatchkeyServer
@@ -18,8 +16,7 @@ final class FakePwnedPasswords: Sendable {
     private let requests: NIOLockedValueBox<[(path: String, padding: String?)]>
     private let mode: NIOLockedValueBox<Mode>
     private let hashes: NIOLockedValueBox<[String]>
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: LocalHTTPServer
 
     enum Mode: Sendable {
         case answer
@@ -36,14 +33,13 @@ final class FakePwnedPasswords: Sendable {
 
     private init(
         url: String, requests: NIOLockedValueBox<[(path: String, padding: String?)]>, mode: NIOLockedValueBox<Mode>,
-        hashes: NIOLockedValueBox<[String]>, group: ServiceGroup, task: Task<Void, any Error>
+        hashes: NIOLockedValueBox<[String]>, server: LocalHTTPServer
     ) {
         self.url = url
         self.requests = requests
         self.mode = mode
         self.hashes = hashes
-        self.group = group
-        self.task = task
+        self.server = server
     }
 
     static func sha1(_ password: String) -> String {
@@ -65,28 +61,11 @@ final class FakePwnedPasswords: Sendable {
             lines += (0..<3).map { _ in String((0..<35).map { _ in "0123456789ABCDEF".randomElement()! }) + ":0" }
             return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\r\n"))))
         }
-        let logger = Logger(label: "fake-pwned-passwords")
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task {
-            defer { continuation.finish() }
-            try await group.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw TestFailure("the fake Pwned Passwords API did not start") }
-        return FakePwnedPasswords(url: "http://127.0.0.1:\(port)/range/", requests: requests, mode: mode, hashes: hashes, group: group, task: task)
+        let server = try await LocalHTTPServer.start(router, label: "fake-pwned-passwords")
+        return FakePwnedPasswords(url: server.baseURL + "/range/", requests: requests, mode: mode, hashes: hashes, server: server)
     }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
-    }
+    func stop() async { await server.stop() }
 }
 
 /// Leaked-password protection (GoTrue's `GOTRUE_PASSWORD_HIBP_*`) against a local stand-in of the
