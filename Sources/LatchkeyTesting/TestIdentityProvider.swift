@@ -4,7 +4,6 @@ import Hummingbird
 import LatchkeyServer
 import Logging
 import NIOConcurrencyHelpers
-import ServiceLifecycle
 import _CryptoExtras
 
 /// An OpenID Connect provider for tests: serves its discovery document and signing keys on
@@ -105,19 +104,17 @@ public final class TestIdentityProvider: Sendable {
     private let keys: NIOLockedValueBox<[Key]>
     private let keyFetches: NIOLockedValueBox<Int>
     private let authorizations: NIOLockedValueBox<Authorizations>
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
 
     private init(
         issuer: String, keys: NIOLockedValueBox<[Key]>, keyFetches: NIOLockedValueBox<Int>, authorizations: NIOLockedValueBox<Authorizations>,
-        group: ServiceGroup, task: Task<Void, any Error>
+        server: LoopbackHTTPServer
     ) {
         self.issuer = issuer
         self.keys = keys
         self.keyFetches = keyFetches
         self.authorizations = authorizations
-        self.group = group
-        self.task = task
+        self.server = server
     }
 
     /// Starts a provider signing with `algorithm`, listening on a free loopback port.
@@ -180,26 +177,10 @@ public final class TestIdentityProvider: Sendable {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["keys": published]))))
         }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task {
-            defer { continuation.finish() }
-            try await group.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await task.value
-            throw ConfigurationError("the test identity provider stopped before it started listening")
-        }
-        let issuer = "http://127.0.0.1:\(port)"
+        let server = try await LoopbackHTTPServer.start(router, label: "test identity provider", logger: logger)
+        let issuer = server.baseURL
         issuerBox.withLockedValue { $0 = issuer }
-        return TestIdentityProvider(issuer: issuer, keys: keys, keyFetches: keyFetches, authorizations: authorizations, group: group, task: task)
+        return TestIdentityProvider(issuer: issuer, keys: keys, keyFetches: keyFetches, authorizations: authorizations, server: server)
     }
 
     /// Makes `person` the one who signs in at the next authorization (the page consents at once).
@@ -277,8 +258,7 @@ public final class TestIdentityProvider: Sendable {
     }
 
     public func shutdown() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await server.stop()
     }
 
     static func base64URL(_ data: some DataProtocol) -> String {

@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyWire
-import Logging
 
 /// Verifying a WebAuthn factor: `{"challenge_id": …, "webauthn": {"type": "create" | "request",
 /// "credential_response": <PublicKeyCredential JSON>}}`, as GoTrue's `verifyWebAuthnFactor`.
@@ -35,24 +34,12 @@ extension FactorVerification {
         let credential = try PasskeyCeremonies.parseCredential(value, refusal: .webAuthnResponseInvalid)
         let passkeys = ceremony == .create ? try await store.passkeys(userID: user.id).map(\.credentialID) : []
 
-        let now = clock.now()
-        let refreshToken = OpaqueTokens.random()
-        let (rules, relyingParty, sessionID) = (rules, relyingParty, signedIn.session.id)
-        let outcome = try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: sessionID) { state in
+        let (rules, relyingParty) = (rules, relyingParty)
+        return try await run(factorID, challengeID: challengeID, by: signedIn, counting: .webAuthnFactorRefused, "WebAuthn response") {
+            state, now, refreshToken in
             Self.webAuthnPlan(
                 state, factorID: factorID, ceremony: ceremony, credential: credential, passkeys: passkeys, user: user, ipAddress: ipAddress,
                 now: now, refreshToken: refreshToken, rules: rules, relyingParty: relyingParty)
-        }
-        switch outcome {
-        case .success(let verified):
-            logger.info("factor verified", metadata: ["user_id": "\(user.id)", "session_id": "\(sessionID)", "factor_id": "\(factorID)"])
-            return try await sessions.response(user: user, session: verified.session, refreshToken: verified.refreshToken)
-        case .failure(let error):
-            if error == .webAuthnFactorRefused {
-                try await limits.recordFailedMFACode(for: factorID)
-                logger.info("factor verification refused: WebAuthn response", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
-            }
-            throw error
         }
     }
 

@@ -54,22 +54,34 @@ struct FactorVerification: Sendable {
         guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
         try await limits.checkMFACodeAttempts(for: factorID)
 
-        let now = clock.now()
-        let refreshToken = OpaqueTokens.random()
         let (rules, secrets, sessionID) = (rules, secrets, signedIn.session.id)
-        let outcome = try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: sessionID) { state in
+        return try await run(factorID, challengeID: challengeID, by: signedIn, counting: .invalidTOTPCode, "wrong code") { state, now, refreshToken in
             Self.plan(
                 state, factorID: factorID, challengeID: challengeID, code: code, user: user, sessionID: sessionID, ipAddress: ipAddress,
                 now: now, refreshToken: refreshToken, rules: rules, secrets: secrets)
+        }
+    }
+
+    /// Runs a verification's plan in the store and answers its outcome: the raised session, or
+    /// the refusal, a `counted` one (a wrong code or response) counted against the factor.
+    func run(
+        _ factorID: UUID, challengeID: UUID, by signedIn: BearerAuthentication.Authenticated, counting counted: AuthError, _ what: String,
+        plan: @escaping @Sendable (FactorState, Date, String) -> FactorPlan<FactorOutcome<Verified>>
+    ) async throws -> SessionResponse {
+        let (user, sessionID) = (signedIn.user, signedIn.session.id)
+        let now = clock.now()
+        let refreshToken = OpaqueTokens.random()
+        let outcome = try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: sessionID) { state in
+            plan(state, now, refreshToken)
         }
         switch outcome {
         case .success(let verified):
             logger.info("factor verified", metadata: ["user_id": "\(user.id)", "session_id": "\(sessionID)", "factor_id": "\(factorID)"])
             return try await sessions.response(user: user, session: verified.session, refreshToken: verified.refreshToken)
         case .failure(let error):
-            if error == .invalidTOTPCode {
+            if error == counted {
                 try await limits.recordFailedMFACode(for: factorID)
-                logger.info("factor verification refused: wrong code", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
+                logger.info("factor verification refused: \(what)", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
             }
             throw error
         }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
+import LatchkeyTesting
 import Testing
 
 @testable import LatchkeyServer
@@ -16,7 +17,7 @@ final class FakePwnedPasswords: Sendable {
     private let requests: NIOLockedValueBox<[(path: String, padding: String?)]>
     private let mode: NIOLockedValueBox<Mode>
     private let hashes: NIOLockedValueBox<[String]>
-    private let server: LocalHTTPServer
+    private let server: LoopbackHTTPServer
 
     enum Mode: Sendable {
         case answer
@@ -33,7 +34,7 @@ final class FakePwnedPasswords: Sendable {
 
     private init(
         url: String, requests: NIOLockedValueBox<[(path: String, padding: String?)]>, mode: NIOLockedValueBox<Mode>,
-        hashes: NIOLockedValueBox<[String]>, server: LocalHTTPServer
+        hashes: NIOLockedValueBox<[String]>, server: LoopbackHTTPServer
     ) {
         self.url = url
         self.requests = requests
@@ -61,11 +62,11 @@ final class FakePwnedPasswords: Sendable {
             lines += (0..<3).map { _ in String((0..<35).map { _ in "0123456789ABCDEF".randomElement()! }) + ":0" }
             return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\r\n"))))
         }
-        let server = try await LocalHTTPServer.start(router, label: "fake-pwned-passwords")
+        let server = try await LoopbackHTTPServer.start(router, label: "fake-pwned-passwords")
         return FakePwnedPasswords(url: server.baseURL + "/range/", requests: requests, mode: mode, hashes: hashes, server: server)
     }
 
-    func stop() async { await server.stop() }
+    func stop() async { try? await server.stop() }
 }
 
 /// Leaked-password protection (GoTrue's `GOTRUE_PASSWORD_HIBP_*`) against a local stand-in of the

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
+import LatchkeyTesting
 import Testing
 
 @testable import LatchkeyServer
@@ -14,10 +15,10 @@ final class FakeSiteverify: Sendable {
     private let issued: NIOLockedValueBox<Set<String>>
     private let received: NIOLockedValueBox<[[String: String]]>
     private let failing: NIOLockedValueBox<Bool>
-    private let server: LocalHTTPServer
+    private let server: LoopbackHTTPServer
     static let secret = "0x-test-secret"
 
-    private init(url: String, issued: NIOLockedValueBox<Set<String>>, received: NIOLockedValueBox<[[String: String]]>, failing: NIOLockedValueBox<Bool>, server: LocalHTTPServer) {
+    private init(url: String, issued: NIOLockedValueBox<Set<String>>, received: NIOLockedValueBox<[[String: String]]>, failing: NIOLockedValueBox<Bool>, server: LoopbackHTTPServer) {
         self.url = url
         self.issued = issued
         self.received = received
@@ -62,11 +63,11 @@ final class FakeSiteverify: Sendable {
             let body = try JSONSerialization.data(withJSONObject: ["success": codes.isEmpty, "error-codes": codes])
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
-        let server = try await LocalHTTPServer.start(router, label: "fake-siteverify")
+        let server = try await LoopbackHTTPServer.start(router, label: "fake-siteverify")
         return FakeSiteverify(url: server.baseURL + "/siteverify", issued: issued, received: received, failing: failing, server: server)
     }
 
-    func stop() async { await server.stop() }
+    func stop() async { try? await server.stop() }
 }
 
 /// CAPTCHA protection (GoTrue's `GOTRUE_SECURITY_CAPTCHA_*`) against a stand-in siteverify:

@@ -1,19 +1,20 @@
 import Foundation
 import Hummingbird
+import LatchkeyServer
 import Logging
 import ServiceLifecycle
 
-/// A small HTTP server on a free loopback port, for the stand-ins of outside services (Pwned
-/// Passwords, a CAPTCHA provider's siteverify) that the server under test calls.
-struct LocalHTTPServer: Sendable {
+/// A small HTTP server on a free loopback port: the test identity provider, and the tests'
+/// stand-ins for outside services the server calls (Pwned Passwords, a CAPTCHA siteverify).
+package struct LoopbackHTTPServer: Sendable {
     /// `http://127.0.0.1:<port>`.
-    let baseURL: String
+    package let baseURL: String
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Starts serving `router`; returns once it listens.
-    static func start(_ router: Router<BasicRequestContext>, label: String) async throws -> LocalHTTPServer {
-        let logger = Logger(label: label)
+    package static func start(_ router: Router<BasicRequestContext>, label: String, logger: Logger? = nil) async throws -> LoopbackHTTPServer {
+        let logger = logger ?? Logger(label: label)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -27,12 +28,16 @@ struct LocalHTTPServer: Sendable {
             try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw TestFailure("\(label) stopped before it listened") }
-        return LocalHTTPServer(baseURL: "http://127.0.0.1:\(port)", group: group, task: task)
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw ConfigurationError("\(label) stopped before it started listening")
+        }
+        return LoopbackHTTPServer(baseURL: "http://127.0.0.1:\(port)", group: group, task: task)
     }
 
-    func stop() async {
+    /// Stops serving and waits until it has.
+    package func stop() async throws {
         await group.triggerGracefulShutdown()
-        _ = try? await task.value
+        try await task.value
     }
 }
