@@ -130,28 +130,13 @@ struct BrowserSignIn: Sendable {
                 try await signIn.account(provider: provider.name, result.data, emailOptional: provider.emailOptional, ipAddress: ipAddress)
             }
         if let challenge = flow.codeChallenge, let method = flow.codeChallengeMethod {
-            let code = OpaqueTokens.random()
-            try await store.saveFlowState(
-                FlowState(
-                    userID: user.id, authenticationMethod: "oauth", codeChallenge: challenge, codeChallengeMethod: method,
-                    authCodeHash: OpaqueTokens.hash(code), authCodeIssuedAt: now, createdAt: now))
+            let code = try await store.issueAuthorizationCode(
+                userID: user.id, authenticationMethod: "oauth", codeChallenge: challenge, codeChallengeMethod: method, at: now)
             return ErrorRedirect.adding(query: [URLQueryItem(name: "code", value: code)], to: flow.redirectTo)
         }
         if user.isBanned(at: now) { throw AuthError.userBanned }
         let session = try await sessions.start(for: user, method: "oauth", ipAddress: ipAddress, provider: provider.name)
-        var fragment = URLComponents()
-        fragment.queryItems = [
-            URLQueryItem(name: "access_token", value: session.access_token),
-            URLQueryItem(name: "expires_at", value: session.expires_at.map(String.init)),
-            URLQueryItem(name: "expires_in", value: session.expires_in.map(String.init)),
-            URLQueryItem(name: "provider_token", value: result.accessToken),
-        ]
-        if let refresh = result.refreshToken, !refresh.isEmpty {
-            fragment.queryItems?.append(URLQueryItem(name: "provider_refresh_token", value: refresh))
-        }
-        fragment.queryItems? += [
-            URLQueryItem(name: "refresh_token", value: session.refresh_token), URLQueryItem(name: "token_type", value: "bearer"),
-        ]
-        return ErrorRedirect.replacingFragment(of: flow.redirectTo, with: fragment.percentEncodedQuery ?? "")
+        return ErrorRedirect.replacingFragment(
+            of: flow.redirectTo, withSession: session, providerToken: result.accessToken, providerRefreshToken: result.refreshToken)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyWire
 
 /// Redirect URLs that carry an outcome to an app: a code in the query, a session in the
 /// fragment, or GoTrue's `error`, `error_code` and `error_description`.
@@ -30,6 +31,28 @@ enum ErrorRedirect {
     static func replacingFragment(of url: String, with fragment: String) -> String {
         let base = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? url
         return base + "#" + fragment
+    }
+
+    /// `url` with `session` in its fragment, as a browser sign-in's implicit flow lands (GoTrue's
+    /// order: `access_token`, `expires_at`, `expires_in`, the provider's tokens when there are
+    /// any, `refresh_token`, `token_type`).
+    static func replacingFragment(
+        of url: String, withSession session: SessionResponse, providerToken: String? = nil, providerRefreshToken: String? = nil
+    ) -> String {
+        var fragment = URLComponents()
+        fragment.queryItems = [
+            URLQueryItem(name: "access_token", value: session.access_token),
+            URLQueryItem(name: "expires_at", value: session.expires_at.map(String.init)),
+            URLQueryItem(name: "expires_in", value: session.expires_in.map(String.init)),
+        ]
+        if let providerToken { fragment.queryItems?.append(URLQueryItem(name: "provider_token", value: providerToken)) }
+        if let providerRefreshToken, !providerRefreshToken.isEmpty {
+            fragment.queryItems?.append(URLQueryItem(name: "provider_refresh_token", value: providerRefreshToken))
+        }
+        fragment.queryItems? += [
+            URLQueryItem(name: "refresh_token", value: session.refresh_token), URLQueryItem(name: "token_type", value: "bearer"),
+        ]
+        return replacingFragment(of: url, with: fragment.percentEncodedQuery ?? "")
     }
 }
 

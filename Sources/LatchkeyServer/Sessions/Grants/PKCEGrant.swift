@@ -37,3 +37,20 @@ struct PKCEGrant: TokenGrant {
         return try await dependencies.sessions.start(for: user, method: flow.authenticationMethod, ipAddress: ipAddress)
     }
 }
+
+extension AuthStore {
+    /// Stores a PKCE flow for `userID` that has its authorization code already (a browser
+    /// sign-in that lands on the app's `redirect_to` with `?code=`), and returns the code; only
+    /// its hash is stored. `POST /token?grant_type=pkce` trades it, with the verifier, for a
+    /// session started with `authenticationMethod`.
+    func issueAuthorizationCode(
+        userID: UUID, authenticationMethod: String, codeChallenge: String, codeChallengeMethod: FlowState.ChallengeMethod, at now: Date
+    ) async throws -> String {
+        let code = OpaqueTokens.random()
+        try await saveFlowState(
+            FlowState(
+                userID: userID, authenticationMethod: authenticationMethod, codeChallenge: codeChallenge,
+                codeChallengeMethod: codeChallengeMethod, authCodeHash: OpaqueTokens.hash(code), authCodeIssuedAt: now, createdAt: now))
+        return code
+    }
+}
