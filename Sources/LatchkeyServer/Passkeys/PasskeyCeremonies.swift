@@ -72,8 +72,13 @@ struct PasskeyCeremonies: Sendable {
     /// 403 `insufficient_aal` when the user has a verified second factor and the session has
     /// not used it: with MFA on, passkeys are managed at `aal2` (GoTrue's rule).
     func requireManagementAssurance(_ signedIn: BearerAuthentication.Authenticated) async throws {
-        guard signedIn.session.aal < .aal2 else { return }
-        if try await store.factors(userID: signedIn.user.id).contains(where: { $0.status == .verified }) {
+        try await requireManagementAssurance(of: signedIn.user, in: signedIn.session)
+    }
+
+    /// The same rule for `user` in `session`, whichever way the session was proven.
+    func requireManagementAssurance(of user: UserRecord, in session: SessionRecord) async throws {
+        guard session.aal < .aal2 else { return }
+        if try await store.factors(userID: user.id).contains(where: { $0.status == .verified }) {
             throw AuthError.aal2RequiredForPasskeys
         }
     }

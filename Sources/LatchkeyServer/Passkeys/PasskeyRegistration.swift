@@ -11,9 +11,14 @@ struct PasskeyRegistration: Sendable {
     let ceremonies: PasskeyCeremonies
 
     func options(for signedIn: BearerAuthentication.Authenticated) async throws -> PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON> {
-        let user = signedIn.user
+        try await options(for: signedIn.user, in: signedIn.session)
+    }
+
+    /// The creation options for `user`, signed in with `session` (a bearer token's, or the
+    /// session a hosted page's form ticket stands for).
+    func options(for user: UserRecord, in session: SessionRecord) async throws -> PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON> {
         try FactorRules.requireNotAnonymous(user)
-        try await ceremonies.requireManagementAssurance(signedIn)
+        try await ceremonies.requireManagementAssurance(of: user, in: session)
         let existing = try await ceremonies.store.passkeys(userID: user.id)
         guard existing.count < ceremonies.settings.maximumPerUser else { throw AuthError.tooManyPasskeys }
         let challenge = try await ceremonies.issueChallenge(.registration, for: user.id)
@@ -29,9 +34,13 @@ struct PasskeyRegistration: Sendable {
     }
 
     func verify(_ body: PasskeyVerifyWire, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> PasskeyResponse {
-        let user = signedIn.user
+        try await verify(body, for: signedIn.user, in: signedIn.session, ipAddress: ipAddress)
+    }
+
+    /// Verifies and stores the passkey of `user`, signed in with `session`.
+    func verify(_ body: PasskeyVerifyWire, for user: UserRecord, in session: SessionRecord, ipAddress: String) async throws -> PasskeyResponse {
         try FactorRules.requireNotAnonymous(user)
-        try await ceremonies.requireManagementAssurance(signedIn)
+        try await ceremonies.requireManagementAssurance(of: user, in: session)
         let (challenge, value) = try await ceremonies.spendChallenge(body, kind: .registration, userID: user.id)
         let credential = try PasskeyCeremonies.parseCredential(value)
         guard let clientData = PasskeyCeremonies.bytes(credential.response.clientDataJSON),

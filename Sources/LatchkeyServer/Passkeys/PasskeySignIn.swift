@@ -26,6 +26,14 @@ struct PasskeySignIn: Sendable {
     }
 
     func verify(_ body: PasskeyVerifyWire, ipAddress: String) async throws -> SessionResponse {
+        let user = try await authenticate(body)
+        return try await sessions.start(for: user, method: "passkey", ipAddress: ipAddress, provider: "passkey")
+    }
+
+    /// The account whose passkey signed the assertion in `body`, its challenge spent and the
+    /// passkey's counter and last use recorded; what follows (a session, or an authorization
+    /// code for a PKCE app) is the caller's.
+    func authenticate(_ body: PasskeyVerifyWire) async throws -> UserRecord {
         let (challenge, value) = try await ceremonies.spendChallenge(body, kind: .authentication, userID: nil)
         let credential = try PasskeyCeremonies.parseCredential(value)
         let response = credential.response
@@ -82,6 +90,6 @@ struct PasskeySignIn: Sendable {
             passkey.updatedAt = now
             return PasskeyPlan(changes: [.update(passkey)], result: ())
         }
-        return try await sessions.start(for: user, method: "passkey", ipAddress: ipAddress, provider: "passkey")
+        return user
     }
 }
