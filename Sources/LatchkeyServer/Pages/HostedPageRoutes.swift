@@ -5,17 +5,24 @@ import Hummingbird
 /// `GET /` and `/welcome/…`: the small HTML pages a browser lands on after following an email
 /// link to a server whose site URL is the server itself (see ``HostedPages``).
 ///
-/// Every page is rendered on the server from ``PageTemplates``, with no script, and answered
-/// with strict headers: a Content-Security-Policy that allows only the page's own stylesheet and
-/// forms posting back to it, no framing, no referrer, no caching, no sniffing. Errors become
-/// pages, never JSON.
+/// Every page is rendered on the server from ``PageTemplates`` and answered with strict headers:
+/// a Content-Security-Policy that allows only the page's own stylesheet and forms posting back to
+/// it, no framing, no referrer, no caching, no sniffing. Errors become pages, never JSON. Pages
+/// have no script, except those that offer passkeys (``HostedPasskeys``): they load the one
+/// same-origin `passkey.js`, and their policy also allows exactly that script and requests to
+/// the server itself (`HostedPageRoutes+Passkeys.swift`).
 struct HostedPageRoutes {
     let service: AuthService
     let templates: PageTemplates
 
+    /// The pages' Content-Security-Policy.
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    /// The policy of a page that runs `passkey.js`: the same, plus the script and its requests.
+    static let scriptContentSecurityPolicy = contentSecurityPolicy + "; script-src 'self'; connect-src 'self'"
+
     static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy:
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        .contentSecurityPolicy: contentSecurityPolicy,
         .latchkeyReferrerPolicy: "no-referrer",
         .cacheControl: "no-store",
         .xContentTypeOptions: "nosniff",
@@ -53,9 +60,10 @@ struct HostedPageRoutes {
         }
         router.get("/welcome/password") { request, _ in
             do {
-                return passwordPage(try await pages.passwordForm(ticket: request.cookies[HostedPages.ticketCookie]?.value), error: nil, status: .ok)
+                return try await passwordPage(
+                    try await pages.passwordForm(ticket: request.cookies[HostedPages.ticketCookie]?.value), error: nil, status: .ok)
             } catch let refusal as HostedPages.Refusal {
-                return refused(refusal)
+                return try await refused(refusal)
             }
         }
         router.post("/welcome/password") { request, context in
@@ -68,7 +76,7 @@ struct HostedPageRoutes {
                 response.headers[.setCookie] = ticketCookie(value: "", maxAge: 0)
                 return response
             } catch let refusal as HostedPages.Refusal {
-                return refused(refusal)
+                return try await refused(refusal)
             }
         }
         router.post("/welcome/resend") { request, context in
@@ -82,6 +90,7 @@ struct HostedPageRoutes {
                 return linkError(code: "otp_expired", type: type, status: error.status, formError: Self.resendProblem(error))
             }
         }
+        registerPasskeys(on: router)
     }
 
     /// `GET /verify` when the link lands on these pages: a 303 to the page, with the form
@@ -96,13 +105,16 @@ struct HostedPageRoutes {
 
     // MARK: Pages
 
-    private func page(
-        _ name: String, title: String, values: [String: any Sendable] = [:], assets: String = "", status: HTTPResponse.Status = .ok
+    /// The page `name`; `script`: it loads `passkey.js` (the policy allows it).
+    func page(
+        _ name: String, title: String, values: [String: any Sendable] = [:], assets: String = "", status: HTTPResponse.Status = .ok,
+        script: Bool = false
     ) -> Response {
         var all: [String: any Sendable] = ["title": title, "serviceName": "Latchkey", "assets": assets, "actions": assets]
         all.merge(values) { _, new in new }
         var headers = Self.securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"
+        if script { headers[.contentSecurityPolicy] = Self.scriptContentSecurityPolicy }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: templates.render(name, all))))
     }
 
@@ -126,17 +138,20 @@ struct HostedPageRoutes {
         return page("link-error", title: heading, values: values, status: status)
     }
 
-    private func passwordPage(_ form: HostedPages.PasswordForm, error: String?, status: HTTPResponse.Status) -> Response {
+    /// The set-new-password form, with "Add a passkey instead" when the pages offer passkeys.
+    private func passwordPage(_ form: HostedPages.PasswordForm, error: String?, status: HTTPResponse.Status) async throws -> Response {
+        let offer = try await service.hostedPasskeys.offer(on: form)
         var values: [String: any Sendable] = [
             "heading": form.isInvitation ? "Choose your password" : "Choose a new password",
             "intro": form.isInvitation ? "Choose the password for your account" : "Choose a new password for",
             "email": form.email, "csrf": form.csrf, "minimumLength": String(service.hostedPages.minimumPasswordLength),
+            "passkey": offer == .passkey, "passkeyNeedsSecondFactor": offer == .needsSecondFactor,
         ]
         if let error { values["error"] = error }
-        return page("password", title: values["heading"] as? String ?? "", values: values, status: status)
+        return page("password", title: values["heading"] as? String ?? "", values: values, status: status, script: offer == .passkey)
     }
 
-    private func refused(_ refusal: HostedPages.Refusal) -> Response {
+    private func refused(_ refusal: HostedPages.Refusal) async throws -> Response {
         switch refusal {
         case .formExpired(let isInvitation):
             var response = linkError(code: "form_expired", type: isInvitation ? "invite" : "recovery", status: .forbidden)
@@ -145,11 +160,11 @@ struct HostedPageRoutes {
         case .forged:
             return linkError(code: "form_expired", type: "recovery", status: .forbidden)
         case .unusablePassword(let form, let message):
-            return passwordPage(form, error: message, status: .unprocessableContent)
+            return try await passwordPage(form, error: message, status: .unprocessableContent)
         }
     }
 
-    private func ticketCookie(value: String, maxAge: Int) -> String {
+    func ticketCookie(value: String, maxAge: Int) -> String {
         Self.ticketCookie(value: value, maxAge: maxAge, pages: service.hostedPages)
     }
 

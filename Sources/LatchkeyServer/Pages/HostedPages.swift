@@ -42,10 +42,14 @@ struct HostedPages: Sendable {
 
     /// What a set-new-password page shows.
     struct PasswordForm: Sendable, Equatable {
-        var email: String
+        /// The session the ticket stands for, and its user.
+        var session: SessionRecord
+        var user: UserRecord
         var csrf: String
         /// `true` for an invitation (choosing a first password), `false` for recovery.
         var isInvitation: Bool
+
+        var email: String { user.email }
     }
 
     /// Why a form post changed nothing.
@@ -117,21 +121,31 @@ struct HostedPages: Sendable {
     /// The form for `ticket`; ``Refusal/formExpired(isInvitation:)`` when the ticket is missing,
     /// forged, expired or spent.
     func passwordForm(ticket: String?) async throws -> PasswordForm {
-        let (_, user, isInvitation) = try await validTicket(ticket)
-        return PasswordForm(email: user.email, csrf: csrf(for: ticket ?? ""), isInvitation: isInvitation)
+        let (session, user, isInvitation) = try await validTicket(ticket)
+        return PasswordForm(session: session, user: user, csrf: csrf(for: ticket ?? ""), isInvitation: isInvitation)
     }
 
-    /// `POST /welcome/password`: sets `password` for the ticket's user, once.
+    /// The session and user a post from the form acts for: the ticket authentic, unexpired and
+    /// unspent, and `field` its CSRF value.
     ///
     /// - Parameter crossSite: the request came from another site (by `Sec-Fetch-Site` or
     ///   `Origin`): refused as ``Refusal/forged``.
-    func changePassword(
-        ticket: String?, csrf field: String?, password: String?, confirmation: String?, crossSite: Bool, ipAddress: String
-    ) async throws {
+    func formSession(ticket: String?, csrf field: String?, crossSite: Bool) async throws -> (
+        session: SessionRecord, user: UserRecord, isInvitation: Bool
+    ) {
         guard !crossSite else { throw Refusal.forged }
         let (session, user, isInvitation) = try await validTicket(ticket)
         guard let ticket, let field, constantTimeEquals(field, csrf(for: ticket)) else { throw Refusal.forged }
-        let form = PasswordForm(email: user.email, csrf: field, isInvitation: isInvitation)
+        return (session, user, isInvitation)
+    }
+
+    /// `POST /welcome/password`: sets `password` for the ticket's user, once (the ticket and
+    /// CSRF field checked by ``formSession(ticket:csrf:crossSite:)``).
+    func changePassword(
+        ticket: String?, csrf field: String?, password: String?, confirmation: String?, crossSite: Bool, ipAddress: String
+    ) async throws {
+        let (session, user, isInvitation) = try await formSession(ticket: ticket, csrf: field, crossSite: crossSite)
+        let form = PasswordForm(session: session, user: user, csrf: field ?? "", isInvitation: isInvitation)
         let password = password ?? ""
         do {
             try await passwords.check(password)

@@ -1,25 +1,31 @@
 import Foundation
 import Mustache
 
-/// The Mustache templates of the hosted pages (see ``HostedPages``), and their stylesheet.
+/// The Mustache templates of the hosted pages (see ``HostedPages``), their stylesheet, and the
+/// script of the pages that offer passkeys (``HostedPasskeys``).
 ///
-/// The defaults ship as resources (`Resources/pages/*.mustache` and `style.css`). A folder named
-/// by `--page-templates` (``ServerConfiguration/pageTemplatesDirectory``) overrides any of them
-/// by file name; files it does not have keep their default. Values are HTML-escaped.
+/// The defaults ship as resources (`Resources/pages/*.mustache`, `style.css` and `passkey.js`). A
+/// folder named by `--page-templates` (``ServerConfiguration/pageTemplatesDirectory``) overrides
+/// any of them by file name; files it does not have keep their default. Values are HTML-escaped.
 struct PageTemplates: Sendable {
     /// Every template a page renders with, as `<name>.mustache`.
     static let names = [
         "header", "footer", "home", "confirmed", "email-changed", "link-error", "password", "password-changed", "sent",
+        "sign-in", "passkey-added",
     ]
     /// The stylesheet file name, served at `/welcome/style.css`.
     static let stylesheetName = "style.css"
+    /// The passkey script's file name, served at `/welcome/passkey.js`.
+    static let scriptName = "passkey.js"
 
     /// The shipped templates.
-    static let defaults: PageTemplates = (try? load()) ?? PageTemplates(library: MustacheLibrary(), stylesheet: "")
+    static let defaults: PageTemplates = (try? load()) ?? PageTemplates(library: MustacheLibrary(), stylesheet: "", script: "")
 
     private let library: MustacheLibrary
     /// The stylesheet the pages link to.
     let stylesheet: String
+    /// The script of the pages that offer passkeys.
+    let script: String
 
     /// The default templates, with those in `overrides` (when given) in their place.
     static func load(overrides directory: URL? = nil) throws(ConfigurationError) -> PageTemplates {
@@ -41,7 +47,9 @@ struct PageTemplates: Sendable {
         }
         var stylesheet = defaultText(stylesheetName)
         if let directory, let override = try readOverride(directory.appendingPathComponent(stylesheetName)) { stylesheet = override }
-        return PageTemplates(library: library, stylesheet: stylesheet)
+        var script = defaultText(scriptName)
+        if let directory, let override = try readOverride(directory.appendingPathComponent(scriptName)) { script = override }
+        return PageTemplates(library: library, stylesheet: stylesheet, script: script)
     }
 
     /// The page `name` rendered with `values` (strings, booleans, numbers).

@@ -56,6 +56,8 @@ struct AuthService: Sendable {
     let invitations: Invitations
     /// `GET /`, `/welcome/…` and where `GET /verify` lands when the site URL is the server itself.
     let hostedPages: HostedPages
+    /// Passkeys on the hosted pages: `/welcome/sign-in` and `/welcome/passkey/…`.
+    let hostedPasskeys: HostedPasskeys
     /// `GET /reauthenticate`, and the nonce a password change may need.
     let reauthentication: Reauthentication
     /// `/admin/users…`.
@@ -163,6 +165,9 @@ struct AuthService: Sendable {
         hostedPages = HostedPages(
             store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
             settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength)
+        hostedPasskeys = HostedPasskeys(
+            pages: hostedPages, registration: passkeyRegistration, signIn: passkeySignIn, store: store, clock: clock,
+            settings: configuration.passkeys, redirects: linkSettings.redirects)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
             autoconfirm: configuration.autoconfirm)
