@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -29,6 +31,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 except ImportError:  # scripts/test.sh says why the suite is skipped; this is for a direct run
     pytest.skip("selenium is not installed (pip install selenium)", allow_module_level=True)
 
@@ -72,6 +75,17 @@ def start_chromium() -> webdriver.Chrome:
     return driver
 
 
+def add_authenticator(driver: webdriver.Chrome) -> None:
+    """A platform authenticator like a phone's or laptop's: CTAP2 over the internal transport,
+    discoverable credentials, user verification that succeeds."""
+    driver.add_virtual_authenticator(
+        VirtualAuthenticatorOptions(
+            protocol=VirtualAuthenticatorOptions.Protocol.CTAP2, transport=VirtualAuthenticatorOptions.Transport.INTERNAL,
+            has_resident_key=True, has_user_verification=True, is_user_verified=True,
+        )
+    )
+
+
 @pytest.fixture
 def browser(screenshots: Path) -> Iterator[webdriver.Chrome]:
     driver = start_chromium()
@@ -90,6 +104,21 @@ def api(server: Process, method: str, path: str, body: dict | None = None) -> tu
             return response.status, json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
+
+
+def latchkey_keys(server: Process) -> dict[str, str]:
+    """The API keys `latchkey keys` prints for the server, by role: `anon` (what a web app ships)
+    and `service_role` (for /admin)."""
+    binary = latchkey_binary()
+    assert binary is not None
+    printed = subprocess.run(
+        [str(binary), "keys", "--data-dir", str(server.data_dir), "--external-url", server.url],
+        capture_output=True, text=True, timeout=WAIT, check=True,
+        env={name: value for name, value in os.environ.items() if name != "LATCHKEY_JWT_SECRET"},
+    ).stdout
+    keys = dict(re.findall(r"^(anon|service_role) key:\s+(\S+)", printed, re.M))
+    assert set(keys) == {"anon", "service_role"}, f"unexpected `latchkey keys` output:\n{printed}"
+    return keys
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -23,9 +23,7 @@ import functools
 import http.server
 import json
 import os
-import re
 import shutil
-import subprocess
 import tempfile
 import threading
 import urllib.error
@@ -37,10 +35,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PASSWORD, WAIT, api, start_chromium
+from conftest import PASSWORD, WAIT, add_authenticator, api, latchkey_keys, start_chromium
 from latchkey_process import Process, latchkey_binary, start_latchkey, unique_email
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.virtual_authenticator import Credential, VirtualAuthenticatorOptions
+from selenium.webdriver.common.virtual_authenticator import Credential
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -127,27 +125,7 @@ def server(sites: Sites) -> Iterator[Process]:
 @pytest.fixture(scope="module")
 def anon_key(server: Process) -> str:
     """The anon key `latchkey keys` prints for the server: what a web app ships."""
-    binary = latchkey_binary()
-    assert binary is not None
-    printed = subprocess.run(
-        [str(binary), "keys", "--data-dir", str(server.data_dir), "--external-url", server.url],
-        capture_output=True, text=True, timeout=WAIT, check=True,
-        env={name: value for name, value in os.environ.items() if name != "LATCHKEY_JWT_SECRET"},
-    ).stdout
-    key = re.search(r"^anon key:\s+(\S+)", printed, re.M)
-    assert key, f"unexpected `latchkey keys` output:\n{printed}"
-    return key.group(1)
-
-
-def add_authenticator(driver) -> None:
-    """A platform authenticator like a phone's or laptop's: CTAP2 over the internal transport,
-    discoverable credentials, user verification that succeeds."""
-    driver.add_virtual_authenticator(
-        VirtualAuthenticatorOptions(
-            protocol=VirtualAuthenticatorOptions.Protocol.CTAP2, transport=VirtualAuthenticatorOptions.Transport.INTERNAL,
-            has_resident_key=True, has_user_verification=True, is_user_verified=True,
-        )
-    )
+    return latchkey_keys(server)["anon"]
 
 
 class App:

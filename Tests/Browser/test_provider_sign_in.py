@@ -21,11 +21,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import re
 import secrets
 import shutil
-import subprocess
 import tempfile
 import urllib.error
 import urllib.parse
@@ -35,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WAIT, api
+from conftest import WAIT, api, latchkey_keys
 from latchkey_process import Process, latchkey_binary, start_latchkey, unique_email
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -145,16 +142,8 @@ def get_user(server: Process, access_token: str) -> tuple[int, dict]:
 
 def admin_get(server: Process, path: str) -> tuple[int, dict]:
     """A GET to /admin with the service_role key that `latchkey keys` prints for the server."""
-    binary = latchkey_binary()
-    assert binary is not None
-    printed = subprocess.run(
-        [str(binary), "keys", "--data-dir", str(server.data_dir), "--external-url", server.url],
-        capture_output=True, text=True, timeout=WAIT, check=True,
-        env={name: value for name, value in os.environ.items() if name != "LATCHKEY_JWT_SECRET"},
-    ).stdout
-    key = re.search(r"^service_role key:\s+(\S+)", printed, re.M)
-    assert key, f"unexpected `latchkey keys` output:\n{printed}"
-    return get(server, path, key.group(1), apikey=key.group(1))
+    key = latchkey_keys(server)["service_role"]
+    return get(server, path, key, apikey=key)
 
 
 def test_pkce_sign_in_lands_a_code_that_exchanges_for_a_session(provider, server, browser, screenshots):
