@@ -176,14 +176,17 @@ def _healthy(url: str) -> bool:
 
 def start_latchkey(binary: Path, root: Path, name: str, extra_args: list[str], extra_env: dict[str, str] | None = None) -> Process:
     """Starts `latchkey serve` on a free port with a fresh data directory under `root`, and
-    returns once it answers /health. Tries again on another port if the chosen one was taken."""
+    returns once it answers /health. Tries again on another port if the chosen one was taken.
+    `{port}` in `extra_args` is the chosen port (for an --external-url such as
+    http://localhost:{port})."""
     last_error = ""
     for attempt in range(5):  # the free port may be taken between choosing and binding it
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         data_dir = root / f"{name}-{attempt}"
         log_path = root / f"{name}-{attempt}.log"
-        args = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir), *extra_args]
+        args = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir),
+                *(argument.replace("{port}", str(port)) for argument in extra_args)]
         env = {k: v for k, v in os.environ.items() if k != "LATCHKEY_JWT_SECRET"} | (extra_env or {})
         with open(log_path, "wb") as log:
             process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
