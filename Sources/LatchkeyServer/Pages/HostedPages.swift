@@ -52,6 +52,9 @@ struct HostedPages: Sendable {
         var email: String { user.email }
     }
 
+    /// The session a form ticket stands for, its user, and whether it is an invitation's.
+    typealias FormSession = (session: SessionRecord, user: UserRecord, isInvitation: Bool)
+
     /// Why a form post changed nothing.
     enum Refusal: Error, Equatable {
         /// No ticket, a forged or expired one, or one already used.
@@ -130,9 +133,7 @@ struct HostedPages: Sendable {
     ///
     /// - Parameter crossSite: the request came from another site (by `Sec-Fetch-Site` or
     ///   `Origin`): refused as ``Refusal/forged``.
-    func formSession(ticket: String?, csrf field: String?, crossSite: Bool) async throws -> (
-        session: SessionRecord, user: UserRecord, isInvitation: Bool
-    ) {
+    func formSession(ticket: String?, csrf field: String?, crossSite: Bool) async throws -> FormSession {
         guard !crossSite else { throw Refusal.forged }
         let (session, user, isInvitation) = try await validTicket(ticket)
         guard let ticket, let field, constantTimeEquals(field, csrf(for: ticket)) else { throw Refusal.forged }

@@ -30,6 +30,9 @@ struct HostedPasskeys: Sendable {
     let settings: PasskeySettings
     let redirects: RedirectPolicy
 
+    /// What `POST /welcome/passkey/registration/options` answers.
+    typealias CreationOptions = PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON>
+
     /// What the set-new-password page offers besides a password.
     enum Offer: Sendable, Equatable {
         /// Passkeys are off, or the server's origin is not a relying party origin.
@@ -84,9 +87,7 @@ struct HostedPasskeys: Sendable {
     }
 
     /// `POST /welcome/passkey/registration/options`: creation options for the ticket's user.
-    func registrationOptions(_ body: Body, ticket: String?, crossSite: Bool) async throws
-        -> PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON>
-    {
+    func registrationOptions(_ body: Body, ticket: String?, crossSite: Bool) async throws -> CreationOptions {
         let (session, user) = try await formSession(body, ticket: ticket, crossSite: crossSite)
         return try await Self.explainingAssurance { try await registration.options(for: user, in: session) }
     }
@@ -158,5 +159,5 @@ extension AuthError {
         .forbidden, "request_forbidden", "This request did not come from this server's page. Reload the page and try again.")
     static let hostedPasskeyNeedsSecondFactor = AuthError(
         .forbidden, "insufficient_aal",
-        "This account uses two-step verification, so a passkey cannot be added from an email link. Sign in to the app with both steps and add the passkey there.")
+        "This account uses two-step verification: sign in to the app with both steps, and add the passkey there.")
 }

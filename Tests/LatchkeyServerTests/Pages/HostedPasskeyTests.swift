@@ -44,7 +44,8 @@ struct HostedPasskeyTests {
     /// The page's passkey post, as its script makes it (same origin: `Sec-Fetch-Site`, and the
     /// `Origin: null` of a no-referrer page).
     func post(
-        _ server: TestServer, _ path: String, _ body: [String: any Sendable], cookie: String?, headers: [(String, String)] = [("Sec-Fetch-Site", "same-origin"), ("Origin", "null")]
+        _ server: TestServer, _ path: String, _ body: [String: any Sendable], cookie: String?,
+        headers: [(String, String)] = [("Sec-Fetch-Site", "same-origin"), ("Origin", "null")]
     ) async throws -> TestResponse {
         try await server.request(.POST, path, json: body, headers: (cookie.map { [("Cookie", $0)] } ?? []) + headers)
     }
@@ -77,7 +78,9 @@ struct HostedPasskeyTests {
 
     // MARK: The script and the pages
 
-    @Test("passkey.js is a cacheable same-origin script; only pages that offer passkeys load it, under a policy that adds exactly script-src and connect-src 'self'")
+    @Test(
+        "passkey.js is a cacheable same-origin script; only pages that offer passkeys load it, under a policy that adds exactly script-src and connect-src 'self'"
+    )
     func scriptAndPolicies() async throws {
         try await server { server in
             let script = try await server.request(.GET, "/welcome/passkey.js")
@@ -106,8 +109,11 @@ struct HostedPasskeyTests {
             #expect(signIn.status == 200 && signIn.headers.first(name: "Content-Security-Policy") == Self.scriptPolicy)
             signIn.expectPageHeaders("sign-in")
             #expect(signIn.text.contains("Sign in with a passkey") && signIn.text.contains("<script src=\"passkey.js\" defer></script>"))
-            #expect(signIn.text.contains("data-options=\"../passkeys/authentication/options\"") && signIn.text.contains("data-verify=\"passkey/sign-in\""))
-            #expect(signIn.text.contains("data-redirect-to=\"\(Self.appRedirect)\"") && signIn.text.contains("data-code-challenge=\"\(PKCETests.s256)\""))
+            #expect(
+                signIn.text.contains("data-options=\"../passkeys/authentication/options\"") && signIn.text.contains("data-verify=\"passkey/sign-in\"")
+            )
+            #expect(
+                signIn.text.contains("data-redirect-to=\"\(Self.appRedirect)\"") && signIn.text.contains("data-code-challenge=\"\(PKCETests.s256)\""))
             #expect(signIn.text.contains("id=\"passkey-unsupported\""), "says what to do when the browser has no WebAuthn")
 
             for path in ["/", "/welcome/confirmed", "/welcome/passkey-added", "/welcome/password", "/welcome/link-error?code=otp_expired"] {
@@ -185,7 +191,8 @@ struct HostedPasskeyTests {
         try await server { server in
             let invited = try await server.request(.POST, "/invite", json: ["email": "hp-invite@example.com"], bearer: server.server.serviceRoleKey)
             let userID = try #require(invited["id"] as? String)
-            let followed = try await server.request(.GET, "/verify?token=\(try server.linkToken(to: "hp-invite@example.com", type: "invite"))&type=invite")
+            let followed = try await server.request(
+                .GET, "/verify?token=\(try server.linkToken(to: "hp-invite@example.com", type: "invite"))&type=invite")
             let cookie = String(try #require(followed.headers.first(name: "Set-Cookie")).prefix { $0 != ";" })
             let form = try await server.request(.GET, "/welcome/password", headers: [("Cookie", cookie)])
             #expect(form.text.contains("Choose your password") && form.text.contains("Add a passkey instead"))
@@ -276,7 +283,8 @@ struct HostedPasskeyTests {
             let session = try await server.signUp("hp-mfa@example.com", Self.password)
             _ = try await MFATests.enrollAndVerify(server, session)
             #expect(try await server.request(.POST, "/recover", json: ["email": "hp-mfa@example.com"]).status == 200)
-            let followed = try await server.request(.GET, "/verify?token=\(try server.linkToken(to: "hp-mfa@example.com", type: "recovery"))&type=recovery")
+            let followed = try await server.request(
+                .GET, "/verify?token=\(try server.linkToken(to: "hp-mfa@example.com", type: "recovery"))&type=recovery")
             let cookie = String(try #require(followed.headers.first(name: "Set-Cookie")).prefix { $0 != ";" })
             let form = try await server.request(.GET, "/welcome/password", headers: [("Cookie", cookie)])
             #expect(form.status == 200 && form.text.contains("two-step verification") && !form.text.contains("Add a passkey instead"))
