@@ -35,6 +35,7 @@ import pytest
 
 from conftest import PASSWORD, WAIT, add_authenticator, api, start_chromium
 from latchkey_process import Process, latchkey_binary, start_latchkey, unique_email
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Credential
 from selenium.webdriver.support import expected_conditions as EC
@@ -83,7 +84,7 @@ def follow_recovery_link(browser, server: Process, email: str) -> None:
     assert mail.link_params["type"] == "recovery", mail.subject
     assert mail.verify_link.startswith(site(server) + "/verify?"), mail.verify_link
     open_from_mail(browser, mail.verify_link)
-    wait_for_heading(browser, "Choose a new password")
+    arrive(browser, site(server) + "/welcome/password", "Choose a new password")
 
 
 def user_with_bearer(server: Process, access_token: str) -> tuple[int, dict]:
@@ -99,6 +100,15 @@ def amr_methods(access_token: str) -> set[str]:
     payload = access_token.split(".")[1]
     claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     return {entry["method"] for entry in claims["amr"]}
+
+
+def arrive(browser, url: str, heading: str) -> None:
+    """Waits for a navigation to `url` to finish with `heading` on the page. Chromium may report
+    the old page's nodes as gone (not as stale) while it swaps documents, so that is waited out."""
+    WebDriverWait(browser, WAIT).until(EC.url_to_be(url))
+    WebDriverWait(browser, WAIT, ignored_exceptions=(WebDriverException,)).until(
+        EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), heading)
+    )
 
 
 def press_passkey_button(browser, label: str):
@@ -122,7 +132,6 @@ def test_a_recovery_link_adds_a_passkey_and_the_sign_in_page_signs_in_with_it(se
     add_authenticator(browser)
 
     follow_recovery_link(browser, server, email)
-    assert browser.current_url == site(server) + "/welcome/password"
     WebDriverWait(browser, WAIT).until(EC.visibility_of_element_located((By.ID, "passkey")))
     assert browser.find_element(By.ID, "password").is_displayed(), "the password form is offered as well"
     browser.set_window_size(720, 1000)  # the whole form, the passkey offer below it
@@ -130,8 +139,7 @@ def test_a_recovery_link_adds_a_passkey_and_the_sign_in_page_signs_in_with_it(se
     browser.set_window_size(720, 720)
 
     press_passkey_button(browser, "Add a passkey instead")
-    wait_for_heading(browser, "Passkey added")
-    assert browser.current_url == site(server) + "/welcome/passkey-added"
+    arrive(browser, site(server) + "/welcome/passkey-added", "Passkey added")
     shoot(browser, screenshots, "hosted-passkey-added")
 
     # The authenticator keeps a discoverable passkey for the server's relying party and account.
@@ -225,7 +233,7 @@ def test_without_webauthn_the_pages_offer_no_passkey_and_work_as_before(server):
         driver.find_element(By.ID, "password").send_keys(NEW_PASSWORD)
         driver.find_element(By.ID, "password-confirmation").send_keys(NEW_PASSWORD)
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        wait_for_heading(driver, "Password changed")
+        arrive(driver, site(server) + "/welcome/password-changed", "Password changed")
         assert api(server, "POST", "/token?grant_type=password", {"email": email, "password": NEW_PASSWORD})[0] == 200
     finally:
         driver.quit()
