@@ -21,7 +21,7 @@ extension HostedPageRoutes {
         }
         router.get("/welcome/passkey-added") { _, _ in page("passkey-added", title: "Passkey added") }
         router.get("/welcome/sign-in") { request, _ in
-            guard passkeys.isOffered else { return page("sign-in", title: "Sign in", values: ["unavailable": true]) }
+            guard passkeys.isSignInOffered else { return page("sign-in", title: "Sign in", values: ["unavailable": true]) }
             let query = request.uri.queryParameters
             let (challenge, method) = (query.get("code_challenge"), query.get("code_challenge_method"))
             do throws(AuthError) {

@@ -29,6 +29,9 @@ struct HostedPasskeys: Sendable {
     let clock: any ServerClock
     let settings: PasskeySettings
     let redirects: RedirectPolicy
+    /// CAPTCHA protection is on: the passkey sign-in options need a token the page cannot get
+    /// (its policy loads no third-party script), so the sign-in page is not offered.
+    var captchaEnabled = false
 
     /// What `POST /welcome/passkey/registration/options` answers.
     typealias CreationOptions = PasskeyOptionsResponse<PublicKeyCredentialCreationOptionsJSON>
@@ -62,6 +65,9 @@ struct HostedPasskeys: Sendable {
         guard settings.enabled, let own = Self.origin(of: redirects.origin.url) else { return false }
         return settings.origins.contains { Self.origin(of: $0) == own }
     }
+
+    /// Whether the sign-in page is offered: passkeys are, and CAPTCHA protection is off.
+    var isSignInOffered: Bool { isOffered && !captchaEnabled }
 
     /// `scheme://host[:port]` of `url`, lowercased, without the scheme's default port.
     static func origin(of url: String) -> String? {
@@ -135,7 +141,7 @@ struct HostedPasskeys: Sendable {
     /// goes: `redirect_to` (or the site URL) with `?code=` for a PKCE page, or with the session
     /// in the fragment.
     func signIn(_ body: Body, crossSite: Bool, ipAddress: String) async throws -> String {
-        guard isOffered else { throw AuthError.hostedPasskeysUnavailable }
+        guard isSignInOffered else { throw AuthError.hostedPasskeysUnavailable }
         guard !crossSite else { throw AuthError.hostedPageForged }
         let pkce = try Self.challenge(code: body.code_challenge, method: body.code_challenge_method)
         let redirectTo = redirects.resolve(body.redirect_to)

@@ -167,7 +167,7 @@ struct AuthService: Sendable {
             settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength)
         hostedPasskeys = HostedPasskeys(
             pages: hostedPages, registration: passkeyRegistration, signIn: passkeySignIn, store: store, clock: clock,
-            settings: configuration.passkeys, redirects: linkSettings.redirects)
+            settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
             autoconfirm: configuration.autoconfirm)
