@@ -97,7 +97,7 @@ package enum SupabaseAccountMapping {
     /// the user did not finish); throws why a verified factor cannot be taken.
     package static func factor(_ row: SupabaseFactorRow) throws(ImportRefusal) -> ImportedFactor? {
         guard row.factorType == FactorRecord.totpType else {
-            throw ImportRefusal("a \(row.factorType) factor (Latchkey has TOTP factors only)")
+            throw ImportRefusal("a \(row.factorType) factor (only verified TOTP factors are imported)")
         }
         guard row.status == FactorRecord.Status.verified.rawValue else { return nil }
         guard let text = row.secret, !text.isEmpty else { throw ImportRefusal("a TOTP factor without a secret") }

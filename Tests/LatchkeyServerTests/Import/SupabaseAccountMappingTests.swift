@@ -69,7 +69,7 @@ struct SupabaseAccountMappingTests {
         #expect(throws: ImportRefusal.self) { try SupabaseAccountMapping.factor(encrypted) }
         var phone = row
         phone.factorType = "phone"
-        #expect(throws: ImportRefusal("a phone factor (Latchkey has TOTP factors only)")) { try SupabaseAccountMapping.factor(phone) }
+        #expect(throws: ImportRefusal("a phone factor (only verified TOTP factors are imported)")) { try SupabaseAccountMapping.factor(phone) }
     }
 
     @Test("a live session keeps its id, level and methods; a signed-token session is refused, a dead one skipped")
