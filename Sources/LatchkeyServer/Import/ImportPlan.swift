@@ -39,13 +39,13 @@ package enum ImportPlan {
         if existing.passwordHash.map(isReplaceable) ?? true, let hash = new.passwordHash {
             merged.passwordHash = hash
         }
-        merged.lastSignInAt = [existing.lastSignInAt, new.lastSignInAt].compactMap { $0 }.max()
+        merged.lastSignInAt = stored(existing.lastSignInAt, or: [existing.lastSignInAt, new.lastSignInAt].compactMap { $0 }.max())
         if new.bannedUntil != nil {
-            if !existing.isBanned(at: now) { merged.bannedUntil = new.bannedUntil }
+            if !existing.isBanned(at: now) { merged.bannedUntil = stored(existing.bannedUntil, or: new.bannedUntil) }
         } else if existing.bannedUntil == FirebaseAccountMapping.disabledUntil {
             merged.bannedUntil = nil
         }
-        merged.createdAt = new.createdAt
+        merged.createdAt = stored(existing.createdAt, or: new.createdAt) ?? new.createdAt
         for (key, value) in new.userMetadata { merged.userMetadata[key] = value }
         for (key, value) in new.appMetadata where key != "providers" { merged.appMetadata[key] = value }
         let providers = existing.providers + new.providers.filter { !existing.providers.contains($0) }
@@ -74,6 +74,16 @@ package enum ImportPlan {
     package static func factor(_ factor: FactorRecord, state: FactorState) -> FactorPlan<Bool> {
         guard !state.factors.contains(where: { $0.id == factor.id }) else { return FactorPlan(changes: [], result: false) }
         return FactorPlan(changes: [.insertFactor(factor)], result: true)
+    }
+
+    /// `time`, unless `stored` is the same time to the millisecond: then `stored`, as the store
+    /// gave it back. Exports carry milliseconds, and PostgreSQL keeps microseconds of the
+    /// binary value it is given, so a time read back can differ from the one written below the
+    /// millisecond; a re-run must not take that for a change.
+    static func stored(_ stored: Date?, or time: Date?) -> Date? {
+        guard let stored, let time else { return time }
+        let milliseconds = { (date: Date) in (date.timeIntervalSince1970 * 1000).rounded() }
+        return milliseconds(stored) == milliseconds(time) ? stored : time
     }
 
     /// Whether a stored hash may be replaced by a re-run: one the server re-hashes at the next

@@ -36,6 +36,12 @@ struct SupabaseAccountMappingTests {
         // A re-run over what the first run stored changes nothing.
         let state = IdentityState(user: account.user, userIdentities: account.identities)
         #expect(try ImportPlan.plan(account, state: state, now: Self.now).result == .unchanged)
+        // PostgreSQL gives a time back with microseconds, a little off the millisecond written.
+        var readBack = account.user
+        readBack.createdAt = readBack.createdAt.addingTimeInterval(-0.000_001)
+        readBack.emailConfirmedAt = readBack.emailConfirmedAt?.addingTimeInterval(0.000_001)
+        let offState = IdentityState(user: readBack, userIdentities: account.identities)
+        #expect(try ImportPlan.plan(account, state: offState, now: Self.now).result == .unchanged)
     }
 
     @Test("deleted, phone-only and address-less users are refused; an argon2 hash is left out")
