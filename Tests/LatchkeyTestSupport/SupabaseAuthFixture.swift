@@ -16,10 +16,11 @@ package enum SupabaseAuthFixture {
         "LATCHKEY_TEST_POSTGRES_URL is not set: the Supabase import tests need PostgreSQL (scripts/test.sh starts a throwaway server)"
 
     /// The tables and columns an import reads, in the shapes of GoTrue's migrations up to
-    /// 20251007112900 (add_session_refresh_token_columns): written here from the column lists of
-    /// supabase/auth's `migrations/` and `internal/models/`, with the types GoTrue gives them
-    /// (enums for factor types, statuses and assurance levels, `jsonb` metadata, a `timestamp`
-    /// without time zone for `sessions.refreshed_at`). Columns no import reads are left out.
+    /// 20260302000000 (add_passkeys): written here from the column lists of supabase/auth's
+    /// `migrations/` and `internal/models/`, with the types GoTrue gives them (enums for factor
+    /// types, statuses and assurance levels, `jsonb` metadata and WebAuthn credentials, `bytea`
+    /// credential ids and public keys, a `timestamp` without time zone for
+    /// `sessions.refreshed_at`). Columns no import reads are left out.
     package static let schema: [String] = [
         "CREATE SCHEMA auth",
         "CREATE TYPE auth.factor_type AS ENUM ('totp', 'webauthn', 'phone')",
@@ -63,9 +64,23 @@ package enum SupabaseAuthFixture {
         CREATE TABLE auth.mfa_factors (
             id uuid NOT NULL PRIMARY KEY, user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE, friendly_name text,
             factor_type auth.factor_type NOT NULL, status auth.factor_status NOT NULL, created_at timestamptz NOT NULL,
-            updated_at timestamptz NOT NULL, secret text, phone text, last_challenged_at timestamptz UNIQUE
+            updated_at timestamptz NOT NULL, secret text, phone text, last_challenged_at timestamptz UNIQUE,
+            web_authn_credential jsonb NULL, web_authn_aaguid uuid NULL, last_webauthn_challenge_data jsonb
         )
         """,
+        """
+        CREATE TABLE auth.webauthn_credentials (
+            id uuid NOT NULL DEFAULT gen_random_uuid(), user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+            credential_id bytea NOT NULL, public_key bytea NOT NULL, attestation_type text NOT NULL DEFAULT '', aaguid uuid,
+            sign_count bigint NOT NULL DEFAULT 0, transports jsonb NOT NULL DEFAULT '[]'::jsonb,
+            backup_eligible boolean NOT NULL DEFAULT false, backed_up boolean NOT NULL DEFAULT false,
+            friendly_name text NOT NULL DEFAULT '', created_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now(), last_used_at timestamptz,
+            CONSTRAINT webauthn_credentials_pkey PRIMARY KEY (id)
+        )
+        """,
+        "CREATE UNIQUE INDEX webauthn_credentials_credential_id_key ON auth.webauthn_credentials (credential_id)",
+        "CREATE INDEX webauthn_credentials_user_id_idx ON auth.webauthn_credentials (user_id)",
         """
         CREATE TABLE auth.mfa_amr_claims (
             session_id uuid NOT NULL REFERENCES auth.sessions (id) ON DELETE CASCADE, created_at timestamptz NOT NULL,
@@ -110,6 +125,11 @@ package enum SupabaseAuthFixture {
             try? await connection.close()
             throw error
         }
+    }
+
+    /// `bytes` as a SQL `bytea` literal (`'\x…'::bytea`), as GoTrue's driver writes a Go `[]byte`.
+    package static func bytea(_ bytes: [UInt8]) -> String {
+        "'\\x" + bytes.map { String(format: "%02x", $0) }.joined() + "'::bytea"
     }
 
     /// `text` as a SQL string literal (`NULL` for `nil`).

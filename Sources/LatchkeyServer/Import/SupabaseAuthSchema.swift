@@ -6,10 +6,11 @@ import PostgresNIO
 /// page of users at a time for `latchkey import supabase`. It only reads.
 ///
 /// The tables and columns are GoTrue's (its `migrations/`): `users`, `identities`,
-/// `mfa_factors`, `sessions`, `refresh_tokens` and `mfa_amr_claims`. Which columns exist is read
-/// from `information_schema` first, so older schemas work too: `identities.id` holds the
-/// provider's subject before `provider_id` existed, `confirmed_at` stands for
-/// `email_confirmed_at`, and a column or table a schema lacks reads as empty.
+/// `mfa_factors`, `webauthn_credentials`, `sessions`, `refresh_tokens` and `mfa_amr_claims`.
+/// Which columns exist is read from `information_schema` first, so older schemas work too:
+/// `identities.id` holds the provider's subject before `provider_id` existed, `confirmed_at`
+/// stands for `email_confirmed_at`, and a column or table a schema lacks reads as empty (no
+/// `mfa_factors.web_authn_credential` before 2024-10, no `webauthn_credentials` before 2026-03).
 ///
 /// Users come in keyset pages ordered by id (`id > last id of the previous page`), each with
 /// the rows of the other tables about them, so memory holds one page however many users there are.
@@ -73,7 +74,7 @@ package struct SupabaseAuthSchema: Sendable {
     }
 
     /// The users after `after` (all from the first when `nil`), at most `limit`, by id, each with
-    /// their identities and factors, and their sessions when `sessions` is set.
+    /// their identities, factors and passkeys, and their sessions when `sessions` is set.
     package func accounts(after: UUID?, limit: Int, sessions: Bool) async throws(Failure) -> [SupabaseAccountRows] {
         do {
             let users = try await self.users(after: after, limit: limit)
@@ -81,10 +82,12 @@ package struct SupabaseAuthSchema: Sendable {
             guard !ids.isEmpty else { return [] }
             let identities = Dictionary(grouping: try await self.identities(of: ids), by: \.userID)
             let factors = Dictionary(grouping: try await self.factors(of: ids), by: \.userID)
+            let passkeys = Dictionary(grouping: try await self.passkeys(of: ids), by: \.userID)
             let sessionRows = sessions ? Dictionary(grouping: try await self.sessions(of: ids), by: \.userID) : [:]
             return users.map { user in
                 SupabaseAccountRows(
-                    user: user, identities: identities[user.id] ?? [], factors: factors[user.id] ?? [], sessions: sessionRows[user.id] ?? [])
+                    user: user, identities: identities[user.id] ?? [], factors: factors[user.id] ?? [], passkeys: passkeys[user.id] ?? [],
+                    sessions: sessionRows[user.id] ?? [])
             }
         } catch let failure as Failure {
             throw failure
@@ -166,20 +169,49 @@ package struct SupabaseAuthSchema: Sendable {
         guard has("mfa_factors") else { return [] }
         let sql = """
             SELECT t.id, t.user_id, t.friendly_name::text, t.factor_type::text, t.status::text, \(column("mfa_factors", ["secret"], "text")),
-              t.created_at::timestamptz, t.updated_at::timestamptz
+              t.created_at::timestamptz, t.updated_at::timestamptz, \(column("mfa_factors", ["web_authn_credential"], "text")),
+              \(column("mfa_factors", ["web_authn_aaguid"], "uuid"))
             FROM \(table("mfa_factors")) t WHERE t.user_id = ANY($1) ORDER BY t.user_id, t.created_at, t.id
             """
         let rows = try await run(sql) { $0.append(userIDs) }
         var factors: [SupabaseFactorRow] = []
-        for try await (id, userID, name, type, status, secret, createdAt, updatedAt) in rows.decode(
-            (UUID, UUID, String?, String, String, String?, Date, Date).self)
+        for try await (id, userID, name, type, status, secret, createdAt, updatedAt, credential, aaguid) in rows.decode(
+            (UUID, UUID, String?, String, String, String?, Date, Date, String?, UUID?).self)
         {
             factors.append(
                 SupabaseFactorRow(
                     id: id, userID: userID, friendlyName: name, factorType: type, status: status, secret: secret, createdAt: createdAt,
-                    updatedAt: updatedAt))
+                    updatedAt: updatedAt, webAuthnCredential: credential, webAuthnAAGUID: aaguid))
         }
         return factors
+    }
+
+    private func passkeys(of userIDs: [UUID]) async throws -> [SupabasePasskeyRow] {
+        guard columns.contains("webauthn_credentials.user_id"), columns.contains("webauthn_credentials.public_key") else { return [] }
+        let w = "webauthn_credentials"
+        let sql = """
+            SELECT t.id, t.user_id, t.credential_id, t.public_key, \(column(w, ["attestation_type"], "text")), \(column(w, ["aaguid"], "uuid")),
+              coalesce(\(column(w, ["sign_count"], "bigint")), 0), \(column(w, ["transports"], "text")),
+              coalesce(\(column(w, ["backup_eligible"], "boolean")), false), coalesce(\(column(w, ["backed_up"], "boolean")), false),
+              \(column(w, ["friendly_name"], "text")), coalesce(\(column(w, ["created_at"], "timestamptz")), now()),
+              coalesce(\(column(w, ["updated_at"], "timestamptz")), \(column(w, ["created_at"], "timestamptz")), now()),
+              \(column(w, ["last_used_at"], "timestamptz"))
+            FROM \(table(w)) t WHERE t.user_id = ANY($1) ORDER BY t.user_id, t.created_at, t.id
+            """
+        let rows = try await run(sql) { $0.append(userIDs) }
+        var passkeys: [SupabasePasskeyRow] = []
+        for try await row in rows {
+            let (
+                id, userID, credentialID, publicKey, attestationType, aaguid, signCount, transports, backupEligible, backedUp, name, createdAt,
+                updatedAt, lastUsedAt
+            ) = try row.decode((UUID, UUID, Data, Data, String?, UUID?, Int64, String?, Bool, Bool, String?, Date, Date, Date?).self)
+            passkeys.append(
+                SupabasePasskeyRow(
+                    id: id, userID: userID, credentialID: Array(credentialID), publicKey: Array(publicKey), attestationType: attestationType,
+                    aaguid: aaguid, signCount: signCount, transports: transports, backupEligible: backupEligible, backedUp: backedUp,
+                    friendlyName: name, createdAt: createdAt, updatedAt: updatedAt, lastUsedAt: lastUsedAt))
+        }
+        return passkeys
     }
 
     private func sessions(of userIDs: [UUID]) async throws -> [SupabaseSessionRow] {

@@ -81,9 +81,17 @@ package struct SupabaseFactorRow: Sendable, Equatable {
     package var secret: String?
     package var createdAt: Date
     package var updatedAt: Date
+    /// `web_authn_credential`, as JSON text: a WebAuthn factor's credential as go-webauthn's
+    /// `webauthn.Credential` encodes it (GoTrue's `MFAWebAuthnCredential`). `NULL` for other
+    /// factors, for a WebAuthn factor whose registration was not finished, and in schemas
+    /// before GoTrue's 2024-10 migration.
+    package var webAuthnCredential: String?
+    /// `web_authn_aaguid`: the authenticator model GoTrue read from the registration.
+    package var webAuthnAAGUID: UUID?
 
     package init(
-        id: UUID, userID: UUID, friendlyName: String?, factorType: String, status: String, secret: String?, createdAt: Date, updatedAt: Date
+        id: UUID, userID: UUID, friendlyName: String?, factorType: String, status: String, secret: String?, createdAt: Date, updatedAt: Date,
+        webAuthnCredential: String? = nil, webAuthnAAGUID: UUID? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -93,6 +101,53 @@ package struct SupabaseFactorRow: Sendable, Equatable {
         self.secret = secret
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.webAuthnCredential = webAuthnCredential
+        self.webAuthnAAGUID = webAuthnAAGUID
+    }
+}
+
+/// One row of `auth.webauthn_credentials`: a passkey (GoTrue's `WebAuthnCredential`, since its
+/// 2026-03 migration).
+package struct SupabasePasskeyRow: Sendable, Equatable {
+    package var id: UUID
+    package var userID: UUID
+    /// `credential_id` and `public_key` (`bytea`): the credential id and the COSE_Key bytes the
+    /// authenticator gave at registration.
+    package var credentialID: [UInt8]
+    package var publicKey: [UInt8]
+    /// `attestation_type`: what go-webauthn recorded (the attestation format, such as `none` or `packed`).
+    package var attestationType: String?
+    package var aaguid: UUID?
+    /// `sign_count` (`bigint`; GoTrue keeps a `uint32`).
+    package var signCount: Int64
+    /// `transports`, as JSON text (an array of strings).
+    package var transports: String?
+    package var backupEligible: Bool
+    package var backedUp: Bool
+    package var friendlyName: String?
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var lastUsedAt: Date?
+
+    package init(
+        id: UUID, userID: UUID, credentialID: [UInt8], publicKey: [UInt8], attestationType: String? = "none", aaguid: UUID? = nil,
+        signCount: Int64 = 0, transports: String? = "[]", backupEligible: Bool = false, backedUp: Bool = false, friendlyName: String? = nil,
+        createdAt: Date, updatedAt: Date, lastUsedAt: Date? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.credentialID = credentialID
+        self.publicKey = publicKey
+        self.attestationType = attestationType
+        self.aaguid = aaguid
+        self.signCount = signCount
+        self.transports = transports
+        self.backupEligible = backupEligible
+        self.backedUp = backedUp
+        self.friendlyName = friendlyName
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 
@@ -139,12 +194,17 @@ package struct SupabaseAccountRows: Sendable, Equatable {
     package var user: SupabaseUserRow
     package var identities: [SupabaseIdentityRow]
     package var factors: [SupabaseFactorRow]
+    package var passkeys: [SupabasePasskeyRow]
     package var sessions: [SupabaseSessionRow]
 
-    package init(user: SupabaseUserRow, identities: [SupabaseIdentityRow] = [], factors: [SupabaseFactorRow] = [], sessions: [SupabaseSessionRow] = []) {
+    package init(
+        user: SupabaseUserRow, identities: [SupabaseIdentityRow] = [], factors: [SupabaseFactorRow] = [], passkeys: [SupabasePasskeyRow] = [],
+        sessions: [SupabaseSessionRow] = []
+    ) {
         self.user = user
         self.identities = identities
         self.factors = factors
+        self.passkeys = passkeys
         self.sessions = sessions
     }
 }
