@@ -69,11 +69,41 @@ package enum ImportPlan {
     }
 
     /// The rule for an imported factor over the user's stored ones: added once, by its id; a
-    /// factor already there is left as it is (its secret cannot change, and its name and last
-    /// used code are the user's). The result says whether it was added.
-    package static func factor(_ factor: FactorRecord, state: FactorState) -> FactorPlan<Bool> {
-        guard !state.factors.contains(where: { $0.id == factor.id }) else { return FactorPlan(changes: [], result: false) }
-        return FactorPlan(changes: [.insertFactor(factor)], result: true)
+    /// factor already there is left as it is (its secret or credential cannot change, and its
+    /// name, last used code and counter are the user's). A WebAuthn factor whose credential the
+    /// user already has here, as another factor or as one of `passkeys` (credential ids), is
+    /// refused, as the server refuses registering it. The result says whether it was added.
+    package static func factor(_ factor: FactorRecord, state: FactorState, passkeys: [[UInt8]] = []) -> FactorPlan<Result<Bool, ImportRefusal>> {
+        guard !state.factors.contains(where: { $0.id == factor.id }) else { return FactorPlan(changes: [], result: .success(false)) }
+        if let credential = factor.webAuthnCredential?.credentialID {
+            if state.factors.contains(where: { $0.webAuthnCredential?.credentialID == credential }) {
+                return FactorPlan(changes: [], result: .failure(ImportRefusal("its credential is another WebAuthn factor of the user here")))
+            }
+            if passkeys.contains(credential) {
+                return FactorPlan(changes: [], result: .failure(ImportRefusal("its credential is one of the user's passkeys here")))
+            }
+        }
+        return FactorPlan(changes: [.insertFactor(factor)], result: .success(true))
+    }
+
+    /// The rule for an imported passkey over the user's stored ones (`current`): added once, by
+    /// its id; a passkey already there keeps its name, times and backup state (the user's, since
+    /// it was imported) and takes the source's signature counter when that is higher (the user
+    /// kept signing in at the source: a lower counter would let a cloned authenticator's
+    /// assertion through). The result says whether it was added. A credential the user already
+    /// has here under another id is refused; one another account has is the store's
+    /// ``StoreError/duplicateCredential``.
+    package static func passkey(_ passkey: PasskeyRecord, current: [PasskeyRecord]) throws(ImportRefusal) -> PasskeyPlan<Bool> {
+        if var stored = current.first(where: { $0.id == passkey.id }) {
+            guard stored.credentialID == passkey.credentialID else { throw ImportRefusal("another credential is stored here under its id") }
+            guard passkey.signCount > stored.signCount else { return PasskeyPlan(changes: [], result: false) }
+            stored.signCount = passkey.signCount
+            return PasskeyPlan(changes: [.update(stored)], result: false)
+        }
+        guard !current.contains(where: { $0.credentialID == passkey.credentialID }) else {
+            throw ImportRefusal("its credential is registered here already as another passkey of the user")
+        }
+        return PasskeyPlan(changes: [.insert(passkey)], result: true)
     }
 
     /// `time`, unless `stored` is the same time to the millisecond: then `stored`, as the store

@@ -18,10 +18,12 @@ package struct ImportReport: Sendable, Equatable {
     /// Accounts imported without something the source had (a password hash the server cannot
     /// verify, a factor whose secret is encrypted, a session it cannot carry), and why.
     package var leftOut: [Refused] = []
-    /// Identities at external providers the imported accounts have, TOTP factors and sessions
-    /// stored (new or already there from an earlier run).
+    /// Identities at external providers the imported accounts have; TOTP factors, WebAuthn
+    /// factors, passkeys and sessions stored (new or already there from an earlier run).
     package var identities = 0
     package var factors = 0
+    package var webAuthnFactors = 0
+    package var passkeys = 0
     package var sessions = 0
 
     package init() {}
@@ -66,10 +68,13 @@ package struct ImportReport: Sendable, Equatable {
     }
 
     /// Reports `what` of the account at `position` as left out for `error`: a refusal with its
-    /// reason, a constraint of the database by the error's type; a store failure is rethrown.
+    /// reason, a credential another account holds, a constraint of the database by the error's
+    /// type; a store failure is rethrown.
     mutating func leaveOut(position: Int, uid: String?, what: String, _ error: any Error) throws {
         switch error {
         case let refusal as ImportRefusal: leaveOut(position: position, uid: uid, reason: "\(what): \(refusal.reason)")
+        case StoreError.duplicateCredential:
+            leaveOut(position: position, uid: uid, reason: "\(what): its credential is registered here already to another account")
         case is StoreError, is CancellationError: throw error
         default: leaveOut(position: position, uid: uid, reason: "\(what): the database refused it (\(type(of: error)))")
         }

@@ -1,14 +1,33 @@
 import Foundation
 import LatchkeyWire
 
-/// A verified TOTP factor of the source as Latchkey stores it, its secret not yet sealed.
+/// A verified factor of the source as Latchkey stores it: a TOTP factor with its secret (not
+/// yet sealed), or a WebAuthn factor with its credential.
 package struct ImportedFactor: Sendable, Equatable {
+    /// What proves the factor.
+    package enum Proof: Sendable, Equatable {
+        case totp(secret: [UInt8])
+        case webAuthn(FactorCredential)
+    }
+
     package var id: UUID
     package var userID: UUID
     package var friendlyName: String
-    package var secret: [UInt8]
+    package var proof: Proof
     package var createdAt: Date
     package var updatedAt: Date
+
+    /// The TOTP secret; `nil` for a WebAuthn factor.
+    package var secret: [UInt8]? {
+        guard case .totp(let secret) = proof else { return nil }
+        return secret
+    }
+
+    /// The WebAuthn credential; `nil` for a TOTP factor.
+    package var webAuthnCredential: FactorCredential? {
+        guard case .webAuthn(let credential) = proof else { return nil }
+        return credential
+    }
 }
 
 /// How the rows of a Supabase (GoTrue) `auth` schema become Latchkey's:
@@ -25,12 +44,22 @@ package struct ImportedFactor: Sendable, Equatable {
 ///   `identity_data`; GoTrue's `email` and `phone` identities are the account's own address
 ///   and number, which Latchkey keeps on the user instead;
 /// - a verified TOTP factor keeps its id, name and secret while the secret is in plain text
-///   (base32); phone and WebAuthn factors, and secrets GoTrue encrypted, are left out;
+///   (base32); a verified WebAuthn factor keeps its id, name and credential
+///   (`web_authn_credential`: credential id, COSE public key, counter, flags, AAGUID); phone
+///   factors, secrets GoTrue encrypted and credentials that cannot be read are left out;
+/// - a passkey (`webauthn_credentials`) keeps its id, credential id, COSE public key, counter,
+///   AAGUID, transports, backup flags, name and times; one whose public key is not a COSE key
+///   the server verifies (ES256, EdDSA, RS256) is left out. The user handle both servers give
+///   authenticators is the user id's text, and the id is kept, so the authenticators need
+///   nothing new; the relying party ID must stay the same;
 /// - a session keeps its id, user, times, `not_after`, `aal`, factor and methods, and its newest
 ///   refresh token not revoked becomes its active token here.
 package enum SupabaseAccountMapping {
     /// GoTrue's identities that are the account's own address or number, not an external provider.
     static let ownIdentityProviders: Set<String> = ["email", "phone"]
+    /// The `mfa_amr_claims` methods of the second factors Latchkey has: a session keeps them
+    /// as verified in it (its `amr`); the first other method is how it signed in.
+    static let secondFactorMethods: Set<String> = ["totp", "mfa/webauthn"]
 
     /// The account `rows` describe as Latchkey stores it, or why it cannot be imported. What is
     /// left out (a password hash the server cannot verify) is in ``ImportedAccount/leftOut``.
@@ -93,21 +122,46 @@ package enum SupabaseAccountMapping {
         return ImportedAccount(user: user, identities: identities, leftOut: leftOut)
     }
 
-    /// The factor as Latchkey stores it; `nil` for a TOTP factor never verified (an enrollment
-    /// the user did not finish); throws why a verified factor cannot be taken.
+    /// The factor as Latchkey stores it; `nil` for a TOTP or WebAuthn factor never verified (an
+    /// enrollment the user did not finish); throws why a verified factor cannot be taken.
     package static func factor(_ row: SupabaseFactorRow) throws(ImportRefusal) -> ImportedFactor? {
-        guard row.factorType == FactorRecord.totpType else {
-            throw ImportRefusal("a \(row.factorType) factor (only verified TOTP factors are imported)")
+        guard row.factorType == FactorRecord.totpType || row.factorType == FactorRecord.webAuthnType else {
+            throw ImportRefusal("a \(row.factorType) factor (only verified TOTP and WebAuthn factors are imported)")
         }
         guard row.status == FactorRecord.Status.verified.rawValue else { return nil }
-        guard let text = row.secret, !text.isEmpty else { throw ImportRefusal("a TOTP factor without a secret") }
-        if text.hasPrefix("{") {
-            throw ImportRefusal("a TOTP factor whose secret GoTrue's database encryption sealed (the user enrolls again)")
+        let proof: ImportedFactor.Proof
+        if row.factorType == FactorRecord.webAuthnType {
+            proof = .webAuthn(try GoWebAuthnCredential.factorCredential(row.webAuthnCredential, aaguid: row.webAuthnAAGUID))
+        } else {
+            guard let text = row.secret, !text.isEmpty else { throw ImportRefusal("a TOTP factor without a secret") }
+            if text.hasPrefix("{") {
+                throw ImportRefusal("a TOTP factor whose secret GoTrue's database encryption sealed (the user enrolls again)")
+            }
+            guard let secret = Base32.decode(text), !secret.isEmpty else { throw ImportRefusal("a TOTP factor whose secret is not base32") }
+            proof = .totp(secret: secret)
         }
-        guard let secret = Base32.decode(text), !secret.isEmpty else { throw ImportRefusal("a TOTP factor whose secret is not base32") }
         return ImportedFactor(
-            id: row.id, userID: row.userID, friendlyName: row.friendlyName ?? "", secret: secret, createdAt: row.createdAt,
-            updatedAt: row.updatedAt)
+            id: row.id, userID: row.userID, friendlyName: row.friendlyName ?? "", proof: proof, createdAt: row.createdAt, updatedAt: row.updatedAt)
+    }
+
+    /// The passkey as Latchkey stores it, or why it cannot be taken: a credential id out of
+    /// WebAuthn's bounds, a public key that is not a COSE key the server verifies, a counter
+    /// out of range. Transports are hints: unreadable ones are dropped, not refused.
+    package static func passkey(_ row: SupabasePasskeyRow) throws(ImportRefusal) -> PasskeyRecord {
+        guard (1...GoWebAuthnCredential.maximumCredentialIDLength).contains(row.credentialID.count) else {
+            throw ImportRefusal("credential_id is empty or longer than WebAuthn's 1023 bytes")
+        }
+        try GoWebAuthnCredential.checkPublicKey(row.publicKey, "public_key")
+        guard let signCount = UInt32(exactly: row.signCount) else { throw ImportRefusal("sign_count is out of range") }
+        let transports =
+            row.transports.flatMap { try? JSONDecoder().decode([JSONValue].self, from: Data($0.utf8)) }?.compactMap(\.stringValue) ?? []
+        let createdAt = milliseconds(row.createdAt) ?? row.createdAt
+        return PasskeyRecord(
+            id: row.id, userID: row.userID, credentialID: row.credentialID, publicKey: row.publicKey,
+            attestationType: row.attestationType.flatMap { $0.isEmpty ? nil : $0 } ?? "none", aaguid: GoWebAuthnCredential.model(row.aaguid),
+            signCount: signCount, transports: transports, backupEligible: row.backupEligible, backedUp: row.backedUp,
+            friendlyName: row.friendlyName ?? "", createdAt: createdAt, updatedAt: milliseconds(row.updatedAt) ?? createdAt,
+            lastUsedAt: milliseconds(row.lastUsedAt))
     }
 
     /// The session and its live refresh token; `nil` for a session that cannot be resumed
@@ -121,13 +175,13 @@ package enum SupabaseAccountMapping {
             throw ImportRefusal("a session whose refresh tokens GoTrue signs (refresh_token_hmac_key), which Latchkey cannot verify")
         }
         guard let token = row.refreshToken, !token.isEmpty else { return nil }
-        let signIn = row.methods.first { $0.method != "totp" }?.method ?? "password"
+        let signIn = row.methods.first { !secondFactorMethods.contains($0.method) && $0.method != "mfa/phone" }?.method ?? "password"
         let aal: AssuranceLevel = row.aal == "aal2" || row.aal == "aal3" ? .aal2 : .aal1
         let updatedAt = row.updatedAt ?? row.createdAt
         let session = SessionRecord(
             id: row.id, userID: row.userID, createdAt: row.createdAt, updatedAt: updatedAt, refreshedAt: row.refreshedAt ?? updatedAt,
             notAfter: row.notAfter, authMethod: signIn, aal: aal, factorID: row.factorID.flatMap { factorIDs.contains($0) ? $0 : nil },
-            verifiedMethods: row.methods.filter { $0.method == "totp" })
+            verifiedMethods: row.methods.filter { secondFactorMethods.contains($0.method) })
         return (session, token)
     }
 

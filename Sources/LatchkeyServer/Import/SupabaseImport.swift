@@ -2,9 +2,10 @@ import Foundation
 
 /// `latchkey import supabase`: reads a Supabase (GoTrue) `auth` schema one page of users at a
 /// time (``SupabaseAuthSchema``) and writes each user through the store in its own transaction
-/// (``ImportPlan``), then their TOTP factors and, when asked, their live sessions, so an
-/// interrupted import is finished by running it again. Nothing it reports or logs holds an
-/// address, a hash, a secret or a token: rows are named by their position and user id.
+/// (``ImportPlan``), then their passkeys, TOTP and WebAuthn factors and, when asked, their
+/// live sessions, so an interrupted import is finished by running it again. Nothing it reports
+/// or logs holds an address, a hash, a secret or a token: rows are named by their position and
+/// user id.
 package struct SupabaseImport: Sendable {
     let store: any AuthStore
     let factorSecrets: FactorSecretBox
@@ -43,7 +44,8 @@ package struct SupabaseImport: Sendable {
         return report
     }
 
-    /// The user, then their factors and sessions; what of them cannot be taken is reported as left out.
+    /// The user, then their passkeys, factors and sessions; what of them cannot be taken is
+    /// reported as left out.
     func importAccount(_ rows: SupabaseAccountRows, position: Int, into report: inout ImportReport) async throws {
         let now = now()
         let uid = rows.user.id.lowercasedString
@@ -59,19 +61,41 @@ package struct SupabaseImport: Sendable {
         report.identities += account.identities.count
         for reason in account.leftOut { report.leaveOut(position: position, uid: uid, reason: reason) }
 
+        for row in rows.passkeys {
+            do {
+                let passkey = try SupabaseAccountMapping.passkey(row)
+                _ = try await store.changePasskeys(of: passkey.userID) { current in try ImportPlan.passkey(passkey, current: current) }
+                report.passkeys += 1
+            } catch {
+                try report.leaveOut(position: position, uid: uid, what: "passkey \(row.id.lowercasedString)", error)
+            }
+        }
+
         var factorIDs: Set<UUID> = []
+        // A WebAuthn factor may not hold one of the user's passkeys (imported or registered here).
+        let passkeys =
+            rows.factors.contains { $0.factorType == FactorRecord.webAuthnType }
+            ? try await store.passkeys(userID: rows.user.id).map(\.credentialID) : []
         for row in rows.factors {
             do {
                 guard let factor = try SupabaseAccountMapping.factor(row) else { continue }
-                let record = FactorRecord(
-                    id: factor.id, userID: factor.userID, friendlyName: factor.friendlyName, status: .verified,
-                    sealedSecret: try factorSecrets.seal(factor.secret, factorID: factor.id), createdAt: factor.createdAt,
-                    updatedAt: factor.updatedAt)
-                _ = try await store.changeFactors(of: factor.userID, challengeID: nil, sessionID: nil) { state in
-                    ImportPlan.factor(record, state: state)
+                let record: FactorRecord
+                switch factor.proof {
+                case .totp(let secret):
+                    record = FactorRecord(
+                        id: factor.id, userID: factor.userID, friendlyName: factor.friendlyName, status: .verified,
+                        sealedSecret: try factorSecrets.seal(secret, factorID: factor.id), createdAt: factor.createdAt, updatedAt: factor.updatedAt)
+                case .webAuthn(let credential):
+                    record = FactorRecord(
+                        id: factor.id, userID: factor.userID, friendlyName: factor.friendlyName, factorType: FactorRecord.webAuthnType,
+                        status: .verified, sealedSecret: "", createdAt: factor.createdAt, updatedAt: factor.updatedAt, webAuthnCredential: credential)
                 }
+                let outcome = try await store.changeFactors(of: factor.userID, challengeID: nil, sessionID: nil) { state in
+                    ImportPlan.factor(record, state: state, passkeys: passkeys)
+                }
+                _ = try outcome.get()
                 factorIDs.insert(factor.id)
-                report.factors += 1
+                if record.factorType == FactorRecord.webAuthnType { report.webAuthnFactors += 1 } else { report.factors += 1 }
             } catch {
                 try report.leaveOut(position: position, uid: uid, what: "factor \(row.id.lowercasedString)", error)
             }

@@ -31,6 +31,16 @@ struct ImportSupabaseCommandTests {
     static let aliceSession = "0a11ce00-0000-4000-8000-0000000000a1"
     /// A base32 TOTP secret as GoTrue stores it (pquerna/otp's 20 bytes, no padding).
     static let totpSecret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+    static let alicePasskey = "0a11ce00-0000-4000-8000-0000000000b1"
+    static let aliceKeyFactor = "0a11ce00-0000-4000-8000-0000000000f2"
+    /// A COSE_Key (EC2, ES256, P-256) whose point is the curve's generator: a valid public key.
+    static let coseKey: [UInt8] =
+        [0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]
+        + hex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296") + [0x22, 0x58, 0x20]
+        + hex("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")
+    static func hex(_ text: String) -> [UInt8] {
+        stride(from: 0, to: text.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! }
+    }
     /// GoTrue's refresh tokens: 12 lowercase letters and digits.
     static let liveToken = "k3x9q2mfw7pa"
     static let revokedToken = "b8rt5nz1ce4d"
@@ -38,7 +48,8 @@ struct ImportSupabaseCommandTests {
     /// The users: three with bcrypt passwords (`$2a$`, `$2b$` banned, `$2y$` unconfirmed), one
     /// deleted, one phone-only, one with an argon2 hash, one whose factor secret and session
     /// GoTrue encrypted or signed, and one anonymous; Alice has a GitHub identity, a verified
-    /// TOTP factor and a live session with a rotated refresh token.
+    /// TOTP factor, a passkey, a verified WebAuthn factor (go-webauthn's credential JSON) and a
+    /// live session with a rotated refresh token.
     static func fill(_ url: String, hashes: [String]) async throws {
         let q = SupabaseAuthFixture.literal
         func user(_ id: String, _ email: String?, _ hash: String?, confirmed: Bool = true, extra: String = "NULL, NULL, NULL, false") -> String {
@@ -65,6 +76,17 @@ struct ImportSupabaseCommandTests {
                 """
                 INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)
                 VALUES ('\(aliceFactor)', '\(alice.id)', 'phone app', 'totp', 'verified', now(), now(), '\(totpSecret)')
+                """,
+                """
+                INSERT INTO auth.webauthn_credentials (id, user_id, credential_id, public_key, attestation_type, sign_count, friendly_name)
+                VALUES ('\(alicePasskey)', '\(alice.id)', \(SupabaseAuthFixture.bytea([1, 2, 3, 4])), \(SupabaseAuthFixture.bytea(coseKey)),
+                  'none', 3, 'MacBook')
+                """,
+                """
+                INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, web_authn_credential)
+                VALUES ('\(aliceKeyFactor)', '\(alice.id)', 'YubiKey', 'webauthn', 'verified', now(), now(),
+                  '{"id": "BQYHCA==", "publicKey": "\(Data(coseKey).base64EncodedString())", "attestationType": "none",
+                    "flags": {"backupEligible": false, "backupState": false}, "authenticator": {"AAGUID": null, "signCount": 0}}')
                 """,
                 """
                 INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at)
@@ -131,7 +153,7 @@ struct ImportSupabaseCommandTests {
                 let first = try await CommandRunner.run(arguments)
                 #expect(first.status == 0, "\(first.stderr)")
                 #expect(first.stdout.contains("read 8 users: 6 created, 0 updated, 0 unchanged, 2 refused"), "\(first.stdout)")
-                #expect(first.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 sessions"), "\(first.stdout)")
+                #expect(first.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 WebAuthn factors, 1 passkeys, 1 sessions"), "\(first.stdout)")
                 #expect(first.stdout.contains("(id 0dae0000-0000-4000-8000-000000000004): deleted at the source"), "\(first.stdout)")
                 #expect(first.stdout.contains("(id 0ff00000-0000-4000-8000-000000000005): a phone-only account"), "\(first.stdout)")
                 #expect(first.stdout.contains("(id 0e100000-0000-4000-8000-000000000006): imported without its password: encrypted_password is argon2"))
@@ -175,7 +197,7 @@ struct ImportSupabaseCommandTests {
                 let rerun = try await CommandRunner.run(arguments)
                 #expect(rerun.status == 0, "\(rerun.stderr)")
                 #expect(rerun.stdout.contains("read 8 users: 0 created, 0 updated, 6 unchanged, 2 refused"), "\(rerun.stdout)")
-                #expect(rerun.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 sessions"), "\(rerun.stdout)")
+                #expect(rerun.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 WebAuthn factors, 1 passkeys, 1 sessions"), "\(rerun.stdout)")
                 #expect(try await signIn(server, Self.alice).status == 200)
                 let afterRerun = try await post(server, "/token?grant_type=refresh_token", ["refresh_token": try #require(successor)])
                 #expect(afterRerun.json["error_code"] as? String == "refresh_token_not_found", "the re-run did not bring back a session ended here")

@@ -75,7 +75,100 @@ struct SupabaseAccountMappingTests {
         #expect(throws: ImportRefusal.self) { try SupabaseAccountMapping.factor(encrypted) }
         var phone = row
         phone.factorType = "phone"
-        #expect(throws: ImportRefusal("a phone factor (only verified TOTP factors are imported)")) { try SupabaseAccountMapping.factor(phone) }
+        #expect(throws: ImportRefusal("a phone factor (only verified TOTP and WebAuthn factors are imported)")) {
+            try SupabaseAccountMapping.factor(phone)
+        }
+    }
+
+    /// A WebAuthn factor's row with `credential` in `web_authn_credential`.
+    static func webAuthnFactor(_ credential: String?, status: String = "verified", aaguid: UUID? = nil) -> SupabaseFactorRow {
+        SupabaseFactorRow(
+            id: UUID(), userID: id, friendlyName: "YubiKey", factorType: "webauthn", status: status, secret: "", createdAt: now, updatedAt: now,
+            webAuthnCredential: credential, webAuthnAAGUID: aaguid)
+    }
+
+    @Test("a verified WebAuthn factor takes go-webauthn's credential JSON: today's names and the capitalised ones of older versions")
+    func webAuthnFactors() throws {
+        let key = SoftwareAuthenticator(.es256)
+        let (id, cose) = (Data(key.credentialID).base64EncodedString(), Data(key.coseKeyBytes).base64EncodedString())
+        let current = """
+            {"id":"\(id)","publicKey":"\(cose)","attestationType":"packed","transport":["usb","nfc"],
+             "flags":{"userPresent":true,"userVerified":true,"backupEligible":true,"backupState":false},
+             "authenticator":{"AAGUID":"\(Data(key.aaguid).base64EncodedString())","signCount":41,"cloneWarning":false,"attachment":"cross-platform"},
+             "attestation":{"clientDataJSON":null,"publicKeyAlgorithm":-7}}
+            """
+        let factor = try #require(try SupabaseAccountMapping.factor(Self.webAuthnFactor(current)))
+        #expect(factor.friendlyName == "YubiKey" && factor.secret == nil)
+        let credential = try #require(factor.webAuthnCredential)
+        #expect(credential.credentialID == key.credentialID && credential.publicKey == key.coseKeyBytes && credential.signCount == 41)
+        #expect(credential.attestationType == "packed" && credential.transports == ["usb", "nfc"])
+        #expect(credential.backupEligible && !credential.backedUp)
+        #expect(credential.aaguid == UUID(uuidString: "00070e15-1c23-2a31-383f-464d545b6269"))
+
+        // go-webauthn before its JSON tags: Go names, read case-insensitively as Go does; a
+        // zero AAGUID is no model, the column's is used when the credential has none.
+        let legacy = """
+            {"ID":"\(id)","PublicKey":"\(cose)","AttestationType":"none","Transport":null,
+             "Flags":{"BackupEligible":false,"BackupState":false},"Authenticator":{"AAGUID":null,"SignCount":7,"CloneWarning":false}}
+            """
+        let older = try #require(try SupabaseAccountMapping.factor(Self.webAuthnFactor(legacy, aaguid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))))
+        #expect(older.webAuthnCredential?.signCount == 7 && older.webAuthnCredential?.aaguid == nil && older.webAuthnCredential?.transports == [])
+        let model = UUID()
+        #expect(try SupabaseAccountMapping.factor(Self.webAuthnFactor(legacy, aaguid: model))?.webAuthnCredential?.aaguid == model)
+
+        #expect(try SupabaseAccountMapping.factor(Self.webAuthnFactor(nil, status: "unverified")) == nil, "an enrollment not finished")
+        let refusals: [(String?, String)] = [
+            (nil, "without a credential"),
+            ("[1]", "not a JSON object"),
+            (#"{"publicKey":"\#(cose)"}"#, "no credential id"),
+            (#"{"id":"\#(id)","publicKey":"not base64!"}"#, "no publicKey"),
+            (#"{"id":"\#(id)","publicKey":"\#(Data("junk".utf8).base64EncodedString())"}"#, "publicKey is not a COSE key this server verifies (not CBOR)"),
+            (#"{"id":"\#(id)","publicKey":"\#(cose)","authenticator":{"signCount":-1}}"#, "signCount is out of range"),
+        ]
+        for (credential, reason) in refusals {
+            let error = #expect(throws: ImportRefusal.self) { try SupabaseAccountMapping.factor(Self.webAuthnFactor(credential)) }
+            #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("a passkey keeps its id, credential, COSE key, counter, model, transports, flags, name and times; unreadable ones are refused")
+    func passkeys() throws {
+        let key = SoftwareAuthenticator(.rs256)
+        let row = SupabasePasskeyRow(
+            id: UUID(), userID: Self.id, credentialID: key.credentialID, publicKey: key.coseKeyBytes, attestationType: "", aaguid: nil, signCount: 12,
+            transports: #"["internal", 3]"#, backupEligible: true, backedUp: true, friendlyName: "iPhone",
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000.123456), updatedAt: Self.now, lastUsedAt: Self.now)
+        let passkey = try SupabaseAccountMapping.passkey(row)
+        #expect(passkey.id == row.id && passkey.userID == Self.id && passkey.credentialID == key.credentialID && passkey.publicKey == key.coseKeyBytes)
+        #expect(passkey.signCount == 12 && passkey.attestationType == "none" && passkey.aaguid == nil && passkey.transports == ["internal"])
+        #expect(passkey.backupEligible && passkey.backedUp && passkey.friendlyName == "iPhone" && passkey.lastUsedAt == Self.now)
+        #expect(passkey.createdAt.timeIntervalSince1970 == 1_700_000_000.123)
+
+        var broken = row
+        broken.publicKey = CBOREncoder.encode(.pairs([(.int(1), .int(2)), (.int(3), .int(-35))]))
+        #expect(throws: ImportRefusal("public_key is not a COSE key this server verifies (unsupported algorithm -35)")) {
+            try SupabaseAccountMapping.passkey(broken)
+        }
+        var counter = row
+        counter.signCount = Int64(UInt32.max) + 1
+        #expect(throws: ImportRefusal("sign_count is out of range")) { try SupabaseAccountMapping.passkey(counter) }
+        var long = row
+        long.credentialID = [UInt8](repeating: 1, count: 1024)
+        #expect(throws: ImportRefusal.self) { try SupabaseAccountMapping.passkey(long) }
+
+        // Stored once by its id; a re-run raises only a counter the source advanced.
+        var stored = passkey
+        stored.friendlyName = "renamed here"
+        #expect(try ImportPlan.passkey(passkey, current: []).changes == [.insert(passkey)])
+        #expect(try ImportPlan.passkey(passkey, current: [stored]).changes.isEmpty)
+        var advanced = passkey
+        advanced.signCount = 20
+        var raised = stored
+        raised.signCount = 20
+        #expect(try ImportPlan.passkey(advanced, current: [stored]).changes == [.update(raised)])
+        var other = passkey
+        other.id = UUID()
+        #expect(throws: ImportRefusal.self) { try ImportPlan.passkey(other, current: [stored]) }
     }
 
     @Test("a live session keeps its id, level and methods; a signed-token session is refused, a dead one skipped")
@@ -83,10 +176,13 @@ struct SupabaseAccountMappingTests {
         let factorID = UUID()
         let row = SupabaseSessionRow(
             id: UUID(), userID: Self.id, createdAt: Self.now, aal: "aal2", factorID: factorID, refreshToken: "v1token",
-            methods: [AuthenticationMethodReference(method: "oauth", timestamp: 1), AuthenticationMethodReference(method: "totp", timestamp: 2)])
+            methods: [
+                AuthenticationMethodReference(method: "oauth", timestamp: 1), AuthenticationMethodReference(method: "totp", timestamp: 2),
+                AuthenticationMethodReference(method: "mfa/webauthn", timestamp: 3),
+            ])
         let (session, token) = try #require(try SupabaseAccountMapping.session(row, factorIDs: [factorID], now: Self.now))
         #expect(session.id == row.id && session.aal == .aal2 && session.factorID == factorID && token == "v1token")
-        #expect(session.authMethod == "oauth" && session.verifiedMethods.map(\.method) == ["totp"])
+        #expect(session.authMethod == "oauth" && session.verifiedMethods.map(\.method) == ["totp", "mfa/webauthn"])
         #expect(try SupabaseAccountMapping.session(row, factorIDs: [], now: Self.now)?.session.factorID == nil)
         var ended = row
         ended.notAfter = Self.now
