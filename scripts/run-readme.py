@@ -2,7 +2,8 @@
 """Runs the README's shell blocks, in reading order, as a reader would: so the README cannot drift.
 
 Every ```sh block of README.md runs in one bash session (variables carry from block to block),
-in a fresh temporary folder, with `swift run [-q] latchkey …` standing for the already built
+in a fresh temporary folder that holds the repository's `scripts/` (a reader runs them from the
+clone's root), with `swift run [-q] latchkey …` standing for the already built
 `latchkey` binary (LATCHKEY_BIN; the reader's `swift run` would build it first). An HTML comment
 on the line before a block says how to run it:
 
@@ -76,6 +77,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="readme-run-"))
     home = work / "home"
     home.mkdir()
+    (work / "scripts").symlink_to(ROOT / "scripts")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LATCHKEY_", "GOTRUE_"))}
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_STATE_HOME=str(home / ".local/state"),
                XDG_DATA_HOME=str(home / ".local/share"), LATCHKEY_BIN=binary)

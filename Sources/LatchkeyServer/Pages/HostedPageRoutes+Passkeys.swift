@@ -13,12 +13,7 @@ extension HostedPageRoutes {
 
     func registerPasskeys(on router: Router<AuthRequestContext>) {
         let passkeys = service.hostedPasskeys
-        router.get("/welcome/passkey.js") { _, _ in
-            var headers = Self.securityHeaders
-            headers[.contentType] = "text/javascript; charset=utf-8"
-            headers[.cacheControl] = "public, max-age=3600"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: templates.script)))
-        }
+        router.get("/welcome/passkey.js") { _, _ in asset(templates.script, contentType: "text/javascript; charset=utf-8") }
         router.get("/welcome/passkey-added") { _, _ in page("passkey-added", title: "Passkey added") }
         router.get("/welcome/sign-in") { request, _ in
             guard passkeys.isSignInOffered else { return page("sign-in", title: "Sign in", values: ["unavailable": true]) }

@@ -44,12 +44,7 @@ struct HostedPageRoutes {
             }
             return page("home", title: "Latchkey", values: values, assets: "welcome/")
         }
-        router.get("/welcome/style.css") { _, _ in
-            var headers = Self.securityHeaders
-            headers[.contentType] = "text/css; charset=utf-8"
-            headers[.cacheControl] = "public, max-age=3600"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: templates.stylesheet)))
-        }
+        router.get("/welcome/style.css") { _, _ in asset(templates.stylesheet, contentType: "text/css; charset=utf-8") }
         router.get("/welcome/confirmed") { _, _ in page("confirmed", title: "Email confirmed") }
         router.get("/welcome/email-changed") { _, _ in page("email-changed", title: "Email changed") }
         router.get("/welcome/password-changed") { _, _ in page("password-changed", title: "Password changed") }
@@ -104,6 +99,15 @@ struct HostedPageRoutes {
     }
 
     // MARK: Pages
+
+    /// A static file of the pages (the stylesheet, the passkey script): the pages' security
+    /// headers, cacheable for an hour.
+    func asset(_ text: String, contentType: String) -> Response {
+        var headers = Self.securityHeaders
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "public, max-age=3600"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
 
     /// The page `name`; `script`: it loads `passkey.js` (the policy allows it).
     func page(

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
 import LatchkeyTesting
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import LatchkeyServer
@@ -12,7 +12,7 @@ import Testing
 /// as the real one does: `SUFFIX:COUNT` lines, with padding lines of count 0 when asked for
 /// padding. It records each prefix it was asked for and the headers, so a test can check that
 /// only the prefix left the server.
-final class FakePwnedPasswords: Sendable {
+final class FakePwnedPasswords: LoopbackFake {
     let url: String
     private let requests: NIOLockedValueBox<[(path: String, padding: String?)]>
     private let mode: NIOLockedValueBox<Mode>
@@ -57,10 +57,13 @@ final class FakePwnedPasswords: Sendable {
             let prefix = context.parameters.get("prefix") ?? ""
             requests.withLockedValue { $0.append((request.uri.path, request.headers[HTTPField.Name("Add-Padding")!])) }
             guard mode.withLockedValue({ $0 }) == .answer else { return Response(status: .serviceUnavailable) }
-            var lines = hashes.withLockedValue { $0 }.filter { $0.hasPrefix(prefix.uppercased()) }.map { "\($0.dropFirst(5)):\(Int.random(in: 1...90_000))" }
+            var lines = hashes.withLockedValue { $0 }.filter { $0.hasPrefix(prefix.uppercased()) }.map {
+                "\($0.dropFirst(5)):\(Int.random(in: 1...90_000))"
+            }
             // Padding: suffixes that match nothing real, count 0, as the API pads.
             lines += (0..<3).map { _ in String((0..<35).map { _ in "0123456789ABCDEF".randomElement()! }) + ":0" }
-            return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\r\n"))))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\r\n"))))
         }
         let server = try await LoopbackHTTPServer.start(router, label: "fake-pwned-passwords")
         return FakePwnedPasswords(url: server.baseURL + "/range/", requests: requests, mode: mode, hashes: hashes, server: server)
@@ -88,59 +91,62 @@ struct PwnedPasswordsTests {
 
     @Test("a breached password is refused at sign-up and in a password change (reason pwned); a fresh one passes; only the prefix is sent")
     func refusesBreached() async throws {
-        let fake = try await FakePwnedPasswords.start(breached: [Self.breached, "password123"])
-        defer { Task { await fake.stop() } }
-        try await TestServer.with(configure: Self.withPwned(fake)) { server in
-            let refused = try await server.request(.POST, "/signup", json: ["email": "pwned@example.com", "password": Self.breached])
-            #expect(refused.status == 422 && refused.errorCode == "weak_password", "\(refused.text)")
-            let weakness = try #require(refused["weak_password"] as? [String: Any])
-            #expect(weakness["reasons"] as? [String] == ["pwned"])
-            #expect((refused["msg"] as? String)?.contains("known to be weak") == true)
-            let retried = try await server.request(.POST, "/signup", json: ["email": "pwned@example.com", "password": "a fresh horse battery staple"])
-            #expect(retried.status == 200, "the refused sign-up created nothing: \(retried.text)")
+        try await FakePwnedPasswords.start(breached: [Self.breached, "password123"]).serving { fake in
+            try await TestServer.with(configure: Self.withPwned(fake)) { server in
+                let refused = try await server.request(.POST, "/signup", json: ["email": "pwned@example.com", "password": Self.breached])
+                #expect(refused.status == 422 && refused.errorCode == "weak_password", "\(refused.text)")
+                let weakness = try #require(refused["weak_password"] as? [String: Any])
+                #expect(weakness["reasons"] as? [String] == ["pwned"])
+                #expect((refused["msg"] as? String)?.contains("known to be weak") == true)
+                let retried = try await server.request(
+                    .POST, "/signup", json: ["email": "pwned@example.com", "password": "a fresh horse battery staple"])
+                #expect(retried.status == 200, "the refused sign-up created nothing: \(retried.text)")
 
-            let session = try await server.signUp("fresh@example.com", "a fresh horse battery staple")
-            let change = try await server.request(.PUT, "/user", json: ["password": "password123"], bearer: session.accessToken)
-            #expect(change.status == 422 && change.errorCode == "weak_password", "\(change.text)")
-            #expect(try await server.signIn("fresh@example.com", "a fresh horse battery staple").status == 200, "the old password still works")
+                let session = try await server.signUp("fresh@example.com", "a fresh horse battery staple")
+                let change = try await server.request(.PUT, "/user", json: ["password": "password123"], bearer: session.accessToken)
+                #expect(change.status == 422 && change.errorCode == "weak_password", "\(change.text)")
+                #expect(try await server.signIn("fresh@example.com", "a fresh horse battery staple").status == 200, "the old password still works")
 
-            // A password found in a breach after it was chosen still signs in; the session says
-            // so, as GoTrue's does. When the API cannot be asked, the sign-in is not held up.
-            _ = try await server.signUp("before@example.com", "Winter2023 was fine")
-            #expect(try await server.signIn("before@example.com", "Winter2023 was fine")["weak_password"] == nil)
-            fake.addBreached("Winter2023 was fine")
-            let told = try await server.signIn("before@example.com", "Winter2023 was fine")
-            #expect(told.status == 200 && (told["weak_password"] as? [String: Any])?["reasons"] as? [String] == ["pwned"], "\(told.text)")
-            fake.setMode(.fail)
-            let unasked = try await server.signIn("before@example.com", "Winter2023 was fine")
-            #expect(unasked.status == 200 && unasked["weak_password"] == nil, "\(unasked.text)")
-            fake.setMode(.answer)
+                // A password found in a breach after it was chosen still signs in; the session says
+                // so, as GoTrue's does. When the API cannot be asked, the sign-in is not held up.
+                _ = try await server.signUp("before@example.com", "Winter2023 was fine")
+                #expect(try await server.signIn("before@example.com", "Winter2023 was fine")["weak_password"] == nil)
+                fake.addBreached("Winter2023 was fine")
+                let told = try await server.signIn("before@example.com", "Winter2023 was fine")
+                #expect(told.status == 200 && (told["weak_password"] as? [String: Any])?["reasons"] as? [String] == ["pwned"], "\(told.text)")
+                fake.setMode(.fail)
+                let unasked = try await server.signIn("before@example.com", "Winter2023 was fine")
+                #expect(unasked.status == 200 && unasked["weak_password"] == nil, "\(unasked.text)")
+                fake.setMode(.answer)
 
-            // Several reasons at once, as GoTrue gives them.
-            let short = try await server.request(.POST, "/signup", json: ["email": "short@example.com", "password": "pass"])
-            #expect((short["weak_password"] as? [String: Any])?["reasons"] as? [String] == ["length"], "\(short.text)")
+                // Several reasons at once, as GoTrue gives them.
+                let short = try await server.request(.POST, "/signup", json: ["email": "short@example.com", "password": "pass"])
+                #expect((short["weak_password"] as? [String: Any])?["reasons"] as? [String] == ["length"], "\(short.text)")
 
-            let received = fake.received
-            #expect(!received.isEmpty && received.allSatisfy { $0.path.count == "/range/".count + 5 && $0.padding == "true" })
-            #expect(Set(received.map { String($0.path.suffix(5)) }).contains(String(FakePwnedPasswords.sha1(Self.breached).prefix(5))))
+                let received = fake.received
+                #expect(!received.isEmpty && received.allSatisfy { $0.path.count == "/range/".count + 5 && $0.padding == "true" })
+                #expect(Set(received.map { String($0.path.suffix(5)) }).contains(String(FakePwnedPasswords.sha1(Self.breached).prefix(5))))
+            }
         }
     }
 
     @Test("an API that cannot be asked: allowed by default (fail open), refused with GoTrue's 500 when failing closed")
     func failOpenOrClosed() async throws {
-        let fake = try await FakePwnedPasswords.start(breached: [Self.breached])
-        defer { Task { await fake.stop() } }
-        fake.setMode(.fail)
-        try await TestServer.with(configure: Self.withPwned(fake)) { server in
-            let allowed = try await server.request(.POST, "/signup", json: ["email": "open@example.com", "password": Self.breached])
-            #expect(allowed.status == 200, "\(allowed.text)")
-        }
-        try await TestServer.with(configure: Self.withPwned(fake, failClosed: true)) { server in
-            let refused = try await server.request(.POST, "/signup", json: ["email": "closed@example.com", "password": "a fresh horse battery staple"])
-            #expect(refused.status == 500 && (refused["msg"] as? String)?.contains("HaveIBeenPwned") == true, "\(refused.text)")
-            fake.setMode(.answer)
-            let later = try await server.request(.POST, "/signup", json: ["email": "closed@example.com", "password": "a fresh horse battery staple"])
-            #expect(later.status == 200, "nothing was kept from the refused attempt: \(later.text)")
+        try await FakePwnedPasswords.start(breached: [Self.breached]).serving { fake in
+            fake.setMode(.fail)
+            try await TestServer.with(configure: Self.withPwned(fake)) { server in
+                let allowed = try await server.request(.POST, "/signup", json: ["email": "open@example.com", "password": Self.breached])
+                #expect(allowed.status == 200, "\(allowed.text)")
+            }
+            try await TestServer.with(configure: Self.withPwned(fake, failClosed: true)) { server in
+                let refused = try await server.request(
+                    .POST, "/signup", json: ["email": "closed@example.com", "password": "a fresh horse battery staple"])
+                #expect(refused.status == 500 && (refused["msg"] as? String)?.contains("HaveIBeenPwned") == true, "\(refused.text)")
+                fake.setMode(.answer)
+                let later = try await server.request(
+                    .POST, "/signup", json: ["email": "closed@example.com", "password": "a fresh horse battery staple"])
+                #expect(later.status == 200, "nothing was kept from the refused attempt: \(later.text)")
+            }
         }
     }
 }
