@@ -40,9 +40,11 @@ struct RateLimits: Sendable {
         try await record("failed-mfa:\(factorID)", limits.failedMFACodesPerFactor)
     }
 
-    /// Counts a refresh of `sessionID`.
-    func admitRefresh(of sessionID: UUID) async throws {
-        try await admit("refresh:\(sessionID)", limits.refreshesPerSession)
+    /// A refresh for the store to count against its session's limit, inside the rotation's
+    /// transaction; `nil` when limits are off.
+    func refreshAdmission() -> RefreshAdmission? {
+        guard limits.enabled else { return nil }
+        return RefreshAdmission(counter: counter, limit: limits.refreshesPerSession, date: clock.now())
     }
 
     /// Counts an email for `purpose` to `address`: 429 `over_email_send_rate_limit` past the

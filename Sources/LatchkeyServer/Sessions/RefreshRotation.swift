@@ -14,7 +14,7 @@ import LatchkeyWire
 /// token can be recomputed from a spent ancestor; the store holds only hashes.
 ///
 /// ``plan(_:_:)`` is what a store runs inside its transaction
-/// (``AuthStore/rotateRefreshToken(hash:plan:)``): the decision, then the row changes and audit
+/// (``AuthStore/rotateRefreshToken(hash:admission:plan:)``): the decision, then the row changes and audit
 /// entries that carry it out, so no store re-implements either. Rate limits are not part of it:
 /// ``RefreshGrant`` admits a refresh once, before the transaction.
 enum RefreshRotation {

@@ -40,13 +40,15 @@ package protocol AuthStore: Sendable {
     /// token never issued or whose user was deleted. One indexed read, outside any transaction.
     func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID?
     /// Spends a refresh token in one transaction: reads its ``RefreshTokenState`` under locks that
-    /// serialise every rotation of the token's session (whichever instance runs it), asks `plan`
-    /// what to write, applies the plan's changes and returns its result.
+    /// serialise every rotation of the token's session (whichever instance runs it), counts the
+    /// refresh against its session's limit when `admission` is given and the token is known
+    /// (throwing ``AuthError/rateLimited(retryAfter:)`` past it, with nothing written), asks
+    /// `plan` what to write, applies the plan's changes and returns its result.
     ///
     /// The store knows no refresh rules: `plan` makes every decision. It must be a pure function
     /// of the state, because a store may run it again when it retries the transaction.
     func rotateRefreshToken<Result: Sendable>(
-        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, admission: RefreshAdmission?, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result
 
     /// Stores an email-link token, replacing the user's previous one of the same kind, and
@@ -145,6 +147,13 @@ package protocol AuthStore: Sendable {
 }
 
 extension AuthStore {
+    /// ``rotateRefreshToken(hash:admission:plan:)`` counting nothing.
+    package func rotateRefreshToken<Result: Sendable>(
+        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+    ) async throws -> Result {
+        try await rotateRefreshToken(hash: hash, admission: nil, plan: plan)
+    }
+
     /// The identities of `user` at external providers, read only when it has any (an account
     /// that signs in with its address costs no query).
     package func linkedIdentities(of user: UserRecord) async throws -> [IdentityRecord] {

@@ -18,9 +18,9 @@ final class RetryingStore: AuthStore {
     var planRuns: Int { runs.withLock { $0 } }
 
     func rotateRefreshToken<Result: Sendable>(
-        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, admission: RefreshAdmission?, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
-        try await base.rotateRefreshToken(hash: hash) { state in
+        try await base.rotateRefreshToken(hash: hash, admission: admission) { state in
             _ = plan(state)  // the attempt that was rolled back
             self.runs.withLock { $0 += 2 }
             return plan(state)

@@ -47,15 +47,12 @@ struct RefreshGrant: TokenGrant {
                 || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
         else { throw AuthError.refreshTokenInvalid }
         let hash = OpaqueTokens.hash(token)
-        // The refresh counts against its session once, here: the rotation's transaction may be
-        // run more than once (PostgreSQL retries it on a conflict).
-        guard let sessionID = try await store.sessionID(ofRefreshTokenHash: hash) else { throw AuthError.refreshTokenNotFound }
-        try await limits.admitRefresh(of: sessionID)
         let request = RefreshRotation.Request(
             presentedToken: token, now: clock.now(), reuseInterval: reuseInterval, ipAddress: ipAddress,
             inactivityTimeout: inactivityTimeout,
             successor: { [tokens] in tokens.successor(of: $0) })
-        switch try await store.rotateRefreshToken(hash: hash, plan: { RefreshRotation.plan($0, request) }) {
+        // The store counts the refresh against its session's limit in the rotation's transaction.
+        switch try await store.rotateRefreshToken(hash: hash, admission: limits.refreshAdmission(), plan: { RefreshRotation.plan($0, request) }) {
         case .issued(let session, let user, let refreshToken):
             return try await sessions.response(user: user, session: session, refreshToken: refreshToken)
         case .refused(let error):

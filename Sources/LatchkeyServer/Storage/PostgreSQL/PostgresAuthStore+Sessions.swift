@@ -57,7 +57,7 @@ extension PostgresAuthStore {
     }
 
     package func rotateRefreshToken<Result: Sendable>(
-        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, admission: RefreshAdmission?, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in
             // 1. Lock the session that owns the presented token (with its user, for the ban check).
@@ -77,6 +77,19 @@ extension PostgresAuthStore {
                 "SELECT \(unescaped: PostgresRows.refreshTokenColumns) FROM refresh_tokens WHERE token_hash = \(hash) FOR UPDATE",
                 logger: self.logger
             ).firstRow(PostgresRows.refreshToken)
+            // The refresh counts against its session here, in this transaction: it commits or
+            // rolls back with the rotation, and a refused one leaves nothing written.
+            if let admission, let token {
+                if let counter = admission.counter as? PostgresRateLimitCounter {
+                    if let retryAfter = try await counter.consume(
+                        RefreshAdmission.key(token.sessionID), limit: admission.limit, minimumInterval: 0, at: admission.date, on: connection)
+                    {
+                        throw AuthError.rateLimited(retryAfter: retryAfter)
+                    }
+                } else {
+                    try await admission.admit(token.sessionID)
+                }
+            }
             // 3. The session's active token, when the presented one is spent.
             var active: RefreshTokenRecord?
             if let token, token.revokedAt != nil, locked != nil {

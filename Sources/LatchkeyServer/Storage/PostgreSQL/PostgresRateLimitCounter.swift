@@ -35,32 +35,41 @@ struct PostgresRateLimitCounter: RateLimitCounter {
     }
 
     func consume(_ key: String, limit: RateLimitConfiguration.Limit, minimumInterval: TimeInterval, at date: Date) async throws -> Int? {
+        try await store.autocommit { connection in
+            try await consume(key, limit: limit, minimumInterval: minimumInterval, at: date, on: connection)
+        }
+    }
+
+    /// ``consume(_:limit:minimumInterval:at:)`` on `connection`, inside whatever transaction it
+    /// is in: a refresh rotation counts its refresh this way, so the count commits or rolls back
+    /// with the rotation.
+    func consume(
+        _ key: String, limit: RateLimitConfiguration.Limit, minimumInterval: TimeInterval, at date: Date, on connection: PostgresConnection
+    ) async throws -> Int? {
         let stored = storedKey(key)
         let count = limit.count
         let window = limit.window
         // `admitted` records this statement's decision in the row it returns (the row is locked
         // until the statement ends); the instant comes back as the database stored it, so the
         // Retry-After below is computed on the same microseconds as the decision.
-        let outcome = try await store.autocommit { connection in
-            try await connection.query(
-                """
-                WITH p AS (SELECT \(date)::timestamptz AS now, \(date)::timestamptz - \(window) * interval '1 second' AS since,
-                    \(date)::timestamptz + \(window) * interval '1 second' AS until)
-                INSERT INTO rate_limit_counters AS c (key, events, expires_at, admitted)
-                SELECT \(stored), ARRAY[p.now], p.until, TRUE FROM p
-                ON CONFLICT (key) DO UPDATE SET (events, expires_at, admitted) = (
-                    SELECT CASE WHEN d.admit THEN k.kept || p.now ELSE k.kept END,
-                        CASE WHEN d.admit THEN GREATEST(c.expires_at, p.until) ELSE c.expires_at END,
-                        d.admit
-                    FROM p,
-                        LATERAL (SELECT ARRAY(SELECT e FROM unnest(c.events) AS e WHERE e > p.since ORDER BY e) AS kept) AS k,
-                        LATERAL (SELECT cardinality(k.kept) < \(count)
-                            AND (\(minimumInterval) <= 0 OR cardinality(k.kept) = 0
-                                OR k.kept[cardinality(k.kept)] <= p.now - \(minimumInterval) * interval '1 second') AS admit) AS d)
-                RETURNING admitted, events, (SELECT now FROM p)
-                """, logger: store.logger
-            ).firstRow { row in try row.decode((Bool, [Date], Date).self) }
-        }
+        let outcome = try await connection.query(
+            """
+            WITH p AS (SELECT \(date)::timestamptz AS now, \(date)::timestamptz - \(window) * interval '1 second' AS since,
+                \(date)::timestamptz + \(window) * interval '1 second' AS until)
+            INSERT INTO rate_limit_counters AS c (key, events, expires_at, admitted)
+            SELECT \(stored), ARRAY[p.now], p.until, TRUE FROM p
+            ON CONFLICT (key) DO UPDATE SET (events, expires_at, admitted) = (
+                SELECT CASE WHEN d.admit THEN k.kept || p.now ELSE k.kept END,
+                    CASE WHEN d.admit THEN GREATEST(c.expires_at, p.until) ELSE c.expires_at END,
+                    d.admit
+                FROM p,
+                    LATERAL (SELECT ARRAY(SELECT e FROM unnest(c.events) AS e WHERE e > p.since ORDER BY e) AS kept) AS k,
+                    LATERAL (SELECT cardinality(k.kept) < \(count)
+                        AND (\(minimumInterval) <= 0 OR cardinality(k.kept) = 0
+                            OR k.kept[cardinality(k.kept)] <= p.now - \(minimumInterval) * interval '1 second') AS admit) AS d)
+            RETURNING admitted, events, (SELECT now FROM p)
+            """, logger: store.logger
+        ).firstRow { row in try row.decode((Bool, [Date], Date).self) }
         guard let (admitted, events, now) = outcome else { throw StoreError.unavailable("the rate-limit upsert returned no row") }
         if admitted { return nil }
         return RateLimitWindow.retryAfter(events, now: now, limit: limit, minimumInterval: minimumInterval) ?? 1

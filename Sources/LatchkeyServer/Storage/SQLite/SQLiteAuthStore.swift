@@ -96,9 +96,10 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
         // SQLite's LIKE ignores the case of ASCII letters.
-        let filter = listing.likePattern.map { _ in
-            #" WHERE (email LIKE ? ESCAPE '\' OR json_extract(user_metadata, '$.full_name') LIKE ? ESCAPE '\')"#
-        } ?? ""
+        let filter =
+            listing.likePattern.map { _ in
+                #" WHERE (email LIKE ? ESCAPE '\' OR json_extract(user_metadata, '$.full_name') LIKE ? ESCAPE '\')"#
+            } ?? ""
         let patterns = listing.likePattern.map { [$0, $0] } ?? []
         let direction = listing.newestFirst ? "DESC" : "ASC"
         return try await read { db in
@@ -163,12 +164,13 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     package func rotateRefreshToken<Result: Sendable>(
-        hash: String, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
+        hash: String, admission: RefreshAdmission?, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every rotation: what this reads stays true until commit.
         try await write { db in
             var state = RefreshTokenState(token: nil, session: nil, user: nil, activeToken: nil)
             if let token = try db.fetchRow(sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash]).map(SQLiteRows.refreshToken) {
+                try admission?.admitImmediately(token.sessionID)
                 let sessionKey = token.sessionID.lowercasedString
                 state.token = token
                 state.session = try SQLiteRows.session(id: sessionKey, db)
