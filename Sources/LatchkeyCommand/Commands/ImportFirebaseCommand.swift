@@ -40,12 +40,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     var hashConfig: String?
     @Flag(name: .customLong("confirm-unverified"), help: "Confirm the addresses Firebase had not verified, so their passwords keep working.")
     var confirmUnverified = false
-    @OptionGroup var data: DataOptions
-    @Option(
-        name: .setting(.database),
-        help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://…. From the environment as for serve."
-    )
-    var database: String?
+    @OptionGroup var destination: ImportDestinationOptions
 
     func run() async throws {
         umask(0o077)
@@ -60,20 +55,11 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         let file = URL(fileURLWithPath: users)
         guard FileManager.default.isReadableFile(atPath: file.path) else { throw ValidationError("cannot read \(users)") }
 
-        var configuration = ServerConfiguration(dataDirectory: data.dataDirectoryURL)
-        configuration.databaseURL = ServerSetting.database.value(given: database, environment: ProcessInfo.processInfo.environment)
         let logger = Logger(label: "latchkey-import", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = try await LatchkeyApplication.openStore(configuration, logger: logger)
-        let report: ImportReport
-        do {
-            report = try await FirebaseImport(store: store, hashConfig: config, confirmUnverified: confirmUnverified).run(file: file) { progress in
+        let report = try await destination.withStore(destination.configuration(), logger: logger) { store in
+            try await FirebaseImport(store: store, hashConfig: config, confirmUnverified: confirmUnverified).run(file: file) { progress in
                 Terminal.writeError("… \(progress.read) accounts read\n")
             }
-            try await store.close()
-        } catch {
-            try? await store.close()
-            Terminal.writeError("Error: the import stopped (\(error)); running it again continues where it stopped\n")
-            throw ExitCode.failure
         }
         print(
             "read \(report.read) accounts: \(report.created) created, \(report.updated) updated, \(report.unchanged) unchanged, \(report.refused.count) refused"

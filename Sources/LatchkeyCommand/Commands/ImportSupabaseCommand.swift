@@ -46,21 +46,12 @@ struct ImportSupabaseCommand: AsyncParsableCommand {
     var schema = "auth"
     @Flag(name: .customLong("sessions"), help: "Also carry over live sessions and their refresh tokens.")
     var sessions = false
-    @OptionGroup var data: DataOptions
-    @Option(
-        name: .setting(.database),
-        help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://…. From the environment as for serve."
-    )
-    var database: String?
+    @OptionGroup var destination: ImportDestinationOptions
 
     func run() async throws {
         umask(0o077)
-        let environment = ProcessInfo.processInfo.environment
         let logger = Logger(label: "latchkey-import", factory: { _ in SwiftLogNoOpLogHandler() })
-        var configuration = ServerConfiguration(dataDirectory: data.dataDirectoryURL)
-        configuration.databaseURL = ServerSetting.database.value(given: database, environment: environment)
-        configuration.jwtSecret = ServerSetting.jwtSecret.value(given: nil, environment: environment)
-
+        let configuration = destination.configuration()
         let source: SupabaseAuthSchema
         do {
             source = try await SupabaseAuthSchema.connect(url: databaseURL, schema: schema, logger: logger)
@@ -69,21 +60,15 @@ struct ImportSupabaseCommand: AsyncParsableCommand {
         }
         let report: ImportReport
         do {
-            let store = try await LatchkeyApplication.openStore(configuration, logger: logger)
-            do {
-                report = try await SupabaseImport(store: store, configuration: configuration, sessions: sessions).run(source: source) { progress in
+            report = try await destination.withStore(configuration, logger: logger) { store in
+                try await SupabaseImport(store: store, configuration: configuration, sessions: sessions).run(source: source) { progress in
                     Terminal.writeError("… \(progress.read) users read\n")
                 }
-                try await store.close()
-            } catch {
-                try? await store.close()
-                throw error
             }
             await source.close()
         } catch {
             await source.close()
-            Terminal.writeError("Error: the import stopped (\(error)); running it again continues where it stopped\n")
-            throw ExitCode.failure
+            throw error
         }
         print(
             "read \(report.read) users: \(report.created) created, \(report.updated) updated, \(report.unchanged) unchanged, \(report.refused.count) refused"
