@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import urllib.parse
+import uuid
 
 import httpx
 import jwt as pyjwt
@@ -812,3 +813,10 @@ def test_sign_in_with_sso_says_saml_is_disabled(make_client, autoconfirm_server)
     with pytest.raises(AuthApiError, match="SAML 2.0 is disabled") as raised:
         make_client(autoconfirm_server).sign_in_with_sso({"domain": "example.com"})
     assert raised.value.status == 404
+
+
+def test_admin_oauth_clients_say_the_oauth_server_is_disabled(make_client, autoconfirm_server):
+    oauth = admin_client(make_client, autoconfirm_server).oauth
+    for call in (oauth.list_clients, lambda: oauth.get_client(str(uuid.uuid4())), lambda: oauth.delete_client(str(uuid.uuid4()))):
+        error = assert_rejected(call, status=404, code="feature_disabled")
+        assert "OAuth server is disabled" in error.message

@@ -140,6 +140,12 @@ extension AuthError {
     package static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
     package static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
     package static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
+    /// GoTrue's answer on the routes of its OAuth 2.1 server while it is disabled.
+    package static let oauthServerDisabled = AuthError(.notFound, "feature_disabled", "OAuth server is disabled")
+    /// GoTrue's answer on its SCIM routes while SCIM is disabled.
+    package static let scimDisabled = AuthError(.notFound, "feature_disabled", "SCIM server is disabled")
+    /// GoTrue's answer to `grant_type=web3` while both Web3 providers are disabled.
+    package static let web3ProviderDisabled = AuthError(.unprocessableContent, "web3_provider_disabled", "Web3 provider is disabled")
     package static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
     package static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
     package static let serviceUnavailable = AuthError(

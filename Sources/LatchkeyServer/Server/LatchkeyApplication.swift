@@ -156,6 +156,7 @@ public enum LatchkeyApplication {
         WellKnownRoutes(service: service).register(on: router)
         (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)
         SSORoutes().register(on: router)
+        OAuthServerRoutes(service: service).register(on: router)
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
         IdentityRoutes(service: service).register(on: router)

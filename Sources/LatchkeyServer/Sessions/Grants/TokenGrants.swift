@@ -40,10 +40,13 @@ struct TokenGrants: Sendable {
     /// "password, refresh_token or pkce".
     let choices: String
 
-    /// The handler for `grantType`: 400 `validation_failed` when it is missing,
-    /// 400 `unsupported_grant_type` when no grant has that name.
+    /// The handler for `grantType`: 400 `validation_failed` when it is missing, GoTrue's 422
+    /// `web3_provider_disabled` for `web3`, 400 `unsupported_grant_type` when no grant has that
+    /// name.
     func handler(for grantType: String?) throws(AuthError) -> Handler {
         guard let grantType else { throw AuthError(.badRequest, "validation_failed", "grant_type is required: \(choices)") }
+        // Sign in with Ethereum or Solana is not served: GoTrue's answer while both are disabled.
+        if grantType == "web3" { throw AuthError.web3ProviderDisabled }
         guard let handler = handlers[grantType] else {
             throw AuthError(.badRequest, "unsupported_grant_type", "Unsupported grant_type \"\(grantType.prefix(40))\": use \(choices)")
         }
