@@ -168,6 +168,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 // SupabaseAuthFixture: a GoTrue-shaped auth schema on the tests' PostgreSQL.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // FakeSiteverify: a CAPTCHA provider's siteverify on loopback.
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Tests/LatchkeyTestSupport",
             swiftSettings: testSwiftSettings

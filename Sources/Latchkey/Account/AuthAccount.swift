@@ -19,24 +19,34 @@ public struct AuthAccount: Sendable {
     /// Signs in with email and password, stores the session, and emits
     /// ``SessionEvent/signedIn(_:)``. Identical concurrent attempts (a double tap) share one
     /// request; different ones run one after the other.
+    /// - Parameter captchaToken: The token of the server's CAPTCHA, when it asks for one
+    ///   (``CaptchaToken``).
     /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/invalidCredentials``).
     @discardableResult
-    public func signIn(email: String, password: String) async throws -> Session {
-        try await manager.signInWithPassword(email: email, password: password)
+    public func signIn(email: String, password: String, captchaToken: String? = nil) async throws -> Session {
+        try await CaptchaToken.$current.withValue(captchaToken) {
+            try await manager.signInWithPassword(email: email, password: password)
+        }
     }
 
     /// Creates an account. Returns the session when the server confirms at once, or
     /// ``SignUpResult/confirmationRequired(_:)`` when the email must be confirmed first (then
     /// ``AuthEmail/verify(type:email:token:)`` with the emailed code, or
-    /// ``AuthEmail/resendConfirmation(email:)``).
-    /// - Parameter data: The new user's ``User/userMetadata``.
+    /// ``AuthEmail/resendConfirmation(email:captchaToken:)``).
+    /// - Parameters:
+    ///   - data: The new user's ``User/userMetadata``.
+    ///   - captchaToken: The token of the server's CAPTCHA, when it asks for one (``CaptchaToken``).
     /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/accountExists``).
-    public func signUp(email: String, password: String, data: [String: JSONValue] = [:]) async throws -> SignUpResult {
+    public func signUp(
+        email: String, password: String, data: [String: JSONValue] = [:], captchaToken: String? = nil
+    ) async throws -> SignUpResult {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         manager.logger.info("signing up", metadata: ["operation": "sign_up", "email": "\(LogRedaction.email(email))"])
         let result: SignUpResult
         do {
-            result = try await manager.backend.signUp(email: email, password: password, data: data)
+            result = try await CaptchaToken.$current.withValue(captchaToken) {
+                try await manager.backend.signUp(email: email, password: password, data: data)
+            }
         } catch {
             throw AuthFailure(error)
         }
@@ -51,11 +61,14 @@ public struct AuthAccount: Sendable {
     /// Signs in a new anonymous user (when the server allows it). The user keeps its data and
     /// id when it later adds an email address and password with ``update(_:)``; until the
     /// address is confirmed, ``User/isAnonymous`` stays true.
+    /// - Parameter captchaToken: The token of the server's CAPTCHA, when it asks for one
+    ///   (``CaptchaToken``).
     /// - Throws: ``AuthFailure``.
     @discardableResult
-    public func signInAnonymously(data: [String: JSONValue] = [:]) async throws -> Session {
+    public func signInAnonymously(data: [String: JSONValue] = [:], captchaToken: String? = nil) async throws -> Session {
         do {
-            return try await manager.commitSignIn(try await manager.backend.signInAnonymously(data: data))
+            let session = try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.signInAnonymously(data: data) }
+            return try await manager.commitSignIn(session)
         } catch {
             throw AuthFailure(error)
         }

@@ -262,7 +262,11 @@ public struct GoTrueBackend: AuthBackend {
         var data: Data?
         if let body {
             headers["Content-Type"] = "application/json"
-            data = try JSONEncoder().encode(body)
+            if let captchaToken = CaptchaToken.current {
+                data = try JSONEncoder().encode(CaptchaProtectedBody(body: body, captchaToken: captchaToken))
+            } else {
+                data = try JSONEncoder().encode(body)
+            }
         }
         let request = HTTPRequest(
             method: method, url: components.url!, headers: headers, body: data,

@@ -25,14 +25,18 @@ public struct AuthEmail: Sendable {
     /// ``VerificationType/email``) or opens the link, which comes back to `redirectTo` with
     /// `?code=`; hand that URL to ``exchangeCode(from:)``. The answer does not say whether the
     /// address has an account.
+    /// - Parameter captchaToken: The token of the server's CAPTCHA, when it asks for one
+    ///   (``CaptchaToken``).
     /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/rateLimited(retryAfter:)``).
-    public func sendSignInEmail(email: String, createUser: Bool = true, redirectTo: URL? = nil) async throws {
+    public func sendSignInEmail(email: String, createUser: Bool = true, redirectTo: URL? = nil, captchaToken: String? = nil) async throws {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         manager.logger.info("requesting a sign-in email", metadata: ["operation": "sign_in_email", "email": "\(LogRedaction.email(email))"])
         do {
             let pkce = try await manager.startPKCEFlow()
-            try await manager.backend.sendSignInEmail(
-                email: email, createUser: createUser, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
+            try await CaptchaToken.$current.withValue(captchaToken) {
+                try await manager.backend.sendSignInEmail(
+                    email: email, createUser: createUser, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
+            }
         } catch {
             throw AuthFailure(error)
         }
@@ -81,9 +85,11 @@ public struct AuthEmail: Sendable {
 
     /// Sends the sign-up confirmation email again.
     /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/rateLimited(retryAfter:)``).
-    public func resendConfirmation(email: String) async throws {
+    public func resendConfirmation(email: String, captchaToken: String? = nil) async throws {
         do {
-            try await manager.backend.resendConfirmation(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
+            try await CaptchaToken.$current.withValue(captchaToken) {
+                try await manager.backend.resendConfirmation(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
         } catch {
             throw AuthFailure(error)
         }
@@ -93,9 +99,11 @@ public struct AuthEmail: Sendable {
     /// ``verify(type:email:token:)`` and ``VerificationType/recovery``; then set the new
     /// password with ``AuthAccount/update(_:)``.
     /// - Throws: ``AuthFailure``.
-    public func recoverPassword(email: String) async throws {
+    public func recoverPassword(email: String, captchaToken: String? = nil) async throws {
         do {
-            try await manager.backend.recoverPassword(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
+            try await CaptchaToken.$current.withValue(captchaToken) {
+                try await manager.backend.recoverPassword(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
         } catch {
             throw AuthFailure(error)
         }
@@ -106,11 +114,13 @@ public struct AuthEmail: Sendable {
     /// and ``VerificationType/recovery``. Then set the new password with
     /// ``AuthAccount/update(_:)``.
     /// - Throws: ``AuthFailure``.
-    public func recoverPassword(email: String, redirectTo: URL?) async throws {
+    public func recoverPassword(email: String, redirectTo: URL?, captchaToken: String? = nil) async throws {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         do {
             let pkce = try await manager.startPKCEFlow()
-            try await manager.backend.recoverPassword(email: email, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
+            try await CaptchaToken.$current.withValue(captchaToken) {
+                try await manager.backend.recoverPassword(email: email, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
+            }
         } catch {
             throw AuthFailure(error)
         }

@@ -121,6 +121,17 @@ extension AuthFailure {
                 title: "Secure Storage Problem",
                 message: "Your saved sign-in couldn't be read. Please sign in again.",
                 action: .signIn)
+        case .invalidInput where code == "captcha_failed":
+            Presentation(
+                title: "Verification Needed",
+                message: "Please complete the verification again, then retry.",
+                action: .retry)
+        case .invalidInput where code == "weak_password" && detail == "pwned":
+            // The password appears in a known data breach (GoTrue's reason `pwned`).
+            Presentation(
+                title: "Choose Another Password",
+                message: "That password has appeared in a data breach. Choose one you haven't used elsewhere.",
+                action: .editInput)
         case .invalidInput:
             Presentation(
                 title: "Check Your Details",

@@ -109,9 +109,12 @@ extension AuthFailure {
         case .invalidResponse:
             self.init(.server, code: "invalid_response")
         case .server(let status, let code, let message, let retryAfter):
+            // GoTrue's sentence for a password found in a data breach (reason `pwned`), kept as
+            // that reason's name: the server's own words are never carried.
+            let pwned = code == "weak_password" && message?.contains("known to be weak and easy to guess") == true
             self.init(
                 Self.category(status: status, code: code, message: message, retryAfter: retryAfter),
-                code: code, status: status)
+                code: code, status: status, detail: pwned ? "pwned" : nil)
         }
     }
 
@@ -130,7 +133,7 @@ extension AuthFailure {
             return .sessionRevoked
         case "weak_password", "validation_failed", "email_address_invalid", "bad_json",
             "email_address_not_authorized", "same_password", "otp_expired", "flow_state_not_found", "flow_state_expired",
-            "bad_code_verifier", "reauthentication_not_valid":
+            "bad_code_verifier", "reauthentication_not_valid", "captcha_failed":
             return .invalidInput
         case "identity_not_found", "single_identity_not_deletable", "bad_oauth_callback", "bad_oauth_state",
             "provider_email_needs_verification", "invalid_request":

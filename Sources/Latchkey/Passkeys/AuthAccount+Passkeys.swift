@@ -25,12 +25,14 @@ extension AuthAccount {
     ///   `passkey_disabled`; ``AuthFailure/Category/emailNotConfirmed``,
     ///   ``AuthFailure/Category/accountDisabled``, ``AuthFailure/Category/rateLimited(retryAfter:)``.
     @discardableResult
-    public func signInWithPasskey(mediation: PasskeyRequestOptions.Mediation = .modal) async throws -> PasskeySignInResult {
+    public func signInWithPasskey(
+        mediation: PasskeyRequestOptions.Mediation = .modal, captchaToken: String? = nil
+    ) async throws -> PasskeySignInResult {
         let authenticator = try manager.requirePasskeyAuthenticator()
         manager.logger.info("signing in with a passkey", metadata: ["operation": "sign_in_passkey"])
         var challenge: PasskeyChallenge<PasskeyRequestOptions>
         do {
-            challenge = try await manager.backend.passkeySignInOptions()
+            challenge = try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.passkeySignInOptions() }
         } catch {
             throw AuthFailure(error)
         }

@@ -3,7 +3,7 @@ import Logging
 
 /// The signed-in account's passkeys: adding one with the device's authenticator, listing,
 /// renaming and removing them. Reached from the manager as ``SessionManager/passkeys``; signing
-/// in with one is ``AuthAccount/signInWithPasskey(mediation:)``.
+/// in with one is ``AuthAccount/signInWithPasskey(mediation:captchaToken:)``.
 ///
 /// ```swift
 /// var configuration = SessionManagerConfiguration()

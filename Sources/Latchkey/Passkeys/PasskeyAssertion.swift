@@ -1,7 +1,7 @@
 import Foundation
 
 /// A passkey's answer to a sign-in challenge: WebAuthn's `AuthenticatorAssertionResponse` and
-/// the credential's id, as raw bytes. ``AuthAccount/signInWithPasskey(mediation:)`` sends it to
+/// the credential's id, as raw bytes. ``AuthAccount/signInWithPasskey(mediation:captchaToken:)`` sends it to
 /// the server to verify.
 public struct PasskeyAssertion: Sendable, Hashable {
     /// The id of the credential that signed.

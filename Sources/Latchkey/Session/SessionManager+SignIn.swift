@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 extension SessionManager {
-    /// Signs in with email and password (``AuthAccount/signIn(email:password:)``). Identical
+    /// Signs in with email and password (``AuthAccount/signIn(email:password:captchaToken:)``). Identical
     /// concurrent attempts (a double tap) share one request; different ones run one after the
     /// other.
     func signInWithPassword(email: String, password: String) async throws -> Session {

@@ -25,7 +25,7 @@ import Logging
 /// - ``email``: sign-in codes and links, confirmation, password recovery (``AuthEmail``).
 /// - ``mfa``: authenticator apps as a second factor (``AuthMFA``).
 /// - ``passkeys``: adding, listing, renaming and removing passkeys (``AuthPasskeys``); signing
-///   in with one is ``AuthAccount/signInWithPasskey(mediation:)``.
+///   in with one is ``AuthAccount/signInWithPasskey(mediation:captchaToken:)``.
 ///
 /// ```swift
 /// try await manager.account.signIn(email: email, password: password)

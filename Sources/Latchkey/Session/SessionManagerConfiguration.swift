@@ -104,7 +104,7 @@ public struct SessionManagerConfiguration: Sendable {
     public var webAuthenticator: (any WebAuthenticator)?
 
     /// What creates passkeys and signs in with them (``AuthPasskeys/register(name:)``,
-    /// ``AuthAccount/signInWithPasskey(mediation:)``): on Apple platforms
+    /// ``AuthAccount/signInWithPasskey(mediation:captchaToken:)``): on Apple platforms
     /// `SystemPasskeyAuthenticator`, in tests `SoftwarePasskeyAuthenticator` from
     /// `LatchkeyTesting`. Default `nil`: those calls throw ``AuthFailure`` with code
     /// `passkey_authenticator_unavailable`; listing, renaming and removing passkeys work without.

@@ -193,7 +193,7 @@ struct LoginCommand: AsyncParsableCommand {
         try await finish(flow, prepared, session: session)
     }
 
-    /// Removes the PKCE verifier ``AuthEmail/sendSignInEmail(email:createUser:redirectTo:)``
+    /// Removes the PKCE verifier ``AuthEmail/sendSignInEmail(email:createUser:redirectTo:captchaToken:)``
     /// saved beside the session for the mail's link (the terminal uses the code instead).
     private func forgetLinkVerifier(_ prepared: SignInFlow.Prepared) async {
         await prepared.manager.email.discardPendingLink()

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyTestSupport
 import LatchkeyTesting
 import NIOConcurrencyHelpers
 import Testing

@@ -97,6 +97,24 @@ struct AuthFailureTests {
         #expect(AuthFailure(Self.server(503, nil)).presentation.message == "Service temporarily unavailable. Please try again later.")
     }
 
+    @Test("A breached password and a refused CAPTCHA get words of their own")
+    func breachedPasswordAndCaptcha() {
+        // GoTrue's message for reason `pwned`, alone and after another reason's.
+        for message in [
+            "Password is known to be weak and easy to guess, please choose a different one.",
+            "Password should be at least 8 characters. Password is known to be weak and easy to guess, please choose a different one.",
+        ] {
+            let pwned = AuthFailure(Self.server(422, "weak_password", message: message)).presentation
+            #expect(pwned.title == "Choose Another Password" && pwned.action == .editInput)
+            #expect(pwned.message.contains("data breach"))
+        }
+        let short = AuthFailure(Self.server(422, "weak_password", message: "Password should be at least 8 characters.")).presentation
+        #expect(short.title == "Check Your Details" && short.message.contains("too weak"))
+        let captcha = AuthFailure(Self.server(400, "captcha_failed", message: "captcha protection: request disallowed (already-seen-response)"))
+        #expect(captcha.category == .invalidInput)
+        #expect(captcha.presentation.title == "Verification Needed" && captcha.presentation.action == .retry)
+    }
+
     @Test("Nothing a person or a log sees carries the raw server message")
     func noRawStrings() {
         let raw = "raw server text: stack trace"
