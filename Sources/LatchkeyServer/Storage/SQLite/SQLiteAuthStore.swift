@@ -96,9 +96,10 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
         // SQLite's LIKE ignores the case of ASCII letters.
-        let filter = listing.likePattern.map { _ in
-            #" WHERE (email LIKE ? ESCAPE '\' OR json_extract(user_metadata, '$.full_name') LIKE ? ESCAPE '\')"#
-        } ?? ""
+        let filter =
+            listing.likePattern.map { _ in
+                #" WHERE (email LIKE ? ESCAPE '\' OR json_extract(user_metadata, '$.full_name') LIKE ? ESCAPE '\')"#
+            } ?? ""
         let patterns = listing.likePattern.map { [$0, $0] } ?? []
         let direction = listing.newestFirst ? "DESC" : "ASC"
         return try await read { db in
@@ -202,6 +203,14 @@ package final class SQLiteAuthStore: AuthStore {
 
     package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
+    }
+
+    package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
+        try await read { db in
+            try db.fetchRows(
+                sql: "SELECT 1 FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [userID.lowercasedString, kind.rawValue]
+            ).isEmpty == false
+        }
     }
 
     /// `column` is a fixed column name, never input.
