@@ -44,11 +44,13 @@ struct UserUpdate: Sendable {
             }
         }
         if let password = body.password {
+            // As GoTrue: the policy first, then the current password, then "not the same one".
+            try await passwords.check(password)
             if !password.isEmpty, user.passwordHash != nil {
                 try await checkCurrentPassword(body.current_password, of: user, in: signedIn.session)
                 if try await passwords.verify(password, against: user.passwordHash) { throw AuthError.samePassword }
             }
-            user.passwordHash = try await passwords.hash(password)
+            user.passwordHash = try await passwords.hash(checked: password)
         }
         var pendingEmail: String?
         if let rawEmail = body.email {

@@ -13,6 +13,8 @@ struct CurrentPasswordTests {
     func required() async throws {
         try await TestServer.with(configure: { $0.requireCurrentPassword = true }) { server in
             let session = try await server.signUp("current@example.com")
+            // The password policy is checked first, as GoTrue does.
+            try await server.request(.PUT, "/user", json: ["password": "short"], bearer: session.accessToken).expectError(422, "weak_password")
             let missing = try await server.request(.PUT, "/user", json: ["password": "a new password 1"], bearer: session.accessToken)
             missing.expectError(400, "current_password_required")
             #expect(missing["msg"] as? String == "Current password required when setting new password.")
