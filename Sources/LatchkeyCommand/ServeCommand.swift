@@ -73,6 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.mfaMaxVerifiedFactors), help: .setting(.mfaMaxVerifiedFactors)) var mfaMaxVerifiedFactors: String?
     @Option(name: .setting(.mfaChallengeExpiry), help: .setting(.mfaChallengeExpiry)) var mfaChallengeExpiry: String?
     @Option(name: .setting(.mfaFactorExpiry), help: .setting(.mfaFactorExpiry)) var mfaFactorExpiry: String?
+    @Flag(name: .setting(.requireCurrentPassword), help: .setting(.requireCurrentPassword)) var requireCurrentPassword = false
+    @Flag(name: .setting(.mailerSecureEmailChange), inversion: .prefixedNo, help: .setting(.mailerSecureEmailChange))
+    var mailerSecureEmailChange: Bool?
     @Flag(name: .setting(.mfaTOTPEnroll), inversion: .prefixedNo, help: .setting(.mfaTOTPEnroll)) var mfaTotpEnroll: Bool?
     @Flag(name: .setting(.mfaTOTPVerify), inversion: .prefixedNo, help: .setting(.mfaTOTPVerify)) var mfaTotpVerify: Bool?
     @Flag(name: .setting(.mfaWebAuthnEnroll), help: .setting(.mfaWebAuthnEnroll)) var mfaWebAuthnEnroll = false
@@ -149,6 +152,8 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaMaxVerifiedFactors, .given(mfaMaxVerifiedFactors))
         add(.mfaChallengeExpiry, .given(mfaChallengeExpiry))
         add(.mfaFactorExpiry, .given(mfaFactorExpiry))
+        add(.requireCurrentPassword, .given(requireCurrentPassword))
+        add(.mailerSecureEmailChange, .given(mailerSecureEmailChange))
         add(.mfaTOTPEnroll, .given(mfaTotpEnroll))
         add(.mfaTOTPVerify, .given(mfaTotpVerify))
         add(.mfaWebAuthnEnroll, .given(mfaWebAuthnEnroll))

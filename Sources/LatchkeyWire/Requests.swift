@@ -155,17 +155,21 @@ public struct UpdateUserBody: Codable, Sendable, Hashable {
     public var password: String?
     public var data: [String: JSONValue]?
     public var nonce: String?
+    /// The password being replaced, when the server asks for it (GoTrue's
+    /// `SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`).
+    public var current_password: String?
     public var code_challenge: String?
     public var code_challenge_method: String?
 
     public init(
         email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, nonce: String? = nil,
-        code_challenge: String? = nil, code_challenge_method: String? = nil
+        current_password: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil
     ) {
         self.email = email
         self.password = password
         self.data = data
         self.nonce = nonce
+        self.current_password = current_password
         self.code_challenge = code_challenge
         self.code_challenge_method = code_challenge_method
     }

@@ -289,8 +289,13 @@ def test_update_user_email_with_the_confirmation_mail(make_client, confirming_se
 
     assert user.email == email and user.new_email == new_email
     assert user.email_change_sent_at is not None
+    # Secure email change (on by default, as in GoTrue): the new address's link, then the current one's.
     mail = confirming_server.outbox.next_mail(new_email)
-    response = client.verify_otp({"token_hash": mail.link_token, "type": "email_change"})
+    half = client.verify_otp({"token_hash": mail.link_token, "type": "email_change"})
+    assert half.session is None and half.user is None
+    assert client.get_user().user.email == email
+    current = confirming_server.outbox.next_mail(email)
+    response = client.verify_otp({"token_hash": current.link_token, "type": "email_change"})
     assert response.user.email == new_email
     assert client.get_user().user.email == new_email
     assert make_client(confirming_server).sign_in_with_password({"email": new_email, "password": PASSWORD}).session
@@ -766,14 +771,42 @@ def test_admin_generate_link_email_change_new(make_client, autoconfirm_server):
     assert session.user.email == new_email
 
 
-def test_admin_generate_link_email_change_current_needs_secure_email_change(make_client, autoconfirm_server):
-    """Latchkey confirms an email change at the new address only (GoTrue with secure email
-    change off), so it answers GoTrue's 400 for a link to the current address."""
-    _, email = signed_up(make_client, autoconfirm_server)
-    assert_rejected(
-        lambda: admin_client(make_client, autoconfirm_server).generate_link(
-            {"type": "email_change_current", "email": email, "new_email": unique_email("new")}),
-        status=400, code="validation_failed")
+def test_secure_email_change_with_both_codes(make_client, confirming_server):
+    """Secure email change: a code to each address; the first answers GoTrue's message and
+    changes nothing, the second changes the address. A code works only with its own address."""
+    email, new_email = unique_email(), unique_email("new")
+    admin_client(make_client, confirming_server).create_user({"email": email, "password": PASSWORD, "email_confirm": True})
+    client = make_client(confirming_server)
+    client.sign_in_with_password({"email": email, "password": PASSWORD})
+
+    assert client.update_user({"email": new_email}).user.new_email == new_email
+    current_code = confirming_server.outbox.next_mail(email).code
+    new_code = confirming_server.outbox.next_mail(new_email).code
+    assert_rejected(lambda: client.verify_otp({"email": email, "token": new_code, "type": "email_change"}),
+                    status=403, code="otp_expired")
+    half = client.verify_otp({"email": new_email, "token": new_code, "type": "email_change"})
+    assert half.session is None and half.user is None
+    assert client.get_user().user.email == email
+    response = client.verify_otp({"email": email, "token": current_code, "type": "email_change"})
+    assert response.session is not None and response.user.email == new_email
+    assert make_client(confirming_server).sign_in_with_password({"email": new_email, "password": PASSWORD}).session
+
+
+def test_admin_generate_link_email_change_current(make_client, confirming_server):
+    """generate_link for the current address (secure email change, on by default): its code
+    goes with the current address, and the change needs the new address's link too."""
+    email, new_email = unique_email(), unique_email("new")
+    admin = admin_client(make_client, confirming_server)
+    admin.create_user({"email": email, "password": PASSWORD, "email_confirm": True})
+    current = admin.generate_link({"type": "email_change_current", "email": email, "new_email": new_email})
+    assert current.properties.verification_type == "email_change_current"
+    assert "type=email_change&" in current.properties.action_link
+    assert current.user.new_email == new_email
+    new = admin.generate_link({"type": "email_change_new", "email": email, "new_email": new_email})
+    client = make_client(confirming_server)
+    assert client.verify_otp({"email": email, "token": current.properties.email_otp, "type": "email_change"}).session is None
+    session = client.verify_otp({"token_hash": new.properties.hashed_token, "type": "email_change"}).session
+    assert session.user.email == new_email
 
 
 # --- Reauthentication, anonymous sign-in, SSO ------------------------------------------------

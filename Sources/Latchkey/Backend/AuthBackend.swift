@@ -35,6 +35,9 @@ public protocol AuthBackend: Sendable {
     func resendConfirmation(email: String) async throws
     func recoverPassword(email: String) async throws
     func verify(type: VerificationType, email: String, token: String) async throws -> Session
+    /// Redeems an email-change code mailed to `email` (the current or the new address); `nil`
+    /// when the server asks for the other address's code too (secure email change).
+    func verifyEmailChange(email: String, token: String) async throws -> Session?
 
     /// Mails a sign-in link and six-digit code (`POST /otp`); creates the account first when
     /// `createUser` is true and there is none. With `codeChallenge` the link is a PKCE link.
@@ -113,6 +116,9 @@ extension AuthBackend {
     public func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session {
         throw BackendError.unsupported("PKCE code exchange")
     }
+    public func verifyEmailChange(email: String, token: String) async throws -> Session? {
+        try await verify(type: .emailChange, email: email, token: token)
+    }
     public func signInAnonymously(data: [String: JSONValue]) async throws -> Session {
         throw BackendError.unsupported("anonymous sign-in")
     }
@@ -134,7 +140,9 @@ extension AuthBackend {
     public func enrollWebAuthnFactor(accessToken: String, friendlyName: String?) async throws -> Factor {
         throw BackendError.unsupported("WebAuthn factors")
     }
-    public func verifyWebAuthnFactor(accessToken: String, factorID: String, challengeID: String, response: WebAuthnFactorResponse) async throws -> Session {
+    public func verifyWebAuthnFactor(
+        accessToken: String, factorID: String, challengeID: String, response: WebAuthnFactorResponse
+    ) async throws -> Session {
         throw BackendError.unsupported("WebAuthn factors")
     }
     public func signInWithIDToken(

@@ -81,6 +81,14 @@ public struct GoTrueBackend: AuthBackend {
         return Session(wire: try decode(SessionResponse.self, from: body))
     }
 
+    public func verifyEmailChange(email: String, token: String) async throws -> Session? {
+        let body = try await send("POST", "verify", body: VerifyBody(type: VerificationType.emailChange.rawValue, token: token, email: email))
+        // GoTrue's answer to the first of two confirmations: {"msg": …, "code": "200"}, no session.
+        struct Accepted: Decodable { var code: String }
+        if (try? Self.decoder.decode(Accepted.self, from: body))?.code == "200" { return nil }
+        return Session(wire: try decode(SessionResponse.self, from: body))
+    }
+
     public func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws {
         _ = try await send(
             "POST", "otp", query: redirectTo.map { [("redirect_to", $0)] } ?? [],

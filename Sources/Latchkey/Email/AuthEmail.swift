@@ -55,6 +55,21 @@ public struct AuthEmail: Sendable {
         }
     }
 
+    /// Confirms an email change with the code mailed to `email`, the current address or the new
+    /// one. With secure email change (GoTrue's default) both are needed: the first answers `nil`
+    /// and changes nothing, the second changes the address and signs in with the session it
+    /// yields.
+    /// - Throws: ``AuthFailure``.
+    @discardableResult
+    public func confirmEmailChange(email: String, token: String) async throws -> Session? {
+        do {
+            guard let session = try await manager.backend.verifyEmailChange(email: email, token: token) else { return nil }
+            return try await manager.commitSignIn(session)
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
     /// Signs in with the link an email brought back to the app: a PKCE redirect
     /// (`…?code=…`), traded with the verifier kept since the email was requested. A redirect
     /// that carries an error (`error_code`, in the query or the fragment) throws it.

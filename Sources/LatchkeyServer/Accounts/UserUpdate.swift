@@ -17,6 +17,8 @@ struct UserUpdate: Sendable {
     let reauthentication: Reauthentication
     /// Whether a new address applies without confirmation.
     let autoconfirm: Bool
+    /// Whether a new password needs the current one (outside a recovery session).
+    var requireCurrentPassword: Bool = false
 
     func update(
         _ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String
@@ -42,7 +44,13 @@ struct UserUpdate: Sendable {
             }
         }
         if let password = body.password {
-            user.passwordHash = try await passwords.hash(password)
+            // As GoTrue: the policy first, then the current password, then "not the same one".
+            try await passwords.check(password)
+            if !password.isEmpty, user.passwordHash != nil {
+                try await checkCurrentPassword(body.current_password, of: user, in: signedIn.session)
+                if try await passwords.verify(password, against: user.passwordHash) { throw AuthError.samePassword }
+            }
+            user.passwordHash = try await passwords.hash(checked: password)
         }
         var pendingEmail: String?
         if let rawEmail = body.email {
@@ -67,10 +75,19 @@ struct UserUpdate: Sendable {
         try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
         if let pendingEmail {
             let slot = try await limits.admitEmail(to: pendingEmail, for: .emailChange)
-            try await emailLinks.send(
-                .emailChange, to: user, address: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
+            try await emailLinks.sendEmailChange(
+                to: user, newEmail: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
         let stored = try await store.user(id: user.id) ?? user
         return UserResponse(stored, factors: try await store.factors(userID: user.id), identities: try await store.linkedIdentities(of: stored))
+    }
+
+    /// With ``requireCurrentPassword``, a new password needs `current` to be the user's password,
+    /// unless the session was started by a recovery link or code (the user has forgotten it):
+    /// none is 400 `current_password_required`, a wrong one 400 `current_password_mismatch`.
+    private func checkCurrentPassword(_ current: String?, of user: UserRecord, in session: SessionRecord) async throws {
+        guard requireCurrentPassword, session.authMethod != "recovery" else { return }
+        guard let current, !current.isEmpty else { throw AuthError.currentPasswordRequired }
+        guard try await passwords.verify(current, against: user.passwordHash) else { throw AuthError.currentPasswordMismatch }
     }
 }

@@ -167,6 +167,13 @@ public struct ServerConfiguration: Sendable {
     /// Whether changing the password from a session older than 24 hours needs the nonce mailed by
     /// `GET /reauthenticate` (GoTrue's `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`).
     public var securePasswordChange: Bool = false
+    /// Whether an email change needs a confirmation from the current address as well as from
+    /// the new one (GoTrue's `GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED`, on by default).
+    public var secureEmailChange: Bool = true
+    /// Whether a new password needs the current one (`current_password`) when the user has one,
+    /// except in a session started by a recovery link or code (GoTrue's
+    /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`).
+    public var requireCurrentPassword: Bool = false
     /// Whether users may enroll TOTP factors (GoTrue's `GOTRUE_MFA_TOTP_ENROLL_ENABLED`).
     public var mfaTOTPEnrollEnabled: Bool = true
     /// Whether TOTP factors may be challenged and verified (GoTrue's `GOTRUE_MFA_TOTP_VERIFY_ENABLED`).

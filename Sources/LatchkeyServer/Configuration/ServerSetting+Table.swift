@@ -83,6 +83,13 @@ extension ServerSetting {
         "secure-password-change", \.securePasswordChange, .switch,
         variables: [Variable("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION")],
         help: "Changing the password from a session older than 24 h needs the nonce mailed by GET /reauthenticate.")
+    package static let requireCurrentPassword = ServerSetting(
+        "require-current-password", \.requireCurrentPassword, .switch,
+        variables: [Variable("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD")],
+        help: "A new password needs the current one (current_password), except in a session started by a recovery link or code.")
+    package static let mailerSecureEmailChange = ServerSetting(
+        "mailer-secure-email-change", \.secureEmailChange, .onOff, variables: [Variable("GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED")],
+        help: "An email change needs the link or code mailed to the current address as well as the one mailed to the new address.")
     package static let emailCodeTTL = ServerSetting(
         "email-code-ttl", \.emailCodeTTL, .seconds, variables: [Variable("GOTRUE_MAILER_OTP_EXP", .positiveInteger)],
         help: "Seconds an emailed six-digit code stays valid.")
@@ -97,7 +104,9 @@ extension ServerSetting {
     )
     package static let captchaEnabled = ServerSetting(
         "captcha-enabled", \.captcha.enabled, .switch, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_ENABLED")],
-        help: "Require a CAPTCHA token (gotrue_meta_security.captcha_token) on sign-up, password sign-in, /otp, /magiclink, /recover, /resend and passkey sign-in; needs GOTRUE_SECURITY_CAPTCHA_SECRET.")
+        help:
+            "Require a CAPTCHA token (gotrue_meta_security.captcha_token) on sign-up, password sign-in, /otp, /magiclink, /recover, /resend and passkey sign-in; needs GOTRUE_SECURITY_CAPTCHA_SECRET."
+    )
     package static let captchaProvider = ServerSetting(
         "captcha-provider", \.captcha.provider, .text, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_PROVIDER")],
         help: "hcaptcha or turnstile (Cloudflare).")
@@ -247,20 +256,22 @@ extension ServerSetting {
         })
 
     /// Every setting, in the order `latchkey serve --help` lists them.
-    package static let all: [ServerSetting] = [
-        host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
-        corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
-        refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-        enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters,
-        passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, bcryptCost, noRateLimits, rateLimitSignIn,
-        rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
-        mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
-        mfaWebAuthnEnroll, mfaWebAuthnVerify,
-        rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
-        appleAppIDs, smtpURL,
-        mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-        databaseURLFile, jwtSecret, captchaSecret, allowLoopbackProviders, firebaseProjectID,
-    ] + externalProviders
+    package static let all: [ServerSetting] =
+        [
+            host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
+            corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
+            refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
+            enableAnonymousUsers, securePasswordChange, requireCurrentPassword, mailerSecureEmailChange, emailCodeTTL, passwordMinLength,
+            passwordRequiredCharacters,
+            passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, bcryptCost, noRateLimits, rateLimitSignIn,
+            rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
+            mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
+            mfaWebAuthnEnroll, mfaWebAuthnVerify,
+            rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
+            appleAppIDs, smtpURL,
+            mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
+            databaseURLFile, jwtSecret, captchaSecret, allowLoopbackProviders, firebaseProjectID,
+        ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).
     package static func named(_ id: String) -> ServerSetting? { all.first { $0.id == id } }

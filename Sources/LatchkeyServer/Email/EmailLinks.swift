@@ -22,6 +22,9 @@ struct EmailLinks: Sendable {
         /// Whether the site URL is the server itself (no `--site-url`): links that land there
         /// show the server's own pages (``HostedPages``) instead of a URL fragment.
         var siteIsServer: Bool = false
+        /// Whether an email change also needs the current address to confirm (GoTrue's secure
+        /// email change): a mail to each address, and the change only after both.
+        var secureEmailChange: Bool = true
     }
 
     /// A token issued for an email: what the email (or `POST /admin/generate_link`) shows.
@@ -112,6 +115,9 @@ struct EmailLinks: Sendable {
         case .emailChange:
             updated.emailChangeSentAt = now
             updated.newEmail = address
+        case .emailChangeCurrent:
+            // The pending address is already on `user`; this token goes to the current one.
+            updated.emailChangeSentAt = now
         case .reauthentication:
             action = .userReauthenticateRequested
         }
@@ -129,7 +135,7 @@ struct EmailLinks: Sendable {
         if purpose != .reauthentication {
             var components = URLComponents(string: settings.externalURL + "/verify")!
             components.queryItems = [
-                URLQueryItem(name: "token", value: linkToken), URLQueryItem(name: "type", value: purpose.rawValue),
+                URLQueryItem(name: "token", value: linkToken), URLQueryItem(name: "type", value: purpose.verificationType),
                 URLQueryItem(name: "redirect_to", value: redirect),
             ]
             link = components.url!.absoluteString
@@ -154,6 +160,33 @@ struct EmailLinks: Sendable {
             if let flow = pending.flow { try await store.saveFlowState(flow) }
             try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
             try await deliver(pending, slot: nil)
+        } catch {
+            if let slot { await limits.releaseEmail(slot) }
+            throw error
+        }
+    }
+
+    /// Starts the change of `user`'s address to `newEmail`: a token and mail to the new address
+    /// and, with secure email change (when the user has an address), one to the current
+    /// address too; the change applies once every token issued here is redeemed
+    /// (``EmailVerification``). The current address's token is stored first, so a failure
+    /// never leaves the new address's token alone.
+    func sendEmailChange(
+        to user: UserRecord, newEmail: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.EmailSlot?
+    ) async throws {
+        do {
+            let toNew = prepare(.emailChange, for: user, address: newEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress)
+            var toCurrent: Pending?
+            if settings.secureEmailChange, !user.email.isEmpty {
+                let current = prepare(
+                    .emailChangeCurrent, for: toNew.user, address: user.email, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress)
+                try await store.saveOneTimeToken(current.token, updatingUser: nil, audit: nil)
+                toCurrent = current
+            }
+            if let flow = toNew.flow { try await store.saveFlowState(flow) }
+            try await store.saveOneTimeToken(toNew.token, updatingUser: toNew.user, audit: toNew.audit)
+            if let toCurrent { try await deliver(toCurrent, slot: nil) }
+            try await deliver(toNew, slot: nil)
         } catch {
             if let slot { await limits.releaseEmail(slot) }
             throw error
@@ -189,7 +222,8 @@ struct EmailLinks: Sendable {
                 to: pending.address, email: pending.user.email, confirmationURL: pending.issued.link, token: pending.issued.code,
                 tokenHash: pending.issued.link == nil ? nil : pending.issued.linkToken, siteURL: settings.redirects.siteURL,
                 redirectTo: pending.issued.link == nil ? nil : pending.issued.redirectTo,
-                newEmail: pending.purpose == .emailChange ? pending.address : nil, data: pending.user.userMetadata))
+                newEmail: pending.purpose.kind == .emailChange || pending.purpose.kind == .emailChangeCurrent ? pending.user.newEmail : nil,
+                data: pending.user.userMetadata))
     }
 
     // MARK: Requests
@@ -225,7 +259,7 @@ struct EmailLinks: Sendable {
         if purpose == .signup, user.emailConfirmedAt == nil {
             try await send(.signup, to: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         } else if purpose == .emailChange, let pending = user.newEmail {
-            try await send(.emailChange, to: user, address: pending, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
+            try await sendEmailChange(to: user, newEmail: pending, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
     }
 }

@@ -23,7 +23,7 @@ struct EmailVerification: Sendable {
             switch self {
             case .signup, .invite: [.confirmation]
             case .recovery, .magiclink: [.recovery]
-            case .emailChange: [.emailChange]
+            case .emailChange: [.emailChange, .emailChangeCurrent]
             case .email: [.confirmation, .recovery]
             }
         }
@@ -41,6 +41,28 @@ struct EmailVerification: Sendable {
         }
     }
 
+    /// What `POST /verify` answers: a session, or, for the first of the two confirmations of a
+    /// secure email change, GoTrue's message asking for the other one.
+    enum Outcome: Encodable, Sendable {
+        case session(SessionResponse)
+        case awaitingOtherAddress
+
+        /// GoTrue's words for the first of two confirmations.
+        static let awaitingOtherAddressMessage = "Confirmation link accepted. Please proceed to confirm link sent to the other email"
+
+        private struct Message: Encodable {
+            var msg: String
+            var code: String
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .session(let session): try session.encode(to: encoder)
+            case .awaitingOtherAddress: try Message(msg: Self.awaitingOtherAddressMessage, code: "200").encode(to: encoder)
+            }
+        }
+    }
+
     let store: any AuthStore
     let clock: any ServerClock
     let limits: RateLimits
@@ -49,7 +71,7 @@ struct EmailVerification: Sendable {
     let settings: EmailLinks.Settings
 
     /// `POST /verify`: a session for a valid link token or code.
-    func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {
+    func verify(_ body: VerifyBody, ipAddress: String) async throws -> Outcome {
         let type = try VerificationType(parsing: body.type)
         let token = body.token ?? ""
         let tokenHash = body.token_hash ?? ""
@@ -69,8 +91,8 @@ struct EmailVerification: Sendable {
         } else {
             throw AuthError.validation("Only an email address or phone number should be provided on verify")
         }
-        let user = try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress)
-        return try await sessions.start(for: user, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress)
+        guard let user = try await apply(redeemed.token, to: redeemed.user, ipAddress: ipAddress) else { return .awaitingOtherAddress }
+        return .session(try await sessions.start(for: user, method: type == .recovery ? "recovery" : "otp", ipAddress: ipAddress))
     }
 
     /// `GET /verify`, the link a user clicks: verifies, and returns where to redirect — the app,
@@ -82,7 +104,16 @@ struct EmailVerification: Sendable {
         let redirect = settings.redirects.resolve(redirectTo)
         let isPKCE = token?.hasPrefix("pkce_") ?? false
         do {
-            let (type, user) = try await redeemLinkAndApply(type: rawType, token: token, ipAddress: ipAddress)
+            let (type, applied) = try await redeemLinkAndApply(type: rawType, token: token, ipAddress: ipAddress)
+            guard let user = applied else {
+                // GoTrue's answer to the first of two confirmations: its message, in the
+                // fragment (and for a PKCE link in the query too).
+                let message = URLQueryItem(name: "message", value: Outcome.awaitingOtherAddressMessage)
+                let target = isPKCE ? ErrorRedirect.adding(query: [message], to: redirect) : redirect
+                var fragment = URLComponents()
+                fragment.queryItems = [message, URLQueryItem(name: "sb", value: "")]
+                return ErrorRedirect.replacingFragment(of: target, with: fragment.percentEncodedQuery ?? "")
+            }
             if isPKCE {
                 let code = OpaqueTokens.random()
                 guard
@@ -106,8 +137,9 @@ struct EmailVerification: Sendable {
 
     /// What following a link does before anything is handed out: spends its token and applies
     /// it (confirms the address, or the email change). Returns the link's type and the user as
-    /// saved. A link with no token, an unknown type or a spent or expired token is refused.
-    func redeemLinkAndApply(type rawType: String?, token: String?, ipAddress: String) async throws -> (type: VerificationType, user: UserRecord) {
+    /// saved, `nil` when it was the first of the two confirmations of a secure email change. A
+    /// link with no token, an unknown type or a spent or expired token is refused.
+    func redeemLinkAndApply(type rawType: String?, token: String?, ipAddress: String) async throws -> (type: VerificationType, user: UserRecord?) {
         let type = try VerificationType(parsing: rawType)
         guard let token, !token.isEmpty else { throw AuthError.validation("Verify requires a token or a token hash") }
         try await limits.admitVerification(from: ipAddress)
@@ -142,8 +174,9 @@ struct EmailVerification: Sendable {
 
     /// What redeeming `token` does to `user`: confirms the address (sign-up, invitation, and
     /// recovery or magic link, which prove it too), or applies the email change. Returns the
-    /// user as saved.
-    private func apply(_ token: OneTimeToken, to user: UserRecord, ipAddress: String) async throws -> UserRecord {
+    /// user as saved, or `nil` when the token is one of an email change's two and the other
+    /// (mailed to the other address) is not yet redeemed: the address changes only after both.
+    private func apply(_ token: OneTimeToken, to user: UserRecord, ipAddress: String) async throws -> UserRecord? {
         let now = clock.now()
         if user.isBanned(at: now) { throw AuthError.userBannedForbidden }
         var updated = user
@@ -152,10 +185,14 @@ struct EmailVerification: Sendable {
         case .confirmation, .recovery:
             guard token.relatesTo == user.email else { throw AuthError.otpExpired }
             if updated.emailConfirmedAt == nil { updated.emailConfirmedAt = now }
-        case .emailChange:
-            guard updated.newEmail == token.relatesTo else { throw AuthError.otpExpired }
-            if let owner = try await store.user(email: token.relatesTo), owner.id != user.id { throw AuthError.emailExists }
-            updated.email = token.relatesTo
+        case .emailChange, .emailChangeCurrent:
+            guard let newEmail = updated.newEmail, token.relatesTo == (token.kind == .emailChange ? newEmail : user.email) else {
+                throw AuthError.otpExpired
+            }
+            let other: OneTimeToken.Kind = token.kind == .emailChange ? .emailChangeCurrent : .emailChange
+            if try await store.hasOneTimeToken(userID: user.id, kind: other) { return nil }
+            if let owner = try await store.user(email: newEmail), owner.id != user.id { throw AuthError.emailExists }
+            updated.email = newEmail
             updated.newEmail = nil
             updated.emailChangeSentAt = nil
             updated.emailConfirmedAt = now

@@ -77,14 +77,23 @@ struct Invitations: Sendable {
                 type == "magiclink" ? .magicLink : .recovery, for: user, address: email,
                 redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
         default:  // email_change_current, email_change_new
-            guard type == "email_change_new" else {
+            guard type == "email_change_new" || emailLinks.settings.secureEmailChange else {
                 throw AuthError.validation("Enable secure email change to generate link for current email")
             }
-            user = existing!
             let newEmail = try InputRules.normalizedEmail(body.new_email)
-            if let owner = try await store.user(email: newEmail), owner.id != user.id { throw AuthError.emailExists }
-            issued = try await emailLinks.issue(
-                .emailChange, for: user, address: newEmail, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+            if let owner = try await store.user(email: newEmail), owner.id != existing!.id { throw AuthError.emailExists }
+            if type == "email_change_new" {
+                user = existing!
+                issued = try await emailLinks.issue(
+                    .emailChange, for: user, address: newEmail, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+            } else {
+                // The link for the current address; the pending address is saved with it.
+                var pending = existing!
+                pending.newEmail = newEmail
+                user = pending
+                issued = try await emailLinks.issue(
+                    .emailChangeCurrent, for: pending, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
+            }
         }
         let stored = try await store.user(id: user.id) ?? user
         return GenerateLinkResponse(

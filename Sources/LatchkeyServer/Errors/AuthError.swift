@@ -128,6 +128,12 @@ extension AuthError {
     package static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
     package static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
     package static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
+    package static let currentPasswordRequired = AuthError(
+        .badRequest, "current_password_required", "Current password required when setting new password.")
+    package static let currentPasswordMismatch = AuthError(
+        .badRequest, "current_password_mismatch", "Current password required when setting new password.")
+    package static let samePassword = AuthError(
+        .unprocessableContent, "same_password", "New password should be different from the old password.")
     package static let reauthenticationNotValid = AuthError(.unprocessableContent, "reauthentication_not_valid", "Nonce has expired or is invalid")
     package static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
     package static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")

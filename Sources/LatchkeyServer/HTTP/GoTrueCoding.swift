@@ -34,5 +34,6 @@ extension UnenrollFactorResponse: ResponseEncodable {}
 extension GenerateLinkResponse: ResponseEncodable {}
 extension AuditEntryResponse: ResponseEncodable {}
 extension SignUp.Outcome: ResponseEncodable {}
+extension EmailVerification.Outcome: ResponseEncodable {}
 extension PasskeyResponse: ResponseEncodable {}
 extension PasskeyOptionsResponse: ResponseEncodable {}

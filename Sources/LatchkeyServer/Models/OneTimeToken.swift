@@ -12,7 +12,10 @@ package struct OneTimeToken: Sendable, Hashable {
         case confirmation = "confirmation_token"
         /// Password recovery and magic link.
         case recovery = "recovery_token"
+        /// Email change: the token mailed to the new address.
         case emailChange = "email_change_token_new"
+        /// Secure email change: the token mailed to the current address.
+        case emailChangeCurrent = "email_change_token_current"
         /// The nonce a password change asks for when secure password change is on.
         case reauthentication = "reauthentication_token"
     }

@@ -46,7 +46,11 @@ struct HostedPageRoutes {
         }
         router.get("/welcome/style.css") { _, _ in asset(templates.stylesheet, contentType: "text/css; charset=utf-8") }
         router.get("/welcome/confirmed") { _, _ in page("confirmed", title: "Email confirmed") }
-        router.get("/welcome/email-changed") { _, _ in page("email-changed", title: "Email changed") }
+        router.get("/welcome/email-changed") { request, _ in
+            // `?pending`: the first of a secure email change's two confirmations.
+            let pending = request.uri.queryParameters.get("pending") != nil
+            return page("email-changed", title: pending ? "One more confirmation" : "Email changed", values: ["pending": pending])
+        }
         router.get("/welcome/password-changed") { _, _ in page("password-changed", title: "Password changed") }
         router.get("/welcome/sent") { _, _ in page("sent", title: "Check your email") }
         router.get("/welcome/link-error") { request, _ in

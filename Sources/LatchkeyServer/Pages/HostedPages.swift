@@ -97,7 +97,8 @@ struct HostedPages: Sendable {
     /// the ticket of its form.
     func follow(type rawType: String?, token: String?, ipAddress: String) async throws -> Landing {
         do {
-            let (type, user) = try await verification.redeemLinkAndApply(type: rawType, token: token, ipAddress: ipAddress)
+            let (type, applied) = try await verification.redeemLinkAndApply(type: rawType, token: token, ipAddress: ipAddress)
+            guard let user = applied else { return Landing(location: "welcome/email-changed?pending") }
             switch type {
             case .signup, .magiclink, .email:
                 return Landing(location: "welcome/confirmed")

@@ -95,7 +95,8 @@ struct AuthService: Sendable {
         }
         if configuration.passwordLeakCheck {
             let rangeURL =
-                configuration.external.allowLoopbackProviders ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
+                configuration.external.allowLoopbackProviders
+                ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
             passwords.pwned = (PwnedPasswords(http: http, rangeURL: rangeURL, logger: logger), configuration.passwordLeakCheckFailClosed)
         }
         let sessions = SessionIssuer(
@@ -105,7 +106,7 @@ struct AuthService: Sendable {
             confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
             codeTTL: configuration.emailCodeTTL,
             redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
-            siteIsServer: siteURL == nil || siteURL == origin.url)
+            siteIsServer: siteURL == nil || siteURL == origin.url, secureEmailChange: configuration.secureEmailChange)
         let emailLinks = EmailLinks(
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
             logger: logger)
@@ -138,7 +139,7 @@ struct AuthService: Sendable {
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
-            autoconfirm: configuration.autoconfirm)
+            autoconfirm: configuration.autoconfirm, requireCurrentPassword: configuration.requireCurrentPassword)
         profiles = Profiles(store: store, clock: clock)
         currentUser = CurrentUser(store: store)
         let factorRules = FactorRules(configuration)

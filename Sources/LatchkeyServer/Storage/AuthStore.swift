@@ -60,6 +60,8 @@ package protocol AuthStore: Sendable {
     /// and whose kind is one of `kinds`, with its user. Link and code are one token: using
     /// either spends both.
     func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
+    /// Whether `userID` has a token of `kind` not yet spent (expired or not).
+    func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool
 
     /// Stores a PKCE flow waiting for its email link.
     func saveFlowState(_ flow: FlowState) async throws

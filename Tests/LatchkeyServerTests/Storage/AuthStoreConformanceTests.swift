@@ -179,6 +179,29 @@ struct AuthStoreConformanceTests {
         }
     }
 
+    @Test("whether a user has a token of a kind: the two of an email change are told apart and spent one by one", arguments: StoreKind.available)
+    func emailChangeTokens(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let user = Self.user("change@example.com")
+            let other = Self.user("other@example.com")
+            try await store.insertUser(user, audit: nil)
+            try await store.insertUser(other, audit: nil)
+            let toCurrent = OneTimeToken(
+                userID: user.id, kind: .emailChangeCurrent, tokenHash: OpaqueTokens.hash("current"), relatesTo: user.email, createdAt: Self.t0)
+            let toNew = OneTimeToken(
+                userID: user.id, kind: .emailChange, tokenHash: OpaqueTokens.hash("new"), relatesTo: "moved@example.com", createdAt: Self.t0)
+            try await store.saveOneTimeToken(toCurrent, updatingUser: nil, audit: nil)
+            try await store.saveOneTimeToken(toNew, updatingUser: nil, audit: nil)
+            #expect(try await store.hasOneTimeToken(userID: user.id, kind: .emailChangeCurrent))
+            #expect(try await store.hasOneTimeToken(userID: user.id, kind: .emailChange))
+            #expect(try await store.hasOneTimeToken(userID: other.id, kind: .emailChange) == false, "another user's")
+            #expect(try await store.hasOneTimeToken(userID: user.id, kind: .recovery) == false, "another kind")
+            #expect(try await store.consumeOneTimeToken(hash: toCurrent.tokenHash, kinds: [.emailChange, .emailChangeCurrent])?.token == toCurrent)
+            #expect(try await store.hasOneTimeToken(userID: user.id, kind: .emailChangeCurrent) == false, "spent")
+            #expect(try await store.hasOneTimeToken(userID: user.id, kind: .emailChange), "the other one stays")
+        }
+    }
+
     // MARK: Audit
 
     @Test("the audit log reads newest first, pages, and keeps every field", arguments: StoreKind.available)

@@ -92,6 +92,9 @@ final class RetryingStore: AuthStore {
     func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await base.consumeOneTimeToken(codeHash: codeHash, kinds: kinds)
     }
+    func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
+        try await base.hasOneTimeToken(userID: userID, kind: kind)
+    }
     func saveFlowState(_ flow: FlowState) async throws { try await base.saveFlowState(flow) }
     func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await base.issueAuthCode(userID: userID, authenticationMethod: authenticationMethod, authCodeHash: authCodeHash, issuedAt: issuedAt)

@@ -108,6 +108,25 @@ struct EmailFlowTests {
         }
     }
 
+    @Test("a secure email change: the new address's code answers nil and changes nothing, the current address's code changes it")
+    func secureEmailChange() async throws {
+        try await withServer { server in
+            let manager = E2EApp(server: server).launch()
+            await manager.restore()
+            try await manager.email.sendSignInEmail(email: "before@example.com")
+            _ = try await manager.email.verify(
+                type: .email, email: "before@example.com", token: try server.server.emailCode(to: "before@example.com"))
+            _ = try await manager.account.update(UserUpdate(email: "after@example.com"))
+            let currentCode = try server.server.emailCode(to: "before@example.com")
+            let newCode = try server.server.emailCode(to: "after@example.com")
+            await #expect(throws: AuthFailure.self) { try await manager.email.confirmEmailChange(email: "before@example.com", token: newCode) }
+            #expect(try await manager.email.confirmEmailChange(email: "after@example.com", token: newCode) == nil)
+            #expect(try await manager.account.refreshUser().email == "before@example.com")
+            let changed = try #require(try await manager.email.confirmEmailChange(email: "before@example.com", token: currentCode))
+            #expect(changed.user.email == "after@example.com")
+        }
+    }
+
     @Test("with secure password change, an old session changes the password with the mailed nonce")
     func reauthentication() async throws {
         try await withServer { server in

@@ -7,7 +7,10 @@ enum EmailPurpose: String, Sendable, CaseIterable {
     case invite
     case recovery
     case magicLink = "magiclink"
+    /// Email change: the mail to the new address.
     case emailChange = "email_change"
+    /// Secure email change: the mail to the current address.
+    case emailChangeCurrent = "email_change_current"
     /// A code only (no link): the nonce a password change asks for.
     case reauthentication
 
@@ -18,15 +21,19 @@ enum EmailPurpose: String, Sendable, CaseIterable {
         case .signup, .invite: .confirmation
         case .recovery, .magicLink: .recovery
         case .emailChange: .emailChange
+        case .emailChangeCurrent: .emailChangeCurrent
         case .reauthentication: .reauthentication
         }
     }
+
+    /// The `type` its `/verify` link names: both mails of an email change say `email_change`.
+    var verificationType: String { self == .emailChangeCurrent ? EmailPurpose.emailChange.rawValue : rawValue }
 
     /// GoTrue's authentication method name, recorded in a PKCE flow and in the session's `amr`.
     var authenticationMethod: String {
         switch self {
         case .signup: "email/signup"
-        default: rawValue
+        default: verificationType
         }
     }
 
@@ -37,7 +44,7 @@ enum EmailPurpose: String, Sendable, CaseIterable {
         case .invite: "invite"
         case .recovery: "recovery"
         case .magicLink: "magic link"
-        case .emailChange: "email change"
+        case .emailChange, .emailChangeCurrent: "email change"
         case .reauthentication: "reauthentication"
         }
     }

@@ -29,7 +29,7 @@ struct MailTemplates: Sendable {
             case .invite: self = .invite
             case .recovery: self = .recovery
             case .magicLink: self = .magicLink
-            case .emailChange: self = .emailChange
+            case .emailChange, .emailChangeCurrent: self = .emailChange
             case .reauthentication: self = .reauthentication
             }
         }

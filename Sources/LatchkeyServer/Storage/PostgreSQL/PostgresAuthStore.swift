@@ -159,12 +159,13 @@ package final class PostgresAuthStore: AuthStore, Service {
         let direction = listing.newestFirst ? "DESC" : "ASC"
         // One snapshot for the count and the page.
         let result = try await transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
-            let total = try await connection.query(
-                """
-                SELECT COUNT(*) FROM users WHERE \(pattern)::text IS NULL
-                    OR email ILIKE \(pattern) ESCAPE '\\' OR user_metadata->>'full_name' ILIKE \(pattern) ESCAPE '\\'
-                """, logger: self.logger
-            ).firstRow { try $0.decode(Int.self) } ?? 0
+            let total =
+                try await connection.query(
+                    """
+                    SELECT COUNT(*) FROM users WHERE \(pattern)::text IS NULL
+                        OR email ILIKE \(pattern) ESCAPE '\\' OR user_metadata->>'full_name' ILIKE \(pattern) ESCAPE '\\'
+                    """, logger: self.logger
+                ).firstRow { try $0.decode(Int.self) } ?? 0
             let users = try await connection.query(
                 """
                 SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE \(pattern)::text IS NULL
@@ -194,6 +195,14 @@ package final class PostgresAuthStore: AuthStore, Service {
 
     package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
+    }
+
+    package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
+        try await autocommit { connection in
+            try await connection.query(
+                "SELECT 1 FROM one_time_tokens WHERE user_id = \(userID) AND kind = \(kind.rawValue)", logger: self.logger
+            ).firstRow({ _ in true }) ?? false
+        }
     }
 
     /// `column` is a fixed column name, never input.

@@ -206,6 +206,14 @@ package final class SQLiteAuthStore: AuthStore {
         try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
     }
 
+    package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
+        try await read { db in
+            try db.fetchRows(
+                sql: "SELECT 1 FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [userID.lowercasedString, kind.rawValue]
+            ).isEmpty == false
+        }
+    }
+
     /// `column` is a fixed column name, never input.
     private func consumeOneTimeToken(
         column: String, value: String, kinds: [OneTimeToken.Kind]
