@@ -97,7 +97,9 @@ extension ServerSetting {
     )
     package static let captchaEnabled = ServerSetting(
         "captcha-enabled", \.captcha.enabled, .switch, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_ENABLED")],
-        help: "Require a CAPTCHA token (gotrue_meta_security.captcha_token) on sign-up, password sign-in, /otp, /magiclink, /recover, /resend and passkey sign-in; needs GOTRUE_SECURITY_CAPTCHA_SECRET.")
+        help:
+            "Require a CAPTCHA token (gotrue_meta_security.captcha_token) on sign-up, password sign-in, /otp, /magiclink, /recover, /resend and passkey sign-in; needs GOTRUE_SECURITY_CAPTCHA_SECRET."
+    )
     package static let captchaProvider = ServerSetting(
         "captcha-provider", \.captcha.provider, .text, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_PROVIDER")],
         help: "hcaptcha or turnstile (Cloudflare).")
@@ -107,6 +109,40 @@ extension ServerSetting {
         help: "The CAPTCHA provider's secret key.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.captcha.secret = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookCustomAccessTokenEnabled = ServerSetting(
+        "hook-custom-access-token-enabled", \.hooks.customAccessToken.enabled, .switch,
+        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED")],
+        help:
+            "Send the claims of every access token issued to the custom access token hook and sign what it answers; needs its URI and GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS."
+    )
+    package static let hookCustomAccessTokenURI = ServerSetting(
+        "hook-custom-access-token-uri", \.hooks.customAccessToken.uri, .optionalText,
+        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI")],
+        help: "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+    package static let hookCustomAccessTokenSecrets = ServerSetting(
+        "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", kind: .environmentOnly,
+        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS")],
+        help: "The custom access token hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.customAccessToken.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookBeforeUserCreatedEnabled = ServerSetting(
+        "hook-before-user-created-enabled", \.hooks.beforeUserCreated.enabled, .switch,
+        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_ENABLED")],
+        help:
+            "Send every email or anonymous sign-up to the before user created hook before the account is stored; its error refuses the sign-up. Needs its URI and GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS."
+    )
+    package static let hookBeforeUserCreatedURI = ServerSetting(
+        "hook-before-user-created-uri", \.hooks.beforeUserCreated.uri, .optionalText,
+        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_URI")],
+        help: "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+    package static let hookBeforeUserCreatedSecrets = ServerSetting(
+        "GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS", kind: .environmentOnly,
+        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS")],
+        help: "The before user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.beforeUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
@@ -247,20 +283,23 @@ extension ServerSetting {
         })
 
     /// Every setting, in the order `latchkey serve --help` lists them.
-    package static let all: [ServerSetting] = [
-        host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
-        corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
-        refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-        enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters,
-        passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, bcryptCost, noRateLimits, rateLimitSignIn,
-        rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
-        mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
-        mfaWebAuthnEnroll, mfaWebAuthnVerify,
-        rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
-        appleAppIDs, smtpURL,
-        mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-        databaseURLFile, jwtSecret, captchaSecret, allowLoopbackProviders, firebaseProjectID,
-    ] + externalProviders
+    package static let all: [ServerSetting] =
+        [
+            host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
+            corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
+            refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
+            enableAnonymousUsers, securePasswordChange, emailCodeTTL, passwordMinLength, passwordRequiredCharacters,
+            passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
+            hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, bcryptCost, noRateLimits, rateLimitSignIn,
+            rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
+            mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
+            mfaWebAuthnEnroll, mfaWebAuthnVerify,
+            rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
+            appleAppIDs, smtpURL,
+            mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
+            databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
+            allowLoopbackProviders, firebaseProjectID,
+        ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).
     package static func named(_ id: String) -> ServerSetting? { all.first { $0.id == id } }

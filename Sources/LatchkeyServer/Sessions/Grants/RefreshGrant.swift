@@ -57,7 +57,7 @@ struct RefreshGrant: TokenGrant {
             successor: { [tokens] in tokens.successor(of: $0) })
         switch try await store.rotateRefreshToken(hash: hash, plan: { RefreshRotation.plan($0, request) }) {
         case .issued(let session, let user, let refreshToken):
-            return try await sessions.response(user: user, session: session, refreshToken: refreshToken)
+            return try await sessions.response(user: user, session: session, refreshToken: refreshToken, authenticationMethod: "token_refresh")
         case .refused(let error):
             if error == .refreshTokenAlreadyUsed {
                 logger.warning("refresh token reuse detected: session revoked", metadata: ["ip": "\(ipAddress)"])
