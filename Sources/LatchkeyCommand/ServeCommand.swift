@@ -60,6 +60,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .setting(.passwordLeakCheckFailClosed), help: .setting(.passwordLeakCheckFailClosed)) var passwordLeakCheckFailClosed = false
     @Flag(name: .setting(.captchaEnabled), help: .setting(.captchaEnabled)) var captchaEnabled = false
     @Option(name: .setting(.captchaProvider), help: .setting(.captchaProvider)) var captchaProvider: String?
+    @Flag(name: .setting(.hookCustomAccessTokenEnabled), help: .setting(.hookCustomAccessTokenEnabled)) var hookCustomAccessTokenEnabled = false
+    @Option(name: .setting(.hookCustomAccessTokenURI), help: .setting(.hookCustomAccessTokenURI)) var hookCustomAccessTokenURI: String?
+    @Flag(name: .setting(.hookBeforeUserCreatedEnabled), help: .setting(.hookBeforeUserCreatedEnabled)) var hookBeforeUserCreatedEnabled = false
+    @Option(name: .setting(.hookBeforeUserCreatedURI), help: .setting(.hookBeforeUserCreatedURI)) var hookBeforeUserCreatedURI: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -139,6 +143,10 @@ struct ServeCommand: AsyncParsableCommand {
         add(.passwordLeakCheckFailClosed, .given(passwordLeakCheckFailClosed))
         add(.captchaEnabled, .given(captchaEnabled))
         add(.captchaProvider, .given(captchaProvider))
+        add(.hookCustomAccessTokenEnabled, .given(hookCustomAccessTokenEnabled))
+        add(.hookCustomAccessTokenURI, .given(hookCustomAccessTokenURI))
+        add(.hookBeforeUserCreatedEnabled, .given(hookBeforeUserCreatedEnabled))
+        add(.hookBeforeUserCreatedURI, .given(hookBeforeUserCreatedURI))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))

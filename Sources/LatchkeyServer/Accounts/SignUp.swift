@@ -38,6 +38,8 @@ struct SignUp: Sendable {
     let emailLinks: EmailLinks
     let settings: Settings
     let logger: Logger
+    /// The before user created hook, when one is configured.
+    var beforeUserCreated: BeforeUserCreatedHook? = nil
 
     /// Signs `body`'s address up; `queryRedirect` is the request's `redirect_to` parameter.
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {
@@ -68,11 +70,13 @@ struct SignUp: Sendable {
             return try await confirm(existing, redirect: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         }
 
-        let slot = settings.autoconfirm ? nil : try await limits.admitEmail(to: email, for: .signup)
         let now = clock.now()
         var user = UserRecord(
             email: email, passwordHash: try await passwords.hash(checked: password), userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if settings.autoconfirm { user.emailConfirmedAt = now }
+        // Before the email limit is counted: a refused sign-up sends nothing.
+        if let beforeUserCreated { try await beforeUserCreated.check(user) }
+        let slot = settings.autoconfirm ? nil : try await limits.admitEmail(to: email, for: .signup)
         let audit = AuditEntry(
             action: .userSignedUp, actorID: user.id, actorUsername: email, traits: ["provider": .string("email")], ipAddress: ipAddress,
             createdAt: now)
@@ -80,7 +84,7 @@ struct SignUp: Sendable {
         // a failure leaves no account behind that could neither sign in nor be confirmed.
         do {
             if settings.autoconfirm {
-                let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
+                let session = try await sessions.presign(sessions.prepare(for: user, method: "password", ipAddress: ipAddress))
                 try await store.insertUser(
                     session.user, audit: audit,
                     start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
@@ -111,7 +115,8 @@ struct SignUp: Sendable {
         let now = clock.now()
         let user = UserRecord(
             email: "", passwordHash: nil, isAnonymous: true, appMetadata: [:], userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
-        let session = sessions.prepare(for: user, method: "anonymous", ipAddress: ipAddress)
+        if let beforeUserCreated { try await beforeUserCreated.check(user) }
+        let session = try await sessions.presign(sessions.prepare(for: user, method: "anonymous", ipAddress: ipAddress))
         try await store.insertUser(
             session.user,
             audit: AuditEntry(

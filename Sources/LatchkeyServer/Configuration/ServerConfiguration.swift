@@ -228,6 +228,8 @@ public struct ServerConfiguration: Sendable {
     public var passkeys = PasskeySettings()
     /// CAPTCHA protection (hCaptcha, Cloudflare Turnstile).
     public var captcha = CaptchaSettings()
+    /// Auth hooks: HTTPS endpoints called, signed with Standard Webhooks, at points of GoTrue's flows.
+    public var hooks = AuthHooks()
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -263,6 +265,7 @@ public struct ServerConfiguration: Sendable {
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         try external.validate()
         try captcha.validate()
+        try hooks.validate()
         try passkeys.validate(
             requiredBy: passkeys.enabled
                 ? "when passkeys are enabled" : mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled ? "when WebAuthn factors are enabled" : nil)

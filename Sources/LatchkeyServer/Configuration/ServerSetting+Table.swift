@@ -117,6 +117,40 @@ extension ServerSetting {
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.captcha.secret = try Parser<String?>.optionalText.parse(value, setting)
         })
+    package static let hookCustomAccessTokenEnabled = ServerSetting(
+        "hook-custom-access-token-enabled", \.hooks.customAccessToken.enabled, .switch,
+        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED")],
+        help:
+            "Send the claims of every access token issued to the custom access token hook and sign what it answers; needs its URI and GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS."
+    )
+    package static let hookCustomAccessTokenURI = ServerSetting(
+        "hook-custom-access-token-uri", \.hooks.customAccessToken.uri, .optionalText,
+        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI")],
+        help: "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+    package static let hookCustomAccessTokenSecrets = ServerSetting(
+        "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", kind: .environmentOnly,
+        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS")],
+        help: "The custom access token hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.customAccessToken.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookBeforeUserCreatedEnabled = ServerSetting(
+        "hook-before-user-created-enabled", \.hooks.beforeUserCreated.enabled, .switch,
+        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_ENABLED")],
+        help:
+            "Send every email or anonymous sign-up to the before user created hook before the account is stored; its error refuses the sign-up. Needs its URI and GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS."
+    )
+    package static let hookBeforeUserCreatedURI = ServerSetting(
+        "hook-before-user-created-uri", \.hooks.beforeUserCreated.uri, .optionalText,
+        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_URI")],
+        help: "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+    package static let hookBeforeUserCreatedSecrets = ServerSetting(
+        "GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS", kind: .environmentOnly,
+        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS")],
+        help: "The before user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.beforeUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
         help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
@@ -263,14 +297,16 @@ extension ServerSetting {
             refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
             enableAnonymousUsers, securePasswordChange, requireCurrentPassword, mailerSecureEmailChange, emailCodeTTL, passwordMinLength,
             passwordRequiredCharacters,
-            passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, bcryptCost, noRateLimits, rateLimitSignIn,
+            passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
+            hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, bcryptCost, noRateLimits, rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify,
             rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-            databaseURLFile, jwtSecret, captchaSecret, allowLoopbackProviders, firebaseProjectID,
+            databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
+            allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).

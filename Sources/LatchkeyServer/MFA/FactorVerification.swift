@@ -77,7 +77,9 @@ struct FactorVerification: Sendable {
         switch outcome {
         case .success(let verified):
             logger.info("factor verified", metadata: ["user_id": "\(user.id)", "session_id": "\(sessionID)", "factor_id": "\(factorID)"])
-            return try await sessions.response(user: user, session: verified.session, refreshToken: verified.refreshToken)
+            return try await sessions.response(
+                user: user, session: verified.session, refreshToken: verified.refreshToken,
+                authenticationMethod: verified.session.authenticationMethods.first?.method ?? "totp")
         case .failure(let error):
             if error == counted {
                 try await limits.recordFailedMFACode(for: factorID)

@@ -66,7 +66,8 @@ final class TokenSigner: Sendable {
         return collections[lane % collections.count]
     }
 
-    func sign(_ claims: AccessTokenClaims) async throws -> String {
+    /// Signs `claims` (``AccessTokenClaims``, or a custom access token hook's answer).
+    func sign(_ claims: some JWTPayload) async throws -> String {
         try await keys.sign(claims, kid: signingKeyID.map { JWKIdentifier(string: $0) }, header: ["typ": "JWT"])
     }
 

@@ -99,9 +99,13 @@ struct AuthService: Sendable {
                 ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
             passwords.pwned = (PwnedPasswords(http: http, rangeURL: rangeURL, logger: logger), configuration.passwordLeakCheckFailClosed)
         }
-        let sessions = SessionIssuer(
+        var sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        if let endpoint = try? configuration.hooks.customAccessTokenEndpoint() {
+            sessions.accessTokenHook = CustomAccessTokenHook(dispatcher: HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger))
+        }
         let linkSettings = EmailLinks.Settings(
             confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
             codeTTL: configuration.emailCodeTTL,
@@ -117,7 +121,10 @@ struct AuthService: Sendable {
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
-            logger: logger)
+            logger: logger,
+            beforeUserCreated: (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
+                BeforeUserCreatedHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger))
+            })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
         let customProviders = CustomProviders(

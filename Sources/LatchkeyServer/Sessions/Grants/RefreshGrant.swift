@@ -54,7 +54,7 @@ struct RefreshGrant: TokenGrant {
         // The store counts the refresh against its session's limit in the rotation's transaction.
         switch try await store.rotateRefreshToken(hash: hash, admission: limits.refreshAdmission(), plan: { RefreshRotation.plan($0, request) }) {
         case .issued(let session, let user, let refreshToken):
-            return try await sessions.response(user: user, session: session, refreshToken: refreshToken)
+            return try await sessions.response(user: user, session: session, refreshToken: refreshToken, authenticationMethod: "token_refresh")
         case .refused(let error):
             if error == .refreshTokenAlreadyUsed {
                 logger.warning("refresh token reuse detected: session revoked", metadata: ["ip": "\(ipAddress)"])

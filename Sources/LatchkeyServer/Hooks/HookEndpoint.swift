@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+
+/// Where a hook is called and the keys its requests are signed with, checked as GoTrue checks
+/// `GOTRUE_HOOK_*_URI` and `_SECRETS`: `https://`, or `http://` to a loopback host; secrets of
+/// the form `v1,whsec_<base64>`, separated by `|`.
+///
+/// PostgreSQL function hooks (`pg-functions://…`) are refused: Latchkey does not call them.
+struct HookEndpoint: Sendable, Equatable {
+    /// A URI Latchkey cannot call.
+    struct URIError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A secret that is not `v1,whsec_<base64>`. Its reason never contains the secret.
+    struct SecretError: Error {
+        var reason: String
+    }
+
+    let url: URL
+    let keys: [SymmetricKey]
+
+    static func == (lhs: HookEndpoint, rhs: HookEndpoint) -> Bool {
+        lhs.url == rhs.url && lhs.keys.count == rhs.keys.count
+            && zip(lhs.keys, rhs.keys).allSatisfy { a, b in a.withUnsafeBytes { Data($0) } == b.withUnsafeBytes { Data($0) } }
+    }
+
+    init(uri: String, secrets: String) throws {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(), let url = components.url else {
+            throw URIError(description: "is not a URI")
+        }
+        switch scheme {
+        case "https":
+            guard components.host?.isEmpty == false else { throw URIError(description: "needs a host") }
+        case "http":
+            let host = components.host?.lowercased() ?? ""
+            guard ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) else {
+                throw URIError(description: "must be https (http only for localhost, 127.0.0.1 and ::1)")
+            }
+        case "pg-functions":
+            throw URIError(description: "names a PostgreSQL function: Latchkey calls HTTPS hooks only")
+        default:
+            throw URIError(description: "must be an https URL")
+        }
+        let parts = secrets.split(separator: "|").map(String.init).filter { !$0.isEmpty }
+        guard !parts.isEmpty else { throw SecretError(reason: "is required for an HTTP hook (v1,whsec_<base64>)") }
+        self.url = url
+        self.keys = try parts.map { part throws(SecretError) in
+            guard part.hasPrefix("v1,whsec_"), let key = Data(base64Encoded: String(part.dropFirst("v1,whsec_".count))), !key.isEmpty else {
+                throw SecretError(reason: "must be v1,whsec_ and a base64 key, separated by |")
+            }
+            return SymmetricKey(data: key)
+        }
+    }
+}
