@@ -221,6 +221,8 @@ public struct ServerConfiguration: Sendable {
     public var passkeys = PasskeySettings()
     /// CAPTCHA protection (hCaptcha, Cloudflare Turnstile).
     public var captcha = CaptchaSettings()
+    /// Phone sign-in over SMS.
+    public var phone = PhoneSettings()
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -256,6 +258,7 @@ public struct ServerConfiguration: Sendable {
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         try external.validate()
         try captcha.validate()
+        try phone.validate()
         try passkeys.validate(
             requiredBy: passkeys.enabled
                 ? "when passkeys are enabled" : mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled ? "when WebAuthn factors are enabled" : nil)

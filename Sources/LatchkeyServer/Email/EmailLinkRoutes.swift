@@ -10,6 +10,9 @@ struct EmailLinkRoutes {
     func register(on router: Router<AuthRequestContext>) {
         router.post("/verify") { request, context in
             let body = try await request.decode(as: VerifyBody.self, context: context)
+            if body.type == "sms" || body.type == "phone_change", let phone = service.phoneVerification {
+                return try await phone.verify(body, ipAddress: context.clientIP)
+            }
             return try await service.verification.verify(body, ipAddress: context.clientIP)
         }
         router.get("/verify") { request, context in
@@ -38,6 +41,10 @@ struct EmailLinkRoutes {
             router.post(RouterPath(path)) { request, context in
                 let body = try await request.decode(as: OTPBody.self, context: context)
                 let redirect = request.uri.queryParameters.get("redirect_to")
+                if body.email == nil, body.phone != nil, let phone = service.phoneSignIn {
+                    try await phone.send(body, ipAddress: context.clientIP)
+                    return EmptyResponse()
+                }
                 try await service.emailSignIn.send(body, queryRedirect: redirect, ipAddress: context.clientIP)
                 return EmptyResponse()
             }

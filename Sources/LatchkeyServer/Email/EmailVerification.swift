@@ -160,7 +160,7 @@ struct EmailVerification: Sendable {
             updated.emailChangeSentAt = nil
             updated.emailConfirmedAt = now
             updated.isAnonymous = false
-        case .reauthentication:
+        case .reauthentication, .phoneChange:
             throw AuthError.otpExpired
         }
         try await store.updateUser(

@@ -52,6 +52,10 @@ struct AuthService: Sendable {
     let verification: EmailVerification
     /// `POST /otp` and `POST /magiclink`.
     let emailSignIn: EmailSignIn
+    /// `POST /otp` with a phone number; `nil` when phone sign-in is off.
+    let phoneSignIn: PhoneSignIn?
+    /// `POST /verify` types `sms` and `phone_change`; `nil` when phone sign-in is off.
+    let phoneVerification: PhoneVerification?
     /// `POST /invite` and `POST /admin/generate_link`.
     let invitations: Invitations
     /// `GET /`, `/welcome/…` and where `GET /verify` lands when the site URL is the server itself.
@@ -77,7 +81,8 @@ struct AuthService: Sendable {
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
         signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, rateLimitCounter: any RateLimitCounter, logger: Logger,
-        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults, providerHTTP: (any ProviderHTTP)? = nil
+        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults, providerHTTP: (any ProviderHTTP)? = nil,
+        smsSender: (any SMSSender)? = nil
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
@@ -95,7 +100,8 @@ struct AuthService: Sendable {
         }
         if configuration.passwordLeakCheck {
             let rangeURL =
-                configuration.external.allowLoopbackProviders ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
+                configuration.external.allowLoopbackProviders
+                ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
             passwords.pwned = (PwnedPasswords(http: http, rangeURL: rangeURL, logger: logger), configuration.passwordLeakCheckFailClosed)
         }
         let sessions = SessionIssuer(
@@ -112,11 +118,25 @@ struct AuthService: Sendable {
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
+        let phoneCodes =
+            configuration.phone.enabled
+            ? PhoneCodes(
+                store: store, clock: clock, limits: limits, tokens: tokens,
+                sender: smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders),
+                settings: configuration.phone, logger: logger)
+            : nil
+        phoneSignIn = phoneCodes.map {
+            PhoneSignIn(store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup)
+        }
+        phoneVerification = phoneCodes.map { PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions) }
         signUp = SignUp(
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
-            logger: logger)
+            logger: logger,
+            phone: phoneCodes.map {
+                PhoneSignUp(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger)
+            })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
         let customProviders = CustomProviders(

@@ -131,6 +131,14 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
+    package func user(phone: String) async throws -> UserRecord? {
+        guard !phone.isEmpty else { return nil }
+        return try await autocommit { connection in
+            try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE phone = \(phone)", logger: self.logger)
+                .firstRow { try PostgresRows.user($0) }
+        }
+    }
+
     package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.updateUser(user), logger: self.logger)
@@ -159,12 +167,13 @@ package final class PostgresAuthStore: AuthStore, Service {
         let direction = listing.newestFirst ? "DESC" : "ASC"
         // One snapshot for the count and the page.
         let result = try await transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
-            let total = try await connection.query(
-                """
-                SELECT COUNT(*) FROM users WHERE \(pattern)::text IS NULL
-                    OR email ILIKE \(pattern) ESCAPE '\\' OR user_metadata->>'full_name' ILIKE \(pattern) ESCAPE '\\'
-                """, logger: self.logger
-            ).firstRow { try $0.decode(Int.self) } ?? 0
+            let total =
+                try await connection.query(
+                    """
+                    SELECT COUNT(*) FROM users WHERE \(pattern)::text IS NULL
+                        OR email ILIKE \(pattern) ESCAPE '\\' OR user_metadata->>'full_name' ILIKE \(pattern) ESCAPE '\\'
+                    """, logger: self.logger
+                ).firstRow { try $0.decode(Int.self) } ?? 0
             let users = try await connection.query(
                 """
                 SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE \(pattern)::text IS NULL
