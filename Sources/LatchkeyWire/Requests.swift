@@ -163,11 +163,17 @@ public struct UpdateUserBody: Codable, Sendable, Hashable {
     public var nonce: String?
     public var code_challenge: String?
     public var code_challenge_method: String?
+    /// A new phone number: a code is sent to it by SMS (`channel`: `sms` or `whatsapp`), and
+    /// `POST /verify` type `phone_change` makes it the user's.
+    public var phone: String?
+    public var channel: String?
 
     public init(
         email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, nonce: String? = nil,
-        code_challenge: String? = nil, code_challenge_method: String? = nil
+        code_challenge: String? = nil, code_challenge_method: String? = nil, phone: String? = nil, channel: String? = nil
     ) {
+        self.phone = phone
+        self.channel = channel
         self.email = email
         self.password = password
         self.data = data

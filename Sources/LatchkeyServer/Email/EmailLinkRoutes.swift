@@ -34,6 +34,10 @@ struct EmailLinkRoutes {
         router.post("/resend") { request, context in
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
+            if body.type == "sms" || body.type == "phone_change", let phone = service.phoneSignIn {
+                try await phone.resend(body, ipAddress: context.clientIP)
+                return EmptyResponse()
+            }
             try await service.emailLinks.resend(body, queryRedirect: redirect, ipAddress: context.clientIP)
             return EmptyResponse()
         }

@@ -101,13 +101,7 @@ struct PhoneCodes: Sendable {
     /// against the number (refused for a while after too many, as email codes); every failure
     /// is 403 `otp_expired` "Token has expired or is invalid".
     func redeem(_ code: String, phone: String, purpose: Purpose) async throws -> (token: OneTimeToken, user: UserRecord) {
-        try await limits.checkCodeAttempts(for: phone)
-        guard let redeemed = try await store.consumeOneTimeToken(codeHash: tokens.codeHash(code, address: phone), kinds: [purpose.kind]),
-            redeemed.token.relatesTo == phone
-        else {
-            try await limits.recordFailedCode(for: phone)
-            throw AuthError.codeExpired
-        }
+        let redeemed = try await store.spendSentCode(code, sentTo: phone, kinds: [purpose.kind], tokens: tokens, limits: limits)
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
         return redeemed
     }

@@ -41,4 +41,21 @@ struct PhoneSignIn: Sendable {
         }
         try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
     }
+
+    /// `POST /resend` types `sms` (a sign-up's code again, while the number is unconfirmed) and
+    /// `phone_change` (the code for the user's `new_phone` again), for the user whose number is
+    /// `body.phone`. The answer is `{}` whether or not there was anything to send.
+    func resend(_ body: EmailBody, ipAddress: String) async throws {
+        guard body.email == nil else { throw AuthError.validation("Only an email address or phone number should be provided.") }
+        let phone = try InputRules.normalizedPhone(body.phone)
+        try await limits.admitSignIn(from: ipAddress)
+        guard let user = try await store.user(phone: phone), !user.isBanned(at: clock.now()) else { return }
+        if body.type == "phone_change" {
+            guard let newPhone = user.phoneChange else { return }
+            try await codes.send(.phoneChange, to: user, phone: newPhone, channel: .sms, ipAddress: ipAddress)
+        } else {
+            guard user.phoneConfirmedAt == nil else { return }
+            try await codes.send(.confirmation, to: user, phone: phone, channel: .sms, ipAddress: ipAddress)
+        }
+    }
 }

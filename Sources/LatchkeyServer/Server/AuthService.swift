@@ -158,7 +158,7 @@ struct AuthService: Sendable {
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
-            autoconfirm: configuration.autoconfirm)
+            autoconfirm: configuration.autoconfirm, phoneCodes: phoneCodes)
         profiles = Profiles(store: store, clock: clock)
         currentUser = CurrentUser(store: store)
         let factorRules = FactorRules(configuration)
