@@ -89,6 +89,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.smsTwilioAccountSID), help: .setting(.smsTwilioAccountSID)) var smsTwilioAccountSID: String?
     @Option(name: .setting(.smsTwilioMessageServiceSID), help: .setting(.smsTwilioMessageServiceSID)) var smsTwilioMessageServiceSID: String?
     @Option(name: .setting(.smsTwilioContentSID), help: .setting(.smsTwilioContentSID)) var smsTwilioContentSID: String?
+    @Option(name: .setting(.smsMessageBirdOriginator), help: .setting(.smsMessageBirdOriginator)) var smsMessageBirdOriginator: String?
+    @Option(name: .setting(.smsVonageAPIKey), help: .setting(.smsVonageAPIKey)) var smsVonageAPIKey: String?
+    @Option(name: .setting(.smsVonageFrom), help: .setting(.smsVonageFrom)) var smsVonageFrom: String?
+    @Option(name: .setting(.smsTextlocalSender), help: .setting(.smsTextlocalSender)) var smsTextlocalSender: String?
     @Option(name: .setting(.rateLimitSMS), help: .setting(.rateLimitSMS)) var smsLimit: String?
     @Option(name: .setting(.rateLimitPasskey), help: .setting(.rateLimitPasskey)) var passkeyLimit: String?
     @Flag(name: .setting(.passkeysEnabled), help: .setting(.passkeysEnabled)) var passkeysEnabled = false
@@ -178,6 +182,10 @@ struct ServeCommand: AsyncParsableCommand {
         add(.smsTwilioAccountSID, .given(smsTwilioAccountSID))
         add(.smsTwilioMessageServiceSID, .given(smsTwilioMessageServiceSID))
         add(.smsTwilioContentSID, .given(smsTwilioContentSID))
+        add(.smsMessageBirdOriginator, .given(smsMessageBirdOriginator))
+        add(.smsVonageAPIKey, .given(smsVonageAPIKey))
+        add(.smsVonageFrom, .given(smsVonageFrom))
+        add(.smsTextlocalSender, .given(smsTextlocalSender))
         add(.rateLimitSMS, .given(smsLimit))
         add(.rateLimitPasskey, .given(passkeyLimit))
         add(.passkeysEnabled, .given(passkeysEnabled))

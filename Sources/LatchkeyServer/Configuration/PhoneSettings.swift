@@ -33,6 +33,20 @@ public struct PhoneSettings: Sendable, Equatable {
     public var twilioMessageServiceSID: String?
     /// A WhatsApp content template (`HX…`) whose variable 1 is the code; `nil`: the text is sent.
     public var twilioContentSID: String?
+    /// MessageBird's access key (a secret: from the environment only in `latchkey serve`).
+    public var messageBirdAccessKey: String?
+    /// The sender MessageBird shows.
+    public var messageBirdOriginator: String?
+    /// Vonage's API key.
+    public var vonageAPIKey: String?
+    /// Vonage's API secret (from the environment only in `latchkey serve`).
+    public var vonageAPISecret: String?
+    /// The sender Vonage shows.
+    public var vonageFrom: String?
+    /// Textlocal's API key (from the environment only in `latchkey serve`).
+    public var textlocalAPIKey: String?
+    /// The sender Textlocal shows.
+    public var textlocalSender: String?
     /// Where provider requests go instead of the provider's own host: for tests against a local
     /// fake, honoured only with ``ExternalProviderSettings/allowLoopbackProviders``.
     package var providerURLOverride: String?
@@ -76,14 +90,28 @@ public struct PhoneSettings: Sendable, Equatable {
         switch provider ?? "" {
         case "": break
         case "twilio":
-            for (setting, value) in [
-                (S.smsTwilioAccountSID, twilioAccountSID), (S.smsTwilioAuthToken, twilioAuthToken),
-                (S.smsTwilioMessageServiceSID, twilioMessageServiceSID),
-            ] where (value ?? "").isEmpty {
-                throw setting.error("is required with the twilio SMS provider")
-            }
+            try Self.require(
+                [
+                    (S.smsTwilioAccountSID, twilioAccountSID), (S.smsTwilioAuthToken, twilioAuthToken),
+                    (S.smsTwilioMessageServiceSID, twilioMessageServiceSID),
+                ],
+                by: "twilio")
+        case "messagebird":
+            try Self.require(
+                [(S.smsMessageBirdAccessKey, messageBirdAccessKey), (S.smsMessageBirdOriginator, messageBirdOriginator)], by: "messagebird")
+        case "vonage":
+            try Self.require(
+                [(S.smsVonageAPIKey, vonageAPIKey), (S.smsVonageAPISecret, vonageAPISecret), (S.smsVonageFrom, vonageFrom)], by: "vonage")
+        case "textlocal":
+            try Self.require([(S.smsTextlocalAPIKey, textlocalAPIKey), (S.smsTextlocalSender, textlocalSender)], by: "textlocal")
         default:
-            throw S.smsProvider.error("must be twilio (Twilio Verify, MessageBird, Vonage and Textlocal are not supported yet)")
+            throw S.smsProvider.error("must be twilio, messagebird, vonage or textlocal (Twilio Verify is not supported yet)")
+        }
+    }
+
+    private static func require(_ values: [(ServerSetting, String?)], by provider: String) throws(ConfigurationError) {
+        for (setting, value) in values where (value ?? "").isEmpty {
+            throw setting.error("is required with the \(provider) SMS provider")
         }
     }
 
@@ -95,9 +123,25 @@ public struct PhoneSettings: Sendable, Equatable {
             TwilioSMSSender(
                 http: http, accountSID: twilioAccountSID ?? "", authToken: twilioAuthToken ?? "",
                 messageServiceSID: twilioMessageServiceSID ?? "", contentSID: twilioContentSID,
-                apiBase: allowsLoopback ? providerURLOverride ?? TwilioSMSSender.apiBase : TwilioSMSSender.apiBase)
+                apiBase: base(TwilioSMSSender.apiBase, allowsLoopback))
+        case "messagebird":
+            MessageBirdSMSSender(
+                http: http, accessKey: messageBirdAccessKey ?? "", originator: messageBirdOriginator ?? "",
+                apiBase: base(MessageBirdSMSSender.apiBase, allowsLoopback))
+        case "vonage":
+            VonageSMSSender(
+                http: http, apiKey: vonageAPIKey ?? "", apiSecret: vonageAPISecret ?? "", from: vonageFrom ?? "",
+                apiBase: base(VonageSMSSender.apiBase, allowsLoopback))
+        case "textlocal":
+            TextlocalSMSSender(
+                http: http, apiKey: textlocalAPIKey ?? "", sender: textlocalSender ?? "", apiBase: base(TextlocalSMSSender.apiBase, allowsLoopback))
         default:
             NoSMSProvider()
         }
+    }
+
+    /// The provider's own API base, or the tests' override when loopback providers are allowed.
+    private func base(_ own: String, _ allowsLoopback: Bool) -> String {
+        allowsLoopback ? providerURLOverride ?? own : own
     }
 }

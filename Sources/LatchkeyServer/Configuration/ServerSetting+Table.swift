@@ -194,7 +194,7 @@ extension ServerSetting {
         help: "When the test numbers stop working (RFC 3339; default: never).")
     package static let smsProvider = ServerSetting(
         "sms-provider", \.phone.provider, .optionalText, variables: [Variable("GOTRUE_SMS_PROVIDER")],
-        help: "The SMS provider: twilio (default: none, only test numbers get codes).")
+        help: "The SMS provider: twilio, messagebird, vonage or textlocal (default: none, only test numbers get codes).")
     package static let smsTwilioAccountSID = ServerSetting(
         "sms-twilio-account-sid", \.phone.twilioAccountSID, .optionalText, variables: [Variable("GOTRUE_SMS_TWILIO_ACCOUNT_SID")],
         help: "Twilio's account SID (AC…).")
@@ -211,6 +211,40 @@ extension ServerSetting {
         help: "Twilio's auth token.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.phone.twilioAuthToken = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let smsMessageBirdOriginator = ServerSetting(
+        "sms-messagebird-originator", \.phone.messageBirdOriginator, .optionalText, variables: [Variable("GOTRUE_SMS_MESSAGEBIRD_ORIGINATOR")],
+        help: "The sender MessageBird shows.")
+    package static let smsVonageAPIKey = ServerSetting(
+        "sms-vonage-api-key", \.phone.vonageAPIKey, .optionalText, variables: [Variable("GOTRUE_SMS_VONAGE_API_KEY")], help: "Vonage's API key.")
+    package static let smsVonageFrom = ServerSetting(
+        "sms-vonage-from", \.phone.vonageFrom, .optionalText, variables: [Variable("GOTRUE_SMS_VONAGE_FROM")], help: "The sender Vonage shows.")
+    package static let smsTextlocalSender = ServerSetting(
+        "sms-textlocal-sender", \.phone.textlocalSender, .optionalText, variables: [Variable("GOTRUE_SMS_TEXTLOCAL_SENDER")],
+        help: "The sender Textlocal shows.")
+    /// MessageBird's access key: from the environment only.
+    package static let smsMessageBirdAccessKey = ServerSetting(
+        "LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY"), Variable("GOTRUE_SMS_MESSAGEBIRD_ACCESS_KEY")],
+        help: "MessageBird's access key.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.messageBirdAccessKey = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    /// Vonage's API secret: from the environment only.
+    package static let smsVonageAPISecret = ServerSetting(
+        "LATCHKEY_SMS_VONAGE_API_SECRET", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_VONAGE_API_SECRET"), Variable("GOTRUE_SMS_VONAGE_API_SECRET")],
+        help: "Vonage's API secret.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.vonageAPISecret = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    /// Textlocal's API key: from the environment only.
+    package static let smsTextlocalAPIKey = ServerSetting(
+        "LATCHKEY_SMS_TEXTLOCAL_API_KEY", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_TEXTLOCAL_API_KEY"), Variable("GOTRUE_SMS_TEXTLOCAL_API_KEY")],
+        help: "Textlocal's API key.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.textlocalAPIKey = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let rateLimitSMS = ServerSetting(
         "rate-limit-sms", \.rateLimits.smsPerHour.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_SMS_SENT", .positiveInteger)],
@@ -307,11 +341,13 @@ extension ServerSetting {
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify,
             phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,
-            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, rateLimitSMS,
+            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
+            smsTextlocalSender, rateLimitSMS,
             rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-            databaseURLFile, jwtSecret, captchaSecret, smsTwilioAuthToken, allowLoopbackProviders, firebaseProjectID,
+            databaseURLFile, jwtSecret, captchaSecret, smsTwilioAuthToken, smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey,
+            allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).
