@@ -84,6 +84,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .setting(.mfaTOTPVerify), inversion: .prefixedNo, help: .setting(.mfaTOTPVerify)) var mfaTotpVerify: Bool?
     @Flag(name: .setting(.mfaWebAuthnEnroll), help: .setting(.mfaWebAuthnEnroll)) var mfaWebAuthnEnroll = false
     @Flag(name: .setting(.mfaWebAuthnVerify), help: .setting(.mfaWebAuthnVerify)) var mfaWebAuthnVerify = false
+    @Flag(name: .setting(.phoneEnabled), help: .setting(.phoneEnabled)) var phoneEnabled = false
+    @Flag(name: .setting(.smsAutoconfirm), help: .setting(.smsAutoconfirm)) var smsAutoconfirm = false
+    @Option(name: .setting(.smsOTPExp), help: .setting(.smsOTPExp)) var smsOTPExp: String?
+    @Option(name: .setting(.smsOTPLength), help: .setting(.smsOTPLength)) var smsOTPLength: String?
+    @Option(name: .setting(.smsMaxFrequency), help: .setting(.smsMaxFrequency)) var smsMaxFrequency: String?
+    @Option(name: .setting(.smsTemplate), help: .setting(.smsTemplate)) var smsTemplate: String?
+    @Option(name: .setting(.smsTestOTP), help: .setting(.smsTestOTP)) var smsTestOTP: String?
+    @Option(name: .setting(.smsTestOTPValidUntil), help: .setting(.smsTestOTPValidUntil)) var smsTestOTPValidUntil: String?
+    @Option(name: .setting(.smsProvider), help: .setting(.smsProvider)) var smsProvider: String?
+    @Option(name: .setting(.smsTwilioAccountSID), help: .setting(.smsTwilioAccountSID)) var smsTwilioAccountSID: String?
+    @Option(name: .setting(.smsTwilioMessageServiceSID), help: .setting(.smsTwilioMessageServiceSID)) var smsTwilioMessageServiceSID: String?
+    @Option(name: .setting(.smsTwilioContentSID), help: .setting(.smsTwilioContentSID)) var smsTwilioContentSID: String?
+    @Option(name: .setting(.smsMessageBirdOriginator), help: .setting(.smsMessageBirdOriginator)) var smsMessageBirdOriginator: String?
+    @Option(name: .setting(.smsVonageAPIKey), help: .setting(.smsVonageAPIKey)) var smsVonageAPIKey: String?
+    @Option(name: .setting(.smsVonageFrom), help: .setting(.smsVonageFrom)) var smsVonageFrom: String?
+    @Option(name: .setting(.smsTextlocalSender), help: .setting(.smsTextlocalSender)) var smsTextlocalSender: String?
+    @Option(name: .setting(.rateLimitSMS), help: .setting(.rateLimitSMS)) var smsLimit: String?
     @Option(name: .setting(.rateLimitPasskey), help: .setting(.rateLimitPasskey)) var passkeyLimit: String?
     @Flag(name: .setting(.passkeysEnabled), help: .setting(.passkeysEnabled)) var passkeysEnabled = false
     @Option(name: .setting(.passkeysPerUser), help: .setting(.passkeysPerUser)) var passkeysPerUser: String?
@@ -166,6 +183,23 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaTOTPVerify, .given(mfaTotpVerify))
         add(.mfaWebAuthnEnroll, .given(mfaWebAuthnEnroll))
         add(.mfaWebAuthnVerify, .given(mfaWebAuthnVerify))
+        add(.phoneEnabled, .given(phoneEnabled))
+        add(.smsAutoconfirm, .given(smsAutoconfirm))
+        add(.smsOTPExp, .given(smsOTPExp))
+        add(.smsOTPLength, .given(smsOTPLength))
+        add(.smsMaxFrequency, .given(smsMaxFrequency))
+        add(.smsTemplate, .given(smsTemplate))
+        add(.smsTestOTP, .given(smsTestOTP))
+        add(.smsTestOTPValidUntil, .given(smsTestOTPValidUntil))
+        add(.smsProvider, .given(smsProvider))
+        add(.smsTwilioAccountSID, .given(smsTwilioAccountSID))
+        add(.smsTwilioMessageServiceSID, .given(smsTwilioMessageServiceSID))
+        add(.smsTwilioContentSID, .given(smsTwilioContentSID))
+        add(.smsMessageBirdOriginator, .given(smsMessageBirdOriginator))
+        add(.smsVonageAPIKey, .given(smsVonageAPIKey))
+        add(.smsVonageFrom, .given(smsVonageFrom))
+        add(.smsTextlocalSender, .given(smsTextlocalSender))
+        add(.rateLimitSMS, .given(smsLimit))
         add(.rateLimitPasskey, .given(passkeyLimit))
         add(.passkeysEnabled, .given(passkeysEnabled))
         add(.passkeysPerUser, .given(passkeysPerUser))

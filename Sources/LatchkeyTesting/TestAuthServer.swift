@@ -100,6 +100,7 @@ public final class TestAuthServer: Sendable {
         clock: any ServerClock = ManualServerClock(),
         mailer: (any Mailer)? = nil,
         store: (any AuthStore)?,
+        smsSender: (any SMSSender)? = nil,
         logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: ServerMetrics? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
@@ -117,7 +118,7 @@ public final class TestAuthServer: Sendable {
         configure(&configuration)
 
         let (group, task, boundPort) = try await run(
-            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics)
+            configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics)
         let keys = try await ServerKeys.make(
             dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
             externalURL: configuration.externalURL
@@ -130,12 +131,12 @@ public final class TestAuthServer: Sendable {
 
     /// Builds and runs the server; returns once it listens, or throws why it stopped before.
     private static func run(
-        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?, logger: Logger,
-        metrics: ServerMetrics?
+        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?,
+        smsSender: (any SMSSender)? = nil, logger: Logger, metrics: ServerMetrics?
     ) async throws -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int) {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await LatchkeyApplication.build(
-            configuration: configuration, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics,
+            configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,
             onServerRunning: { port in
                 portContinuation.yield(port)
                 portContinuation.finish()

@@ -11,13 +11,13 @@ private func mask(_ secret: String?) -> String? { secret.map { _ in redacted } }
 extension SignUpBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String { describe("SignUpBody", ["email": email, "password": mask(password)]) }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["email": email as Any, "password": mask(password) as Any]) }
+    public var customMirror: Mirror { Mirror(self, children: ["email": email as Any, "phone": phone as Any, "password": mask(password) as Any]) }
 }
 
 extension PasswordGrantBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { describe("PasswordGrantBody", ["email": email, "password": mask(password)]) }
+    public var description: String { describe("PasswordGrantBody", ["email": email, "phone": phone, "password": mask(password)]) }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["email": email as Any, "password": mask(password) as Any]) }
+    public var customMirror: Mirror { Mirror(self, children: ["email": email as Any, "phone": phone as Any, "password": mask(password) as Any]) }
 }
 
 extension RefreshGrantBody: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

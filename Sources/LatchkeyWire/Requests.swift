@@ -19,11 +19,14 @@ public struct SignUpBody: Codable, Sendable, Hashable {
     public var email_redirect_to: String?
     public var code_challenge: String?
     public var code_challenge_method: String?
+    /// How a phone sign-up's code travels: `sms` (the default) or `whatsapp`.
+    public var channel: String?
 
     public init(
         email: String? = nil, phone: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, redirect_to: String? = nil,
-        email_redirect_to: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil
+        email_redirect_to: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil, channel: String? = nil
     ) {
+        self.channel = channel
         self.email = email
         self.phone = phone
         self.password = password
@@ -129,11 +132,14 @@ public struct GenerateLinkBody: Codable, Sendable, Hashable {
 /// `POST /token?grant_type=password`.
 public struct PasswordGrantBody: Codable, Sendable, Hashable {
     public var email: String?
+    /// A phone number instead of `email`.
+    public var phone: String?
     public var password: String?
 
-    public init(email: String? = nil, password: String? = nil) {
+    public init(email: String? = nil, password: String? = nil, phone: String? = nil) {
         self.email = email
         self.password = password
+        self.phone = phone
     }
 }
 
@@ -160,11 +166,18 @@ public struct UpdateUserBody: Codable, Sendable, Hashable {
     public var current_password: String?
     public var code_challenge: String?
     public var code_challenge_method: String?
+    /// A new phone number: a code is sent to it by SMS (`channel`: `sms` or `whatsapp`), and
+    /// `POST /verify` type `phone_change` makes it the user's.
+    public var phone: String?
+    public var channel: String?
 
     public init(
         email: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil, nonce: String? = nil,
-        current_password: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil
+        current_password: String? = nil, code_challenge: String? = nil, code_challenge_method: String? = nil, phone: String? = nil,
+        channel: String? = nil
     ) {
+        self.phone = phone
+        self.channel = channel
         self.email = email
         self.password = password
         self.data = data
@@ -236,6 +249,9 @@ public struct AdminUserBody: Codable, Sendable, Hashable {
     public var email: String?
     public var password: String?
     public var email_confirm: Bool?
+    /// A phone number (E.164; GoTrue drops a leading `+` and spaces).
+    public var phone: String?
+    public var phone_confirm: Bool?
     public var user_metadata: [String: JSONValue]?
     public var app_metadata: [String: JSONValue]?
     public var ban_duration: String?
@@ -249,10 +265,12 @@ public struct AdminUserBody: Codable, Sendable, Hashable {
     public init(
         email: String? = nil, password: String? = nil, email_confirm: Bool? = nil, user_metadata: [String: JSONValue]? = nil,
         app_metadata: [String: JSONValue]? = nil, ban_duration: String? = nil, role: String? = nil, id: String? = nil,
-        password_hash: String? = nil
+        password_hash: String? = nil, phone: String? = nil, phone_confirm: Bool? = nil
     ) {
         self.id = id
         self.password_hash = password_hash
+        self.phone = phone
+        self.phone_confirm = phone_confirm
         self.email = email
         self.password = password
         self.email_confirm = email_confirm

@@ -46,6 +46,9 @@ public struct UserResponse: Codable, Sendable, Hashable {
     public var recovery_sent_at: String?
     public var new_email: String?
     public var email_change_sent_at: String?
+    /// A phone number waiting for its SMS code before it replaces `phone`.
+    public var new_phone: String?
+    public var phone_change_sent_at: String?
     public var last_sign_in_at: String?
     public var app_metadata: [String: JSONValue]?
     public var user_metadata: [String: JSONValue]?
@@ -80,6 +83,8 @@ public struct UserResponse: Codable, Sendable, Hashable {
         recovery_sent_at = field(.recovery_sent_at)
         new_email = field(.new_email)
         email_change_sent_at = field(.email_change_sent_at)
+        new_phone = field(.new_phone)
+        phone_change_sent_at = field(.phone_change_sent_at)
         last_sign_in_at = field(.last_sign_in_at)
         app_metadata = field(.app_metadata)
         user_metadata = field(.user_metadata)

@@ -40,12 +40,20 @@ struct SignUp: Sendable {
     let logger: Logger
     /// The before user created hook, when one is configured.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// Sign-up with a phone number; `nil` when phone sign-in is off.
+    var phone: PhoneSignUp? = nil
 
     /// Signs `body`'s address up; `queryRedirect` is the request's `redirect_to` parameter.
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {
         guard !settings.disabled else { throw AuthError.signupDisabled }
+        if let number = body.phone, !number.isEmpty {
+            guard (body.email ?? "").isEmpty else {
+                throw AuthError.validation("Only an email address or phone number should be provided on signup.")
+            }
+            guard let phone else { throw AuthError.phoneProviderDisabled("Phone signups are disabled") }
+            return try await phone.signUp(body, ipAddress: ipAddress)
+        }
         if (body.email ?? "").isEmpty {
-            if let phone = body.phone, !phone.isEmpty { throw AuthError.phoneProviderDisabled("Phone signups are disabled") }
             return .session(try await signUpAnonymously(body, ipAddress: ipAddress))
         }
         try await limits.admitSignIn(from: ipAddress)

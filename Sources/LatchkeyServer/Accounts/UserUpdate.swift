@@ -1,13 +1,15 @@
 import Foundation
 import LatchkeyWire
 
-/// `PUT /user`: the signed-in user changes their metadata, password or email address.
+/// `PUT /user`: the signed-in user changes their metadata, password, email address or phone number.
 ///
 /// Metadata is merged key by key (`null` removes a key). A new password ends the user's other
 /// sessions (``PasswordPolicy``). A new email replaces the address at once with autoconfirm;
 /// otherwise it waits as `new_email` until the link or code mailed to it is used (a PKCE flow
 /// when the body carries a `code_challenge`). An anonymous user becomes permanent once an
-/// address is confirmed; it cannot set a password without giving an address.
+/// address is confirmed; it cannot set a password without giving an address. A new phone number
+/// waits as `new_phone` until the code sent to it is verified (`phone_change`), or applies at once
+/// with SMS autoconfirm.
 struct UserUpdate: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
@@ -19,6 +21,8 @@ struct UserUpdate: Sendable {
     let autoconfirm: Bool
     /// Whether a new password needs the current one (outside a recovery session).
     var requireCurrentPassword: Bool = false
+    /// Phone numbers' codes; `nil` when phone sign-in is off.
+    var phoneCodes: PhoneCodes? = nil
 
     func update(
         _ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String
@@ -26,12 +30,15 @@ struct UserUpdate: Sendable {
         let now = clock.now()
         var user = signedIn.user
         let pkce = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
-        if user.isAnonymous, let password = body.password, !password.isEmpty, body.email == nil {
+        let newPhone = try phoneChange(body, of: user)
+        if user.isAnonymous, let password = body.password, !password.isEmpty, body.email == nil, newPhone == nil {
             throw AuthError.anonymousPasswordWithoutEmail
         }
         let changesPassword = body.password.map { !$0.isEmpty } ?? false
         let changesEmail = body.email.map { !$0.isEmpty && (try? InputRules.normalizedEmail($0)) != user.email } ?? false
-        if changesPassword || changesEmail, signedIn.session.aal != .aal2, try await store.factors(userID: user.id).hasVerifiedFactor {
+        if changesPassword || changesEmail || newPhone != nil, signedIn.session.aal != .aal2,
+            try await store.factors(userID: user.id).hasVerifiedFactor
+        {
             // GoTrue: with a verified factor, a new password or email needs an aal2 session.
             throw AuthError.aal2RequiredToUpdateUser
         }
@@ -68,6 +75,20 @@ struct UserUpdate: Sendable {
                 }
             }
         }
+        var pendingPhone: (phone: String, channel: SMSMessage.Channel)?
+        if let newPhone, let phoneCodes {
+            if try await store.user(phone: newPhone.phone) != nil {
+                throw AuthError.phoneTaken
+            }
+            if phoneCodes.settings.autoconfirm {
+                user.phone = newPhone.phone
+                user.phoneConfirmedAt = now
+                user.isAnonymous = false
+                if !user.hasPhoneIdentity { user.appMetadata["providers"] = .array((user.providers + ["phone"]).map(JSONValue.string)) }
+            } else {
+                pendingPhone = newPhone
+            }
+        }
         user.updatedAt = now
         let audit = AuditEntry(
             action: body.password != nil ? .userUpdatedPassword : .userModified, actorID: user.id, actorUsername: user.email,
@@ -77,6 +98,11 @@ struct UserUpdate: Sendable {
             let slot = try await limits.admitEmail(to: pendingEmail, for: .emailChange)
             try await emailLinks.sendEmailChange(
                 to: user, newEmail: pendingEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, slot: slot)
+        }
+        if let pendingPhone, let phoneCodes {
+            try await phoneCodes.send(
+                .phoneChange, to: try await store.user(id: user.id) ?? user, phone: pendingPhone.phone, channel: pendingPhone.channel,
+                ipAddress: ipAddress)
         }
         let stored = try await store.user(id: user.id) ?? user
         return UserResponse(stored, factors: try await store.factors(userID: user.id), identities: try await store.linkedIdentities(of: stored))
@@ -89,5 +115,17 @@ struct UserUpdate: Sendable {
         guard requireCurrentPassword, session.authMethod != "recovery" else { return }
         guard let current, !current.isEmpty else { throw AuthError.currentPasswordRequired }
         guard try await passwords.verify(current, against: user.passwordHash) else { throw AuthError.currentPasswordMismatch }
+    }
+
+    /// The new number `body` asks for (and how its code travels), checked; `nil` when it asks
+    /// for none or for the user's own. With phone sign-in off a number is 400
+    /// `phone_provider_disabled`.
+    private func phoneChange(_ body: UpdateUserBody, of user: UserRecord) throws(AuthError) -> (phone: String, channel: SMSMessage.Channel)? {
+        guard let raw = body.phone, !raw.isEmpty else { return nil }
+        let phone = try InputRules.normalizedPhone(raw)
+        let channel = try PhoneCodes.channel(body.channel)
+        guard phone != user.phone else { return nil }
+        guard phoneCodes != nil else { throw AuthError.phoneProviderDisabled() }
+        return (phone, channel)
     }
 }

@@ -36,13 +36,23 @@ struct AdminUsers: Sendable {
         return UserResponse(user, factors: try await store.factors(userID: id), identities: try await store.linkedIdentities(of: user))
     }
 
-    /// Creates an account: unconfirmed unless `email_confirm`, without a password unless one
+    /// Creates an account with an email address, a phone number or both (providers `email` and
+    /// `phone`): unconfirmed unless `email_confirm` (`phone_confirm`), without a password unless one
     /// (or a `password_hash` of another system, see ``StoredPasswordHash``) is given, with the
-    /// `id` given or a new one. A taken id is 422 `user_already_exists`.
+    /// `id` given or a new one. A taken id is 422 `user_already_exists`, a taken number 422
+    /// `phone_exists`.
     func create(_ body: AdminUserBody, ipAddress: String) async throws -> UserResponse {
-        let email = try InputRules.normalizedEmail(body.email)
+        let hasEmail = !(body.email ?? "").isEmpty
+        let hasPhone = !(body.phone ?? "").isEmpty
+        guard hasEmail || hasPhone else { throw AuthError.validation("Cannot create a user without either an email or phone") }
+        let email = hasEmail ? try InputRules.normalizedEmail(body.email) : ""
+        let phone = hasPhone ? try InputRules.normalizedPhone(body.phone) : ""
         let now = clock.now()
-        var user = UserRecord(email: email, passwordHash: nil, userMetadata: body.user_metadata ?? [:], createdAt: now, updatedAt: now)
+        let providers = (hasEmail ? ["email"] : []) + (hasPhone ? ["phone"] : [])
+        var user = UserRecord(
+            email: email, passwordHash: nil,
+            appMetadata: ["provider": .string(providers[0]), "providers": .array(providers.map(JSONValue.string))],
+            userMetadata: body.user_metadata ?? [:], createdAt: now, updatedAt: now, phone: phone)
         if let id = try Self.requestedID(body.id) { user.id = id }
         if let hash = try Self.passwordHash(body) {
             user.passwordHash = hash
@@ -68,6 +78,10 @@ struct AdminUsers: Sendable {
         }
         let now = clock.now()
         if let email = body.email { user.email = try InputRules.normalizedEmail(email) }
+        if let phone = body.phone, !phone.isEmpty {
+            user.phone = try InputRules.normalizedPhone(phone)
+            if !user.hasPhoneIdentity { user.appMetadata["providers"] = .array((user.providers + ["phone"]).map(JSONValue.string)) }
+        }
         let newHash = try Self.passwordHash(body)
         if let newHash {
             user.passwordHash = newHash
@@ -139,6 +153,10 @@ struct AdminUsers: Sendable {
     private func apply(_ body: AdminUserBody, to user: inout UserRecord, now: Date) throws {
         if let confirm = body.email_confirm {
             user.emailConfirmedAt = confirm ? (user.emailConfirmedAt ?? now) : nil
+        }
+        if let confirm = body.phone_confirm, !user.phone.isEmpty {
+            user.phoneConfirmedAt = confirm ? (user.phoneConfirmedAt ?? now) : nil
+            if confirm { user.isAnonymous = false }
         }
         if let appMetadata = body.app_metadata {
             for (key, value) in appMetadata { user.appMetadata[key] = value == .null ? nil : value }

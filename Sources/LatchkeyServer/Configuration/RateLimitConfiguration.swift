@@ -27,6 +27,8 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     public var emailsPerAddress = Limit(count: 5, per: 3600)
     /// Seconds between two emails to the same address.
     public var emailInterval: TimeInterval = 60
+    /// SMS messages sent per hour, all numbers together: 30, GoTrue's `GOTRUE_RATE_LIMIT_SMS_SENT`.
+    public var smsPerHour = Limit(count: 30, per: 3600)
     /// Refreshes per session: 150 per 5 minutes.
     public var refreshesPerSession = Limit(count: 150, per: 300)
     /// Verification attempts (`/verify`) per client IP: 30 per 5 minutes.

@@ -230,6 +230,8 @@ public struct ServerConfiguration: Sendable {
     public var captcha = CaptchaSettings()
     /// Auth hooks: HTTPS endpoints called, signed with Standard Webhooks, at points of GoTrue's flows.
     public var hooks = AuthHooks()
+    /// Phone sign-in over SMS.
+    public var phone = PhoneSettings()
     /// Longest time `GET /ready` waits for the database before answering 503.
     public static let readinessTimeout: Duration = .seconds(3)
     /// The default sender of emails.
@@ -266,6 +268,7 @@ public struct ServerConfiguration: Sendable {
         try external.validate()
         try captcha.validate()
         try hooks.validate()
+        try phone.validate()
         try passkeys.validate(
             requiredBy: passkeys.enabled
                 ? "when passkeys are enabled" : mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled ? "when WebAuthn factors are enabled" : nil)

@@ -209,6 +209,87 @@ extension ServerSetting {
     package static let rateLimitPasskey = ServerSetting(
         "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_RATE_LIMIT_PASSKEY", .positiveInteger)], help: "Passkey sign-ins started per IP per 5 minutes.")
+    package static let phoneEnabled = ServerSetting(
+        "phone-enabled", \.phone.enabled, .switch, variables: [Variable("GOTRUE_EXTERNAL_PHONE_ENABLED")],
+        help: "Let users sign up and sign in with a phone number and codes sent by SMS.")
+    package static let smsAutoconfirm = ServerSetting(
+        "sms-autoconfirm", \.phone.autoconfirm, .switch, variables: [Variable("GOTRUE_SMS_AUTOCONFIRM")],
+        help: "Confirm new phone sign-ups without a code.")
+    package static let smsOTPExp = ServerSetting(
+        "sms-otp-exp", \.phone.codeTTL, .seconds, variables: [Variable("GOTRUE_SMS_OTP_EXP", .positiveInteger)],
+        help: "Seconds a code sent by SMS stays usable.")
+    package static let smsOTPLength = ServerSetting(
+        "sms-otp-length", \.phone.codeLength, .integer, variables: [Variable("GOTRUE_SMS_OTP_LENGTH", .positiveInteger)],
+        help: "Digits in a code sent by SMS (6 to 10).")
+    package static let smsMaxFrequency = ServerSetting(
+        "sms-max-frequency", \.phone.maximumFrequency, .seconds, variables: [Variable("GOTRUE_SMS_MAX_FREQUENCY", .duration)],
+        help: "Least seconds between two codes of one kind to one user.")
+    package static let smsTemplate = ServerSetting(
+        "sms-template", \.phone.template, .optionalText, variables: [Variable("GOTRUE_SMS_TEMPLATE")],
+        help: "The SMS text; {{ .Code }} is replaced by the code (default: Your code is {{ .Code }}).")
+    package static let smsTestOTP = ServerSetting(
+        "sms-test-otp", \.phone.testCodes, .optionalText, variables: [Variable("GOTRUE_SMS_TEST_OTP")],
+        help: "Fixed codes for test numbers, number:code pairs separated by commas: no SMS is sent to them (default: none).")
+    package static let smsTestOTPValidUntil = ServerSetting(
+        "sms-test-otp-valid-until", \.phone.testCodesValidUntil, .optionalText, variables: [Variable("GOTRUE_SMS_TEST_OTP_VALID_UNTIL")],
+        help: "When the test numbers stop working (RFC 3339; default: never).")
+    package static let smsProvider = ServerSetting(
+        "sms-provider", \.phone.provider, .optionalText, variables: [Variable("GOTRUE_SMS_PROVIDER")],
+        help: "The SMS provider: twilio, messagebird, vonage or textlocal (default: none, only test numbers get codes).")
+    package static let smsTwilioAccountSID = ServerSetting(
+        "sms-twilio-account-sid", \.phone.twilioAccountSID, .optionalText, variables: [Variable("GOTRUE_SMS_TWILIO_ACCOUNT_SID")],
+        help: "Twilio's account SID (AC…).")
+    package static let smsTwilioMessageServiceSID = ServerSetting(
+        "sms-twilio-message-service-sid", \.phone.twilioMessageServiceSID, .optionalText,
+        variables: [Variable("GOTRUE_SMS_TWILIO_MESSAGE_SERVICE_SID")], help: "The Twilio messaging service SID (MG…) or number messages come from.")
+    package static let smsTwilioContentSID = ServerSetting(
+        "sms-twilio-content-sid", \.phone.twilioContentSID, .optionalText, variables: [Variable("GOTRUE_SMS_TWILIO_CONTENT_SID")],
+        help: "A Twilio WhatsApp content template (HX…) whose variable 1 is the code (default: the text is sent).")
+    /// Twilio's auth token: from the environment only, never the command line.
+    package static let smsTwilioAuthToken = ServerSetting(
+        "LATCHKEY_SMS_TWILIO_AUTH_TOKEN", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_TWILIO_AUTH_TOKEN"), Variable("GOTRUE_SMS_TWILIO_AUTH_TOKEN")],
+        help: "Twilio's auth token.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.twilioAuthToken = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let smsMessageBirdOriginator = ServerSetting(
+        "sms-messagebird-originator", \.phone.messageBirdOriginator, .optionalText, variables: [Variable("GOTRUE_SMS_MESSAGEBIRD_ORIGINATOR")],
+        help: "The sender MessageBird shows.")
+    package static let smsVonageAPIKey = ServerSetting(
+        "sms-vonage-api-key", \.phone.vonageAPIKey, .optionalText, variables: [Variable("GOTRUE_SMS_VONAGE_API_KEY")], help: "Vonage's API key.")
+    package static let smsVonageFrom = ServerSetting(
+        "sms-vonage-from", \.phone.vonageFrom, .optionalText, variables: [Variable("GOTRUE_SMS_VONAGE_FROM")], help: "The sender Vonage shows.")
+    package static let smsTextlocalSender = ServerSetting(
+        "sms-textlocal-sender", \.phone.textlocalSender, .optionalText, variables: [Variable("GOTRUE_SMS_TEXTLOCAL_SENDER")],
+        help: "The sender Textlocal shows.")
+    /// MessageBird's access key: from the environment only.
+    package static let smsMessageBirdAccessKey = ServerSetting(
+        "LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY"), Variable("GOTRUE_SMS_MESSAGEBIRD_ACCESS_KEY")],
+        help: "MessageBird's access key.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.messageBirdAccessKey = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    /// Vonage's API secret: from the environment only.
+    package static let smsVonageAPISecret = ServerSetting(
+        "LATCHKEY_SMS_VONAGE_API_SECRET", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_VONAGE_API_SECRET"), Variable("GOTRUE_SMS_VONAGE_API_SECRET")],
+        help: "Vonage's API secret.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.vonageAPISecret = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    /// Textlocal's API key: from the environment only.
+    package static let smsTextlocalAPIKey = ServerSetting(
+        "LATCHKEY_SMS_TEXTLOCAL_API_KEY", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_TEXTLOCAL_API_KEY"), Variable("GOTRUE_SMS_TEXTLOCAL_API_KEY")],
+        help: "Textlocal's API key.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.textlocalAPIKey = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let rateLimitSMS = ServerSetting(
+        "rate-limit-sms", \.rateLimits.smsPerHour.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_SMS_SENT", .positiveInteger)],
+        help: "SMS messages the server sends per hour, all numbers together.")
     package static let passkeysEnabled = ServerSetting(
         "passkeys-enabled", \.passkeys.enabled, .switch, variables: [Variable("GOTRUE_PASSKEY_ENABLED")],
         help: "Let users register passkeys and sign in with them (needs --webauthn-rp-id and --webauthn-rp-origins).")
@@ -302,10 +383,14 @@ extension ServerSetting {
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify,
+            phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,
+            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
+            smsTextlocalSender, rateLimitSMS,
             rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-            databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
+            databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets, smsTwilioAuthToken,
+            smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey,
             allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 

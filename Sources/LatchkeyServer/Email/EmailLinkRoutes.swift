@@ -10,6 +10,9 @@ struct EmailLinkRoutes {
     func register(on router: Router<AuthRequestContext>) {
         router.post("/verify") { request, context in
             let body = try await request.decode(as: VerifyBody.self, context: context)
+            if body.type == "sms" || body.type == "phone_change", let phone = service.phoneVerification {
+                return try await phone.verify(body, ipAddress: context.clientIP)
+            }
             return try await service.verification.verify(body, ipAddress: context.clientIP)
         }
         router.get("/verify") { request, context in
@@ -31,6 +34,10 @@ struct EmailLinkRoutes {
         router.post("/resend") { request, context in
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
+            if body.type == "sms" || body.type == "phone_change", let phone = service.phoneSignIn {
+                try await phone.resend(body, ipAddress: context.clientIP)
+                return EmptyResponse()
+            }
             try await service.emailLinks.resend(body, queryRedirect: redirect, ipAddress: context.clientIP)
             return EmptyResponse()
         }
@@ -38,6 +45,10 @@ struct EmailLinkRoutes {
             router.post(RouterPath(path)) { request, context in
                 let body = try await request.decode(as: OTPBody.self, context: context)
                 let redirect = request.uri.queryParameters.get("redirect_to")
+                if body.email == nil, body.phone != nil, let phone = service.phoneSignIn {
+                    try await phone.send(body, ipAddress: context.clientIP)
+                    return EmptyResponse()
+                }
                 try await service.emailSignIn.send(body, queryRedirect: redirect, ipAddress: context.clientIP)
                 return EmptyResponse()
             }

@@ -161,13 +161,7 @@ struct EmailVerification: Sendable {
     /// Spends the token whose code `code` was mailed to `address`. A wrong code counts against
     /// the address; all failures are 403 `otp_expired` "Token has expired or is invalid".
     private func redeemCode(_ code: String, address: String, type: VerificationType) async throws -> (token: OneTimeToken, user: UserRecord) {
-        try await limits.checkCodeAttempts(for: address)
-        guard let redeemed = try await store.consumeOneTimeToken(codeHash: tokens.codeHash(code, address: address), kinds: type.kinds),
-            redeemed.token.relatesTo == address
-        else {
-            try await limits.recordFailedCode(for: address)
-            throw AuthError.codeExpired
-        }
+        let redeemed = try await store.spendSentCode(code, sentTo: address, kinds: type.kinds, tokens: tokens, limits: limits)
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
         return redeemed
     }
@@ -197,7 +191,7 @@ struct EmailVerification: Sendable {
             updated.emailChangeSentAt = nil
             updated.emailConfirmedAt = now
             updated.isAnonymous = false
-        case .reauthentication:
+        case .reauthentication, .phoneChange:
             throw AuthError.otpExpired
         }
         try await store.updateUser(

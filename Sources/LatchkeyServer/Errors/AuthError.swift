@@ -33,6 +33,7 @@ extension AuthError {
     init(_ error: StoreError) {
         switch error {
         case .duplicateEmail: self = .emailExists
+        case .duplicatePhone: self = .phoneExists
         case .duplicateUserID: self = .userIDExists
         case .duplicateCredential: self = .passkeyExists
         case .unavailable: self = .serviceUnavailable
@@ -47,6 +48,7 @@ extension AuthError {
         switch error {
         case let error as AuthError: self = error
         case StoreError.duplicateEmail: self.init(StoreError.duplicateEmail)
+        case StoreError.duplicatePhone: self.init(StoreError.duplicatePhone)
         case StoreError.duplicateUserID: self.init(StoreError.duplicateUserID)
         case StoreError.duplicateCredential: self.init(StoreError.duplicateCredential)
         default: return nil
@@ -88,6 +90,7 @@ extension AuthError {
     package static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
     package static let userIDExists = AuthError(.unprocessableContent, "user_already_exists", "A user with this ID already exists")
     package static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
+    package static let phoneExists = AuthError(.unprocessableContent, "phone_exists", "Phone number already registered by another user")
     package static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
     package static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
     package static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")

@@ -33,7 +33,7 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return translate(error)
         case let error as StoreError:
             switch error {
-            case .duplicateEmail, .duplicateUserID, .duplicateCredential: break
+            case .duplicateEmail, .duplicatePhone, .duplicateUserID, .duplicateCredential: break
             case .unreadableRow(let column): logger.error("unreadable stored row", metadata: ["column": "\(column)"])
             case .unavailable: logger.error("store failure", metadata: ["error": "\(error)"])
             }
@@ -60,9 +60,9 @@ struct GoTrueErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             error.isOAuthShaped
             ? ErrorResponse(error: error.code, error_description: error.message)
             : newShape
-            ? ErrorResponse.apiVersion20240101(code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
-            : ErrorResponse.standard(
-                status: Int(error.status.code), code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
+                ? ErrorResponse.apiVersion20240101(code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
+                : ErrorResponse.standard(
+                    status: Int(error.status.code), code: error.code, message: error.message, weakPasswordReasons: error.weakPasswordReasons)
         var headers: HTTPFields = [.contentType: "application/json"]
         if !error.isOAuthShaped { headers[errorCodeHeader] = error.code }
         if newShape { headers[apiVersionHeader] = apiVersion20240101 }

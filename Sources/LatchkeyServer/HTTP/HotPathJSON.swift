@@ -206,6 +206,8 @@ extension UserResponse: HotPathJSONEncodable {
             object.field("recovery_sent_at", recovery_sent_at)
             object.field("new_email", new_email)
             object.field("email_change_sent_at", email_change_sent_at)
+            object.field("new_phone", new_phone)
+            object.field("phone_change_sent_at", phone_change_sent_at)
             object.field("last_sign_in_at", last_sign_in_at)
             object.field("app_metadata", app_metadata)
             object.field("user_metadata", user_metadata)

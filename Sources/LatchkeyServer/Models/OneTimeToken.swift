@@ -1,6 +1,7 @@
 import Foundation
 
-/// A single-use secret sent by email: a link token and, with it, a short numeric code.
+/// A single-use secret sent by email (a link token and, with it, a short numeric code) or by SMS
+/// (a code only: its link token is random and never sent).
 ///
 /// Kinds follow GoTrue's columns: sign-up confirmation and invitations, password recovery and
 /// magic links, email change, and reauthentication before a password change. Only hashes are
@@ -18,6 +19,8 @@ package struct OneTimeToken: Sendable, Hashable {
         case emailChangeCurrent = "email_change_token_current"
         /// The nonce a password change asks for when secure password change is on.
         case reauthentication = "reauthentication_token"
+        /// A code sent by SMS to a new phone number (``UserRecord/phoneChange``).
+        case phoneChange = "phone_change_token"
     }
 
     package var userID: UUID

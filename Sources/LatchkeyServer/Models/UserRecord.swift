@@ -26,6 +26,13 @@ package struct UserRecord: Sendable, Hashable {
     /// When an administrator invited the address (`POST /invite`); the user sets a password
     /// after following the invitation.
     package var invitedAt: Date?
+    /// The phone number in E.164 digits without the `+` (as GoTrue keeps it); empty when the
+    /// user has none.
+    package var phone: String
+    package var phoneConfirmedAt: Date?
+    /// A number waiting for its SMS code before it replaces ``phone`` (GoTrue's `phone_change`).
+    package var phoneChange: String?
+    package var phoneChangeSentAt: Date?
     package var appMetadata: [String: JSONValue]
     package var userMetadata: [String: JSONValue]
     package var createdAt: Date
@@ -37,7 +44,8 @@ package struct UserRecord: Sendable, Hashable {
         recoverySentAt: Date? = nil, newEmail: String? = nil, emailChangeSentAt: Date? = nil,
         lastSignInAt: Date? = nil, bannedUntil: Date? = nil, isAnonymous: Bool = false, invitedAt: Date? = nil,
         appMetadata: [String: JSONValue] = ["provider": .string("email"), "providers": .array([.string("email")])],
-        userMetadata: [String: JSONValue] = [:], createdAt: Date, updatedAt: Date
+        userMetadata: [String: JSONValue] = [:], createdAt: Date, updatedAt: Date, phone: String = "", phoneConfirmedAt: Date? = nil,
+        phoneChange: String? = nil, phoneChangeSentAt: Date? = nil
     ) {
         self.id = id
         self.aud = aud
@@ -57,6 +65,10 @@ package struct UserRecord: Sendable, Hashable {
         self.userMetadata = userMetadata
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.phone = phone
+        self.phoneConfirmedAt = phoneConfirmedAt
+        self.phoneChange = phoneChange
+        self.phoneChangeSentAt = phoneChangeSentAt
     }
 
     /// Whether a ban is in force at `now`.
@@ -78,9 +90,16 @@ extension UserRecord {
 
     /// Whether any identity at an external provider is linked (so the identities table has rows
     /// for the user); an account that only signs in with its address has none to read.
-    package var hasLinkedIdentities: Bool { providers.contains { $0 != "email" } }
+    package var hasLinkedIdentities: Bool { providers.contains { $0 != "email" && $0 != "phone" } }
 
     /// ``email`` as the stores keep it: `NULL` for an anonymous user's empty address, so that the
     /// unique constraint applies to real addresses only.
     var storedEmail: String? { email.isEmpty ? nil : email }
+
+    /// ``phone`` as the stores keep it: `NULL` when the user has none, so that the unique
+    /// constraint applies to real numbers only.
+    var storedPhone: String? { phone.isEmpty ? nil : phone }
+
+    /// Whether the account signs in with its phone number (it has GoTrue's `phone` identity).
+    var hasPhoneIdentity: Bool { providers.contains("phone") }
 }

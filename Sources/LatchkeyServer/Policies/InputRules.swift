@@ -16,6 +16,19 @@ enum InputRules {
         return email
     }
 
+    /// A phone number as GoTrue keeps it: one leading `+` and every space dropped, then E.164's
+    /// digits (a first digit other than 0, 2 to 15 in all). Anything else is 400
+    /// `validation_failed` "Invalid phone number format (E.164 required)".
+    static func normalizedPhone(_ raw: String?) throws(AuthError) -> String {
+        var phone = Substring(raw ?? "")
+        if phone.first == "+" { phone = phone.dropFirst() }
+        let digits = phone.filter { $0 != " " }.utf8
+        guard (2...15).contains(digits.count), let first = digits.first, first != UInt8(ascii: "0"),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { throw AuthError.validation("Invalid phone number format (E.164 required)") }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
     /// Parses a Go-style duration ("24h", "1h30m", "90s", "500ms") or "none" (`nil`).
     static func banDuration(_ text: String) throws(AuthError) -> TimeInterval? {
         let value = text.trimmingCharacters(in: .whitespaces).lowercased()

@@ -75,7 +75,20 @@ struct RateLimits: Sendable {
         try? await counter.unrecord(slot.key, at: slot.takenAt)
     }
 
-    /// One email counted against an address's limit.
+    /// Counts an SMS the server is about to send, against the limit of all numbers together
+    /// (GoTrue's `GOTRUE_RATE_LIMIT_SMS_SENT`): 429 `over_sms_send_rate_limit` past it.
+    ///
+    /// - Returns: the slot taken, for ``releaseEmail(_:)`` when no message goes out after all.
+    func admitSMS() async throws -> EmailSlot {
+        let key = "sms"
+        let now = clock.now()
+        if limits.enabled, let retryAfter = try await counter.consume(key, limit: limits.smsPerHour, minimumInterval: 0, at: now) {
+            throw AuthError.smsRateLimited(retryAfter: retryAfter)
+        }
+        return EmailSlot(key: key, takenAt: now)
+    }
+
+    /// One email (or SMS) counted against a limit.
     struct EmailSlot: Sendable {
         fileprivate let key: String
         fileprivate let takenAt: Date

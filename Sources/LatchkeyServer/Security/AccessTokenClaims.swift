@@ -43,7 +43,8 @@ extension AccessTokenClaims {
     init(user: UserRecord, session: SessionRecord, issuer: String, issuedAt: Date, expiresAt: Date) {
         self.init(
             iss: .init(value: issuer), sub: .init(value: user.id.lowercasedString), aud: .init(value: user.aud),
-            exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: "", role: user.role, aal: session.aal.rawValue,
+            exp: .init(value: expiresAt), iat: .init(value: issuedAt), email: user.email, phone: user.phone, role: user.role,
+            aal: session.aal.rawValue,
             amr: session.authenticationMethods.map { .init(method: $0.method, timestamp: $0.timestamp) },
             sessionID: session.id.lowercasedString, isAnonymous: user.isAnonymous,
             appMetadata: user.appMetadata, userMetadata: user.userMetadata)

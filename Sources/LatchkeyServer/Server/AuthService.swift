@@ -52,6 +52,10 @@ struct AuthService: Sendable {
     let verification: EmailVerification
     /// `POST /otp` and `POST /magiclink`.
     let emailSignIn: EmailSignIn
+    /// `POST /otp` with a phone number; `nil` when phone sign-in is off.
+    let phoneSignIn: PhoneSignIn?
+    /// `POST /verify` types `sms` and `phone_change`; `nil` when phone sign-in is off.
+    let phoneVerification: PhoneVerification?
     /// `POST /invite` and `POST /admin/generate_link`.
     let invitations: Invitations
     /// `GET /`, `/welcome/…` and where `GET /verify` lands when the site URL is the server itself.
@@ -77,7 +81,8 @@ struct AuthService: Sendable {
     init(
         configuration: ServerConfiguration, store: any AuthStore, clock: any ServerClock, hasher: PasswordHasher,
         signer: TokenSigner, tokens: OpaqueTokens, mailer: any Mailer, rateLimitCounter: any RateLimitCounter, logger: Logger,
-        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults, providerHTTP: (any ProviderHTTP)? = nil
+        origin: ServerOrigin, mailTemplates: MailTemplates = .defaults, providerHTTP: (any ProviderHTTP)? = nil,
+        smsSender: (any SMSSender)? = nil
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
@@ -117,6 +122,17 @@ struct AuthService: Sendable {
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
+        let phoneCodes =
+            configuration.phone.enabled
+            ? PhoneCodes(
+                store: store, clock: clock, limits: limits, tokens: tokens,
+                sender: smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders),
+                settings: configuration.phone, logger: logger)
+            : nil
+        phoneSignIn = phoneCodes.map {
+            PhoneSignIn(store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup)
+        }
+        phoneVerification = phoneCodes.map { PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions) }
         signUp = SignUp(
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(
@@ -124,6 +140,9 @@ struct AuthService: Sendable {
             logger: logger,
             beforeUserCreated: (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
                 BeforeUserCreatedHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger))
+            },
+            phone: phoneCodes.map {
+                PhoneSignUp(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger)
             })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
@@ -146,7 +165,7 @@ struct AuthService: Sendable {
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
-            autoconfirm: configuration.autoconfirm, requireCurrentPassword: configuration.requireCurrentPassword)
+            autoconfirm: configuration.autoconfirm, requireCurrentPassword: configuration.requireCurrentPassword, phoneCodes: phoneCodes)
         profiles = Profiles(store: store, clock: clock)
         currentUser = CurrentUser(store: store)
         let factorRules = FactorRules(configuration)

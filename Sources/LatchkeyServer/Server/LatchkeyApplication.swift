@@ -42,6 +42,7 @@ public enum LatchkeyApplication {
         clock: any ServerClock = SystemServerClock(),
         mailer: (any Mailer)? = nil,
         store: (any AuthStore)?,
+        smsSender: (any SMSSender)? = nil,
         logger: Logger = Logger(label: "latchkey"),
         metrics: ServerMetrics? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -72,7 +73,7 @@ public enum LatchkeyApplication {
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: metrics.map { MeteredMailer(base: baseMailer, metrics: $0) } ?? baseMailer,
             rateLimitCounter: rateLimitCounter(for: store, jwtSecret: secret), logger: logger,
-            origin: origin, mailTemplates: mailTemplates)
+            origin: origin, mailTemplates: mailTemplates, smsSender: smsSender)
 
         let router = makeRouter(
             service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),

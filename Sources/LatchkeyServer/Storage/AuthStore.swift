@@ -17,9 +17,12 @@ package protocol AuthStore: Sendable {
     func user(id: UUID) async throws -> UserRecord?
     /// Looks a user up by (already normalised) email.
     func user(email: String) async throws -> UserRecord?
+    /// Looks a user up by (already normalised) phone number.
+    func user(phone: String) async throws -> UserRecord?
     /// Replaces a user's fields and, in the same transaction, ends the sessions `endingSessions`
     /// names (their refresh tokens then answer `refresh_token_not_found`, as GoTrue). Throws
-    /// ``StoreError/duplicateEmail`` when the new email is taken; a failure writes neither.
+    /// ``StoreError/duplicateEmail`` when the new email is taken (``StoreError/duplicatePhone``
+    /// for the phone number); a failure writes neither.
     func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws
     /// Deletes a user with all their sessions, tokens and links. Returns whether it existed.
     func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool
@@ -174,6 +177,8 @@ extension AuthStore {
 package enum StoreError: Error, Sendable, Equatable {
     /// Another user already has this email.
     case duplicateEmail
+    /// Another user already has this phone number.
+    case duplicatePhone
     /// Another user already has this id.
     case duplicateUserID
     /// A passkey with this credential id is registered already.

@@ -6,9 +6,10 @@ extension SettingsResponse {
     init(_ configuration: ServerConfiguration) {
         self.init(
             external: configuration.external.enabledProviders.merging(
-                ["email": true, "phone": false, "anonymous_users": configuration.enableAnonymousUsers]) { _, fixed in fixed },
+                ["email": true, "phone": configuration.phone.enabled, "anonymous_users": configuration.enableAnonymousUsers]) { _, fixed in fixed },
             disable_signup: configuration.disableSignup, mailer_autoconfirm: configuration.autoconfirm,
-            phone_autoconfirm: false, sms_provider: "", saml_enabled: false,
+            phone_autoconfirm: configuration.phone.enabled && configuration.phone.autoconfirm,
+            sms_provider: configuration.phone.enabled ? configuration.phone.provider ?? "" : "", saml_enabled: false,
             password_min_length: configuration.minimumPasswordLength, passkeys_enabled: configuration.passkeys.enabled)
     }
 }

@@ -10,12 +10,15 @@ extension UserResponse {
         role = user.role
         email = user.email
         email_confirmed_at = user.emailConfirmedAt.map(WireDate.format)
-        phone = ""
+        phone = user.phone
+        phone_confirmed_at = user.phoneConfirmedAt.map(WireDate.format)
         confirmation_sent_at = user.confirmationSentAt.map(WireDate.format)
-        confirmed_at = email_confirmed_at
+        confirmed_at = email_confirmed_at ?? phone_confirmed_at
         recovery_sent_at = user.recoverySentAt.map(WireDate.format)
         new_email = user.newEmail
         email_change_sent_at = user.emailChangeSentAt.map(WireDate.format)
+        new_phone = user.phoneChange
+        phone_change_sent_at = user.phoneChangeSentAt.map(WireDate.format)
         last_sign_in_at = user.lastSignInAt.map(WireDate.format)
         app_metadata = user.appMetadata
         user_metadata = user.userMetadata
@@ -37,7 +40,8 @@ extension UserResponse {
     }
 
     /// The user's identities as GoTrue lists them: the `email` identity of an account that
-    /// signs in with its address (its id is the user's), then each linked identity, oldest first.
+    /// signs in with its address (its id is the user's), the `phone` identity of one that signs
+    /// in with its number, then each linked identity, oldest first.
     static func identities(of user: UserRecord, linked: [IdentityRecord]) -> [Identity] {
         var identities: [Identity] = []
         if !user.email.isEmpty, user.hasEmailIdentity {
@@ -51,6 +55,18 @@ extension UserResponse {
                     ],
                     provider: "email", last_sign_in_at: user.lastSignInAt.map(WireDate.format), created_at: WireDate.format(user.createdAt),
                     updated_at: WireDate.format(user.updatedAt), email: user.email))
+        }
+        if !user.phone.isEmpty, user.hasPhoneIdentity {
+            let id = user.id.lowercasedString
+            identities.append(
+                Identity(
+                    identity_id: id, id: id, user_id: id,
+                    identity_data: [
+                        "sub": .string(id), "phone": .string(user.phone), "email_verified": .bool(false),
+                        "phone_verified": .bool(user.phoneConfirmedAt != nil),
+                    ],
+                    provider: "phone", last_sign_in_at: user.lastSignInAt.map(WireDate.format), created_at: WireDate.format(user.createdAt),
+                    updated_at: WireDate.format(user.updatedAt), email: nil))
         }
         for identity in linked {
             identities.append(

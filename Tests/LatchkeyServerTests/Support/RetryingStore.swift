@@ -69,6 +69,7 @@ final class RetryingStore: AuthStore {
     }
     func user(id: UUID) async throws -> UserRecord? { try await base.user(id: id) }
     func user(email: String) async throws -> UserRecord? { try await base.user(email: email) }
+    func user(phone: String) async throws -> UserRecord? { try await base.user(phone: phone) }
     func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await base.updateUser(user, audit: audit, endingSessions: endingSessions)
     }

@@ -24,13 +24,14 @@ struct TestServer: Sendable {
         clock: ManualServerClock = ManualServerClock(),
         store: (any AuthStore)? = nil,
         mailer: (any Mailer)? = nil,
+        smsSender: (any SMSSender)? = nil,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: ServerMetrics? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let server = try await TestAuthServer.start(
-            dataDirectory: directory, clock: clock, mailer: mailer, store: store, logger: logger, metrics: metrics
+            dataDirectory: directory, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics
         ) { configuration in
             configuration.rateLimits = RateLimitConfiguration()
             // No background cleanup unless a test turns it on: tests move the clock by days.

@@ -2,7 +2,8 @@ import Foundation
 import LatchkeyWire
 import Logging
 
-/// `POST /token?grant_type=password`: signs in with an email address and a password.
+/// `POST /token?grant_type=password`: signs in with an email address (or a phone number) and a
+/// password.
 ///
 /// An unknown address and a wrong password get the same answer in the same time. Failed
 /// attempts count against the account, so guessing locks it for a while (even for the right
@@ -21,20 +22,35 @@ struct PasswordGrant: TokenGrant {
 
     func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
         try await dependencies.limits.admitSignIn(from: ipAddress)
-        let email = try InputRules.normalizedEmail(body.email)
+        // A phone number instead of an address: the account is found by it, its failures counted
+        // under it (digits only, so never an address's key), and it must be confirmed.
+        if body.email != nil, !(body.phone ?? "").isEmpty {
+            throw AuthError.validation("Only an email address or phone number should be provided on login.")
+        }
+        let phone = body.email == nil ? try Self.phone(body.phone, enabled: dependencies.configuration.phone.enabled) : nil
+        let account = try phone ?? InputRules.normalizedEmail(body.email)
         guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }
         // A password bcrypt would cut (NUL, over 72 bytes) can match no account: refused as sign-up refuses it.
         try PasswordPolicy.checkUsable(password)
-        try await dependencies.limits.checkPasswordAttempts(for: email)
-        let found = try await dependencies.store.user(email: email)
+        try await dependencies.limits.checkPasswordAttempts(for: account)
+        let found: UserRecord?
+        if phone == nil {
+            found = try await dependencies.store.user(email: account)
+        } else {
+            found = try await dependencies.store.user(phone: account)
+        }
         let check = try await dependencies.passwords.check(password, against: found?.passwordHash)
         guard check.matches, var user = found else {
-            try await dependencies.limits.recordFailedPassword(for: email)
-            dependencies.logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(email))"])
+            try await dependencies.limits.recordFailedPassword(for: account)
+            dependencies.logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(account))"])
             throw AuthError.invalidCredentials
         }
-        try await dependencies.limits.forgetFailedPasswords(for: email)
-        guard user.emailConfirmedAt != nil else { throw AuthError.emailNotConfirmed }
+        try await dependencies.limits.forgetFailedPasswords(for: account)
+        if phone != nil {
+            guard user.phoneConfirmedAt != nil else { throw AuthError.phoneNotConfirmed }
+        } else {
+            guard user.emailConfirmedAt != nil else { throw AuthError.emailNotConfirmed }
+        }
         guard !user.isBanned(at: dependencies.clock.now()) else { throw AuthError.userBanned }
         // An imported hash (Firebase scrypt) or a bcrypt of another cost is replaced in the
         // session's own write.
@@ -44,5 +60,14 @@ struct PasswordGrant: TokenGrant {
         // in; the app is told, as GoTrue does.
         session.weak_password = await dependencies.passwords.signInNotice(for: password)
         return session
+    }
+
+    /// The number of a sign-in by phone (`nil`: none given, the address is used), as GoTrue
+    /// reads it here: a leading `+` and spaces dropped, no other check (an odd number simply
+    /// matches no account).
+    private static func phone(_ raw: String?, enabled: Bool) throws(AuthError) -> String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard enabled else { throw AuthError.phoneLoginsDisabled }
+        return (raw.hasPrefix("+") ? raw.dropFirst() : Substring(raw)).replacingOccurrences(of: " ", with: "")
     }
 }

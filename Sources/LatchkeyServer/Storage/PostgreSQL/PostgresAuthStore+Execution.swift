@@ -112,6 +112,7 @@ enum PostgresFailure {
         case let error as PSQLError where error.code == .server:
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == "23505", error.serverInfo?[.constraintName] == "users_email_key" { return StoreError.duplicateEmail }
+            if state == "23505", error.serverInfo?[.constraintName] == "users_phone_key" { return StoreError.duplicatePhone }
             if state == "23505", error.serverInfo?[.constraintName] == "users_pkey" { return StoreError.duplicateUserID }
             if state == "23505", error.serverInfo?[.constraintName] == "webauthn_credentials_credential_id_key" {
                 return StoreError.duplicateCredential

@@ -131,6 +131,14 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
+    package func user(phone: String) async throws -> UserRecord? {
+        guard !phone.isEmpty else { return nil }
+        return try await autocommit { connection in
+            try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE phone = \(phone)", logger: self.logger)
+                .firstRow { try PostgresRows.user($0) }
+        }
+    }
+
     package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.updateUser(user), logger: self.logger)

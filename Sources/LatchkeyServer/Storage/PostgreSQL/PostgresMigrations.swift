@@ -266,6 +266,15 @@ enum PostgresMigrations {
                 "ALTER TABLE mfa_challenges ADD COLUMN web_authn_ceremony TEXT",
                 "ALTER TABLE mfa_challenges ADD COLUMN web_authn_challenge TEXT",
             ]),
+        Migration(
+            version: "v11: phone numbers",
+            statements: [
+                // GoTrue's phone columns; the codes sent by SMS are one_time_tokens rows, hashed like email codes.
+                "ALTER TABLE users ADD COLUMN phone TEXT CONSTRAINT users_phone_key UNIQUE",
+                "ALTER TABLE users ADD COLUMN phone_confirmed_at TIMESTAMPTZ",
+                "ALTER TABLE users ADD COLUMN phone_change TEXT",
+                "ALTER TABLE users ADD COLUMN phone_change_sent_at TIMESTAMPTZ",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

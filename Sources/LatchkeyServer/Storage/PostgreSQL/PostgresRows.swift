@@ -15,7 +15,7 @@ enum PostgresRows {
     static let userColumns = """
         id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at, \
         new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata::text, user_metadata::text, \
-        created_at, updated_at, is_anonymous, invited_at
+        created_at, updated_at, is_anonymous, invited_at, phone, phone_confirmed_at, phone_change, phone_change_sent_at
         """
 
     /// ``userColumns`` of the table aliased `u`.
@@ -32,18 +32,20 @@ enum PostgresRows {
             emailChangeSentAt: try cell(9), lastSignInAt: try cell(10), bannedUntil: try cell(11),
             isAnonymous: try cell(16), invitedAt: try cell(17),
             appMetadata: .fromJSONString(try cell(12, String.self)), userMetadata: .fromJSONString(try cell(13, String.self)),
-            createdAt: try cell(14), updatedAt: try cell(15))
+            createdAt: try cell(14), updatedAt: try cell(15), phone: try cell(18, String?.self) ?? "", phoneConfirmedAt: try cell(19),
+            phoneChange: try cell(20), phoneChangeSentAt: try cell(21))
     }
 
     static func insertUser(_ user: UserRecord) -> PostgresQuery {
         """
         INSERT INTO users (id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at,
             new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at,
-            is_anonymous, invited_at)
+            is_anonymous, invited_at, phone, phone_confirmed_at, phone_change, phone_change_sent_at)
         VALUES (\(user.id), \(user.aud), \(user.role), \(user.storedEmail), \(user.passwordHash), \(user.emailConfirmedAt),
             \(user.confirmationSentAt), \(user.recoverySentAt), \(user.newEmail), \(user.emailChangeSentAt), \(user.lastSignInAt),
             \(user.bannedUntil), \(user.appMetadata.jsonString())::jsonb, \(user.userMetadata.jsonString())::jsonb,
-            \(user.createdAt), \(user.updatedAt), \(user.isAnonymous), \(user.invitedAt))
+            \(user.createdAt), \(user.updatedAt), \(user.isAnonymous), \(user.invitedAt), \(user.storedPhone), \(user.phoneConfirmedAt),
+            \(user.phoneChange), \(user.phoneChangeSentAt))
         """
     }
 
@@ -64,7 +66,8 @@ enum PostgresRows {
             last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil),
             app_metadata = \(user.appMetadata.jsonString())::jsonb, user_metadata = \(user.userMetadata.jsonString())::jsonb,
             created_at = \(user.createdAt), updated_at = \(user.updatedAt), is_anonymous = \(user.isAnonymous),
-            invited_at = \(user.invitedAt)
+            invited_at = \(user.invitedAt), phone = \(user.storedPhone), phone_confirmed_at = \(user.phoneConfirmedAt),
+            phone_change = \(user.phoneChange), phone_change_sent_at = \(user.phoneChangeSentAt)
         WHERE id = \(user.id)
         """
     }

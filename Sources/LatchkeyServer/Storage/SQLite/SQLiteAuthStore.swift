@@ -75,6 +75,13 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    package func user(phone: String) async throws -> UserRecord? {
+        guard !phone.isEmpty else { return nil }
+        return try await read { db in
+            try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE phone = ?", arguments: [phone]).map { try SQLiteRows.user($0) }
+        }
+    }
+
     package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await write { db in
             try Self.update(user, db)
@@ -406,6 +413,9 @@ package final class SQLiteAuthStore: AuthStore {
         if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, (error.message ?? "").contains("users.email") {
             return StoreError.duplicateEmail
         }
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, (error.message ?? "").contains("users.phone") {
+            return StoreError.duplicatePhone
+        }
         if [.SQLITE_CONSTRAINT_PRIMARYKEY, .SQLITE_CONSTRAINT_UNIQUE].contains(error.extendedResultCode),
             (error.message ?? "").contains("users.id")
         {
@@ -428,7 +438,7 @@ package final class SQLiteAuthStore: AuthStore {
 
     static func insert(_ user: UserRecord, _ db: Database) throws {
         try db.run(
-            sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            sql: "INSERT INTO users (\(SQLiteRows.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: SQLiteRows.userArguments(user))
     }
 
@@ -440,7 +450,7 @@ package final class SQLiteAuthStore: AuthStore {
                 UPDATE users SET id = ?, aud = ?, role = ?, email = ?, password_hash = ?, email_confirmed_at = ?,
                 confirmation_sent_at = ?, recovery_sent_at = ?, new_email = ?, email_change_sent_at = ?, last_sign_in_at = ?,
                 banned_until = ?, app_metadata = ?, user_metadata = ?, created_at = ?, updated_at = ?, is_anonymous = ?,
-                invited_at = ? WHERE id = ?
+                invited_at = ?, phone = ?, phone_confirmed_at = ?, phone_change = ?, phone_change_sent_at = ? WHERE id = ?
                 """,
             arguments: arguments)
     }

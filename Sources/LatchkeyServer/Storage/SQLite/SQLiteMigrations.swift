@@ -251,6 +251,17 @@ enum SQLiteMigrations {
                     ALTER TABLE mfa_challenges ADD COLUMN web_authn_challenge TEXT;
                     """)
         }
+        migrator.registerMigration("v10: phone numbers") { db in
+            // GoTrue's phone columns; the codes sent by SMS are one_time_tokens rows, hashed like email codes.
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN phone TEXT;
+                    ALTER TABLE users ADD COLUMN phone_confirmed_at DOUBLE;
+                    ALTER TABLE users ADD COLUMN phone_change TEXT;
+                    ALTER TABLE users ADD COLUMN phone_change_sent_at DOUBLE;
+                    CREATE UNIQUE INDEX users_phone ON users(phone);
+                    """)
+        }
         return migrator
     }
 }

@@ -60,7 +60,11 @@ enum SQLiteRows {
             appMetadata: .fromJSONString(row[12]),
             userMetadata: .fromJSONString(row[13]),
             createdAt: Date(timeIntervalSince1970: row[14]),
-            updatedAt: Date(timeIntervalSince1970: row[15]))
+            updatedAt: Date(timeIntervalSince1970: row[15]),
+            phone: row[18] as String? ?? "",
+            phoneConfirmedAt: date(row[19]),
+            phoneChange: row[20],
+            phoneChangeSentAt: date(row[21]))
     }
 
     static func userArguments(_ user: UserRecord) -> StatementArguments {
@@ -72,13 +76,14 @@ enum SQLiteRows {
             user.appMetadata.jsonString(), user.userMetadata.jsonString(),
             user.createdAt.timeIntervalSince1970, user.updatedAt.timeIntervalSince1970,
             user.isAnonymous, user.invitedAt?.timeIntervalSince1970,
+            user.storedPhone, user.phoneConfirmedAt?.timeIntervalSince1970, user.phoneChange, user.phoneChangeSentAt?.timeIntervalSince1970,
         ]
     }
 
     static let userColumns = """
         id, aud, role, email, password_hash, email_confirmed_at, confirmation_sent_at, recovery_sent_at, \
         new_email, email_change_sent_at, last_sign_in_at, banned_until, app_metadata, user_metadata, created_at, updated_at, \
-        is_anonymous, invited_at
+        is_anonymous, invited_at, phone, phone_confirmed_at, phone_change, phone_change_sent_at
         """
 
     /// Every session column, in the order ``session(_:)`` reads them.

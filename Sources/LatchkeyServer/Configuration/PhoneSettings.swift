@@ -1,0 +1,147 @@
+import Foundation
+
+/// Phone sign-in over SMS, with GoTrue's settings (`GOTRUE_EXTERNAL_PHONE_ENABLED` and
+/// `GOTRUE_SMS_*`).
+public struct PhoneSettings: Sendable, Equatable {
+    /// Whether phone numbers sign up and sign in (off: 400 `phone_provider_disabled`, as GoTrue).
+    public var enabled = false
+    /// Whether a phone sign-up is confirmed at once, without a code.
+    public var autoconfirm = false
+    /// Seconds a code sent by SMS stays usable (GoTrue's default: 60).
+    public var codeTTL: TimeInterval = 60
+    /// Digits in a code: 6 to 10.
+    public var codeLength = 6
+    /// Least seconds between two codes of one kind to one user.
+    public var maximumFrequency: TimeInterval = 60
+    /// The message; `{{ .Code }}` is replaced by the code. Empty: "Your code is {{ .Code }}".
+    public var template: String?
+    /// Fixed codes for test numbers, GoTrue's `GOTRUE_SMS_TEST_OTP`: `number:code` (or
+    /// `number=code`) pairs separated by commas. A test number gets no SMS; its fixed code is
+    /// redeemed like a sent one.
+    public var testCodes: String?
+    /// When the test numbers stop working (RFC 3339); `nil`: never.
+    public var testCodesValidUntil: String?
+    /// The SMS provider `latchkey serve` sends through (GoTrue's `GOTRUE_SMS_PROVIDER`): `twilio`,
+    /// or `nil` for none (only test numbers get codes). An app embedding the server may pass its
+    /// own ``SMSSender`` instead.
+    public var provider: String?
+    /// Twilio's account SID (`AC…`).
+    public var twilioAccountSID: String?
+    /// Twilio's auth token (a secret: from the environment only in `latchkey serve`).
+    public var twilioAuthToken: String?
+    /// The messaging service SID (`MG…`) or the number messages come from.
+    public var twilioMessageServiceSID: String?
+    /// A WhatsApp content template (`HX…`) whose variable 1 is the code; `nil`: the text is sent.
+    public var twilioContentSID: String?
+    /// MessageBird's access key (a secret: from the environment only in `latchkey serve`).
+    public var messageBirdAccessKey: String?
+    /// The sender MessageBird shows.
+    public var messageBirdOriginator: String?
+    /// Vonage's API key.
+    public var vonageAPIKey: String?
+    /// Vonage's API secret (from the environment only in `latchkey serve`).
+    public var vonageAPISecret: String?
+    /// The sender Vonage shows.
+    public var vonageFrom: String?
+    /// Textlocal's API key (from the environment only in `latchkey serve`).
+    public var textlocalAPIKey: String?
+    /// The sender Textlocal shows.
+    public var textlocalSender: String?
+    /// Where provider requests go instead of the provider's own host: for tests against a local
+    /// fake, honoured only with ``ExternalProviderSettings/allowLoopbackProviders``.
+    package var providerURLOverride: String?
+
+    public init() {}
+
+    /// The message sent with `code`.
+    func message(code: String) -> String {
+        ((template ?? "").isEmpty ? "Your code is {{ .Code }}" : template ?? "").replacingOccurrences(of: "{{ .Code }}", with: code)
+    }
+
+    /// The fixed codes by (normalised) number.
+    func parsedTestCodes() throws(ConfigurationError) -> [String: String] {
+        var codes: [String: String] = [:]
+        for pair in (testCodes ?? "").split(separator: ",") {
+            let parts = pair.split(maxSplits: 1, whereSeparator: { $0 == ":" || $0 == "=" })
+            guard parts.count == 2, let phone = try? InputRules.normalizedPhone(String(parts[0]).trimmingCharacters(in: .whitespaces)) else {
+                throw ServerSetting.smsTestOTP.error("needs number:code pairs separated by commas")
+            }
+            let code = parts[1].trimmingCharacters(in: .whitespaces)
+            guard !code.isEmpty, code.allSatisfy(\.isASCII) else { throw ServerSetting.smsTestOTP.error("has an empty or non-ASCII code") }
+            codes[phone] = code
+        }
+        return codes
+    }
+
+    /// ``testCodesValidUntil`` as a date.
+    func parsedTestCodesValidUntil() throws(ConfigurationError) -> Date? {
+        guard let text = testCodesValidUntil, !text.isEmpty else { return nil }
+        guard let date = try? Date(text, strategy: .iso8601) else { throw ServerSetting.smsTestOTPValidUntil.error("needs an RFC 3339 time") }
+        return date
+    }
+
+    func validate() throws(ConfigurationError) {
+        typealias S = ServerSetting
+        guard codeTTL >= 1 else { throw S.smsOTPExp.error("must be at least 1 second") }
+        guard (6...10).contains(codeLength) else { throw S.smsOTPLength.error("must be between 6 and 10") }
+        guard maximumFrequency >= 0 else { throw S.smsMaxFrequency.error("cannot be negative") }
+        _ = try parsedTestCodes()
+        _ = try parsedTestCodesValidUntil()
+        switch provider ?? "" {
+        case "": break
+        case "twilio":
+            try Self.require(
+                [
+                    (S.smsTwilioAccountSID, twilioAccountSID), (S.smsTwilioAuthToken, twilioAuthToken),
+                    (S.smsTwilioMessageServiceSID, twilioMessageServiceSID),
+                ],
+                by: "twilio")
+        case "messagebird":
+            try Self.require(
+                [(S.smsMessageBirdAccessKey, messageBirdAccessKey), (S.smsMessageBirdOriginator, messageBirdOriginator)], by: "messagebird")
+        case "vonage":
+            try Self.require(
+                [(S.smsVonageAPIKey, vonageAPIKey), (S.smsVonageAPISecret, vonageAPISecret), (S.smsVonageFrom, vonageFrom)], by: "vonage")
+        case "textlocal":
+            try Self.require([(S.smsTextlocalAPIKey, textlocalAPIKey), (S.smsTextlocalSender, textlocalSender)], by: "textlocal")
+        default:
+            throw S.smsProvider.error("must be twilio, messagebird, vonage or textlocal (Twilio Verify is not supported yet)")
+        }
+    }
+
+    private static func require(_ values: [(ServerSetting, String?)], by provider: String) throws(ConfigurationError) {
+        for (setting, value) in values where (value ?? "").isEmpty {
+            throw setting.error("is required with the \(provider) SMS provider")
+        }
+    }
+
+    /// The sender ``provider`` names, over `http` (`allowsLoopback`: the tests' fake may stand
+    /// in for the provider's host).
+    func sender(http: any ProviderHTTP, allowsLoopback: Bool) -> any SMSSender {
+        switch provider ?? "" {
+        case "twilio":
+            TwilioSMSSender(
+                http: http, accountSID: twilioAccountSID ?? "", authToken: twilioAuthToken ?? "",
+                messageServiceSID: twilioMessageServiceSID ?? "", contentSID: twilioContentSID,
+                apiBase: base(TwilioSMSSender.apiBase, allowsLoopback))
+        case "messagebird":
+            MessageBirdSMSSender(
+                http: http, accessKey: messageBirdAccessKey ?? "", originator: messageBirdOriginator ?? "",
+                apiBase: base(MessageBirdSMSSender.apiBase, allowsLoopback))
+        case "vonage":
+            VonageSMSSender(
+                http: http, apiKey: vonageAPIKey ?? "", apiSecret: vonageAPISecret ?? "", from: vonageFrom ?? "",
+                apiBase: base(VonageSMSSender.apiBase, allowsLoopback))
+        case "textlocal":
+            TextlocalSMSSender(
+                http: http, apiKey: textlocalAPIKey ?? "", sender: textlocalSender ?? "", apiBase: base(TextlocalSMSSender.apiBase, allowsLoopback))
+        default:
+            NoSMSProvider()
+        }
+    }
+
+    /// The provider's own API base, or the tests' override when loopback providers are allowed.
+    private func base(_ own: String, _ allowsLoopback: Bool) -> String {
+        allowsLoopback ? providerURLOverride ?? own : own
+    }
+}

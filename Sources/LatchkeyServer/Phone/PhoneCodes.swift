@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+
+/// Sending a code by SMS, and the rules every phone flow shares.
+///
+/// A code is stored like an emailed one: only its hash, bound to the number it went to, in the
+/// user's `confirmation_token` (sign-up and sign-in) or `phone_change_token` row. A user gets
+/// at most one code of a kind per ``PhoneSettings/maximumFrequency``; every message sent counts
+/// against the server's SMS limit, given back when the provider refuses it. A test number
+/// (``PhoneSettings/testCodes``) gets its fixed code stored the same way and no message.
+struct PhoneCodes: Sendable {
+    /// Which code is sent: sign-up and sign-in share GoTrue's confirmation token.
+    enum Purpose: Sendable {
+        case confirmation
+        case phoneChange
+
+        var kind: OneTimeToken.Kind { self == .confirmation ? .confirmation : .phoneChange }
+        /// What GoTrue names it in "Error sending … OTP to provider".
+        var name: String { self == .confirmation ? "confirmation" : "phone_change" }
+    }
+
+    let store: any AuthStore
+    let clock: any ServerClock
+    let limits: RateLimits
+    let tokens: OpaqueTokens
+    let sender: any SMSSender
+    let settings: PhoneSettings
+    /// ``PhoneSettings/testCodes``, parsed.
+    let testCodes: [String: String]
+    let testCodesValidUntil: Date?
+    let logger: Logger
+
+    init(
+        store: any AuthStore, clock: any ServerClock, limits: RateLimits, tokens: OpaqueTokens, sender: any SMSSender, settings: PhoneSettings,
+        logger: Logger
+    ) {
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+        self.tokens = tokens
+        self.sender = sender
+        self.settings = settings
+        // Checked when the configuration was validated.
+        testCodes = (try? settings.parsedTestCodes()) ?? [:]
+        testCodesValidUntil = try? settings.parsedTestCodesValidUntil()
+        self.logger = logger
+    }
+
+    /// The channel `raw` names (absent: SMS), or GoTrue's 400.
+    static func channel(_ raw: String?) throws(AuthError) -> SMSMessage.Channel {
+        guard let raw, !raw.isEmpty else { return .sms }
+        guard let channel = SMSMessage.Channel(rawValue: raw) else {
+            throw AuthError.validation(
+                "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+            )
+        }
+        return channel
+    }
+
+    /// Sends `user` a code for `purpose` to `phone` and stores its hash; returns the user as
+    /// saved (with `confirmation_sent_at`, or `phone_change` and `phone_change_sent_at`).
+    @discardableResult
+    func send(_ purpose: Purpose, to user: UserRecord, phone: String, channel: SMSMessage.Channel, ipAddress: String) async throws -> UserRecord {
+        let now = clock.now()
+        let sentAt = purpose == .confirmation ? user.confirmationSentAt : user.phoneChangeSentAt
+        if let sentAt, now < sentAt.addingTimeInterval(settings.maximumFrequency) {
+            let wait = max(1, Int((sentAt.addingTimeInterval(settings.maximumFrequency).timeIntervalSince(now)).rounded(.up)))
+            throw AuthError.smsTooSoon(retryAfter: wait)
+        }
+        let code: String
+        if let fixed = testCode(for: phone, at: now) {
+            code = fixed
+        } else {
+            let slot = try await limits.admitSMS()
+            code = Self.randomCode(length: settings.codeLength)
+            do {
+                _ = try await sender.send(SMSMessage(to: phone, body: settings.message(code: code), channel: channel, code: code))
+            } catch {
+                await limits.releaseEmail(slot)
+                logger.warning("SMS not sent", metadata: ["user_id": "\(user.id)", "error": "\(error)"])
+                throw AuthError.smsSendFailed(purpose.name, reason: "\(error)")
+            }
+        }
+        var updated = user
+        updated.updatedAt = now
+        switch purpose {
+        case .confirmation:
+            updated.confirmationSentAt = now
+        case .phoneChange:
+            updated.phoneChange = phone
+            updated.phoneChangeSentAt = now
+        }
+        let token = OneTimeToken(
+            userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(OpaqueTokens.random()),
+            codeHash: tokens.codeHash(code, address: phone), relatesTo: phone, createdAt: now)
+        try await store.saveOneTimeToken(token, updatingUser: updated, audit: nil)
+        return updated
+    }
+
+    /// Spends the code `code` sent to `phone` for `purpose`, with its user. A wrong code counts
+    /// against the number (refused for a while after too many, as email codes); every failure
+    /// is 403 `otp_expired` "Token has expired or is invalid".
+    func redeem(_ code: String, phone: String, purpose: Purpose) async throws -> (token: OneTimeToken, user: UserRecord) {
+        let redeemed = try await store.spendSentCode(code, sentTo: phone, kinds: [purpose.kind], tokens: tokens, limits: limits)
+        guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
+        return redeemed
+    }
+
+    /// The fixed code of a test number while test numbers work.
+    private func testCode(for phone: String, at now: Date) -> String? {
+        if let testCodesValidUntil, now >= testCodesValidUntil { return nil }
+        return testCodes[phone]
+    }
+
+    /// `length` random decimal digits.
+    static func randomCode(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+    }
+}

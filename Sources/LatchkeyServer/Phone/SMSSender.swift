@@ -1,0 +1,42 @@
+import Foundation
+
+/// A text message the server sends: a sign-in, confirmation or phone-change code.
+public struct SMSMessage: Sendable, Equatable {
+    /// How the message travels.
+    public enum Channel: String, Sendable {
+        case sms
+        case whatsapp
+    }
+
+    /// The number in E.164 digits without the `+` (`15555550100`).
+    public var to: String
+    /// The text, with the code in it.
+    public var body: String
+    public var channel: Channel
+    /// The code alone, for providers that send their own text (Twilio Verify).
+    public var code: String
+
+    public init(to: String, body: String, channel: Channel, code: String) {
+        self.to = to
+        self.body = body
+        self.channel = channel
+        self.code = code
+    }
+}
+
+/// Delivers ``SMSMessage``s through an SMS provider.
+public protocol SMSSender: Sendable {
+    /// Sends `message`; returns the provider's id for it. A thrown error's description reaches
+    /// the client in GoTrue's `sms_send_failed` answer, so it must never hold a credential.
+    func send(_ message: SMSMessage) async throws -> String
+}
+
+/// The sender of a server with no SMS provider: every message fails, so that only the test
+/// numbers (`GOTRUE_SMS_TEST_OTP`) get codes.
+struct NoSMSProvider: SMSSender {
+    struct NotConfigured: Error, CustomStringConvertible {
+        var description: String { "no SMS provider is configured" }
+    }
+
+    func send(_ message: SMSMessage) async throws -> String { throw NotConfigured() }
+}
