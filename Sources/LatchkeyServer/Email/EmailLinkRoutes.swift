@@ -11,7 +11,7 @@ struct EmailLinkRoutes {
         router.post("/verify") { request, context in
             let body = try await request.decode(as: VerifyBody.self, context: context)
             if body.type == "sms" || body.type == "phone_change", let phone = service.phoneVerification {
-                return try await phone.verify(body, ipAddress: context.clientIP)
+                return EmailVerification.Outcome.session(try await phone.verify(body, ipAddress: context.clientIP))
             }
             return try await service.verification.verify(body, ipAddress: context.clientIP)
         }
