@@ -6,7 +6,8 @@ import LatchkeyWire
 /// A number with a confirmed account gets a sign-in code; a number without one gets the same
 /// code and, when `create_user` allows it, an account with no password that the code confirms.
 /// The answer is `{}` in every case — with `create_user: false` as well, where GoTrue answers 422
-/// for an unknown number and so tells which numbers have accounts; Latchkey then sends nothing.
+/// for an unknown number and so tells which numbers have accounts; Latchkey then sends nothing,
+/// and a second request within `SMS_MAX_FREQUENCY` is 429 as for a number with an account.
 struct PhoneSignIn: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
@@ -21,11 +22,17 @@ struct PhoneSignIn: Sendable {
         _ = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
         try await limits.admitSignIn(from: ipAddress)
         if let existing = try await store.user(phone: phone) {
-            guard !existing.isBanned(at: clock.now()) else { return }
+            guard !existing.isBanned(at: clock.now()) else {
+                return try await limits.admitUnsentCode(to: phone, interval: codes.settings.maximumFrequency)
+            }
             try await codes.send(.confirmation, to: existing, phone: phone, channel: channel, ipAddress: ipAddress)
             return
         }
-        guard body.create_user ?? true, !signUpDisabled else { return }
+        // No account and none to create: nothing is sent, and a second request within the
+        // minimum interval is refused as it is for a number with an account.
+        guard body.create_user ?? true, !signUpDisabled else {
+            return try await limits.admitUnsentCode(to: phone, interval: codes.settings.maximumFrequency)
+        }
         let now = clock.now()
         let user = UserRecord(
             email: "", passwordHash: nil, appMetadata: ["provider": .string("phone"), "providers": .array([.string("phone")])],

@@ -75,6 +75,20 @@ struct RateLimits: Sendable {
         try? await counter.unrecord(slot.key, at: slot.takenAt)
     }
 
+    /// GoTrue's minimum interval between two codes to one number, for a number that gets no
+    /// code (no account, and none to create; or a banned one): 429 `over_sms_send_rate_limit`
+    /// for a second request within `interval`, as a number with an account gets, so that the
+    /// answer does not tell the two apart. Counted whether or not rate limits are on, as the
+    /// account's own interval is.
+    func admitUnsentCode(to phone: String, interval: TimeInterval) async throws {
+        guard interval > 0 else { return }
+        if let retryAfter = try await counter.consume(
+            "sms-unsent:\(phone)", limit: .init(count: 1, per: interval), minimumInterval: interval, at: clock.now())
+        {
+            throw AuthError.smsTooSoon(retryAfter: retryAfter)
+        }
+    }
+
     /// Counts an SMS the server is about to send, against the limit of all numbers together
     /// (GoTrue's `GOTRUE_RATE_LIMIT_SMS_SENT`): 429 `over_sms_send_rate_limit` past it.
     ///

@@ -40,7 +40,8 @@ struct StoreFailureTests {
             #expect(signUp.errorCode == "service_unavailable")
             #expect(signUp.headers.first(name: "Content-Type") == "application/json")
             #expect(try await server.signIn("before@example.com").status == 503)
-            #expect(try await server.refresh(session.refreshToken).status == 503)
+            let refreshed = try await server.refresh(session.refreshToken)
+            #expect(refreshed.status == 503, "\(refreshed.text)")
             #expect(try await server.request(.GET, "/user", bearer: session.accessToken).status == 503)
             #expect(try await server.request(.GET, "/health").status == 200, "liveness does not need the database")
         }
@@ -52,6 +53,9 @@ struct StoreFailureTests {
             #expect(SQLiteAuthStore.translate(DatabaseError(resultCode: code)) is StoreError, "\(code)")
         }
         #expect(SQLiteAuthStore.translate(DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed")) is StoreError)
+        #expect(
+            SQLiteAuthStore.translate(
+                DatabaseError(resultCode: .SQLITE_MISUSE, message: "out of memory - while executing `BEGIN IMMEDIATE TRANSACTION`")) is StoreError)
         #expect(!(SQLiteAuthStore.translate(DatabaseError(resultCode: .SQLITE_MISUSE, message: "bad")) is StoreError))
         #expect(!(SQLiteAuthStore.translate(DatabaseError(resultCode: .SQLITE_ERROR)) is StoreError))
     }

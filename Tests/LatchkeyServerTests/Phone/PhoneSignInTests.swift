@@ -176,6 +176,19 @@ struct PhoneSignInTests {
             let known = try await server.request(.POST, "/otp", json: ["phone": "15555550124", "create_user": false])
             #expect(known.status == 200 && known.json.isEmpty)
             #expect(sms.sent.count == 2)
+
+            // Asked again at once, both are refused alike: the answer never tells which number
+            // has an account. After the interval both are answered again.
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550123", "create_user": false]).status == 200)
+            let knownAgain = try await server.request(.POST, "/otp", json: ["phone": "15555550124", "create_user": false])
+            let unknownAgain = try await server.request(.POST, "/otp", json: ["phone": "15555550123", "create_user": false])
+            #expect(knownAgain.status == 429 && unknownAgain.status == 429, "\(knownAgain.text) \(unknownAgain.text)")
+            #expect(knownAgain.errorCode == "over_sms_send_rate_limit" && unknownAgain.errorCode == knownAgain.errorCode)
+            let waits = [knownAgain, unknownAgain].compactMap { $0.headers.first(name: "Retry-After").flatMap(Int.init) }
+            #expect(waits.count == 2 && abs(waits[0] - waits[1]) <= 1, "\(waits)")
+            server.clock.advance(by: 61)
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550123", "create_user": false]).status == 200)
+            #expect(sms.sent.count == 2)
         }
     }
 

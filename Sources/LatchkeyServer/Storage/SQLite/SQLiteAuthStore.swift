@@ -431,6 +431,10 @@ package final class SQLiteAuthStore: AuthStore {
             return StoreError.unavailable("SQLite: \(error.resultCode) \(error.message ?? "")")
         case .SQLITE_MISUSE where error.message == "Connection is closed":
             return StoreError.unavailable("SQLite: the database is closed")
+        case .SQLITE_MISUSE where error.message?.hasPrefix("out of memory") == true:
+            // SQLite's words for a statement on a connection already closed (a write that
+            // begins its transaction after the store was closed).
+            return StoreError.unavailable("SQLite: the database is closed")
         default:
             return error
         }
