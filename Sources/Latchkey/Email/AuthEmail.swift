@@ -43,7 +43,10 @@ public struct AuthEmail: Sendable {
     }
 
     /// Verifies a one-time code from an email (sign-up confirmation, recovery, sign-in code)
-    /// and signs in with the session it yields.
+    /// and signs in with the session it yields. For an email change use
+    /// ``confirmEmailChange(email:token:)``: with secure email change (GoTrue's default) the
+    /// first of its two codes yields no session, which this method reports as an unreadable
+    /// answer.
     /// - Throws: ``AuthFailure``.
     @discardableResult
     public func verify(type: VerificationType, email: String, token: String) async throws -> Session {
