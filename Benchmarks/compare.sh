@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Two builds of `latchkey serve` side by side: `/health`, `GET /user` and refresh-token rotation
 # on each, in interleaved rounds (A B A B …) so that whatever else loads the machine hits both,
-# and each measurement of B as a percentage of A (medians of the rounds). For a change on a hot
-# path: build the commit before it and after it in release mode, then compare.
+# and each measurement of B as a percentage of A (medians of the rounds), then the server's CPU
+# time per request (its user and system time over the requests served), which holds better than
+# requests per second when other work shares the machine. For a change on a hot path: build the
+# commit before it and after it in release mode, then compare.
 #
 # Usage: Benchmarks/compare.sh BIN_A BIN_B [seconds-per-measurement] [rounds]   (needs wrk)
 set -euo pipefail
@@ -15,16 +17,27 @@ out=$(mktemp -d)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
 rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+requests() { awk '/requests in/ {print $1}' "$1"; }
+# The process's user + system time in clock ticks (fields 14 and 15 of /proc/PID/stat).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Runs wrk with the remaining arguments into OUT, and the server's CPU ticks spent into OUT.cpu.
+measure() {
+    local pid=$1 file=$2; shift 2
+    local before; before=$(cpu_ticks "$pid")
+    wrk "$@" > "$file"
+    echo $(( $(cpu_ticks "$pid") - before )) > "$file.cpu"
+}
 wait_healthy() { for _ in $(seq 300); do curl -sf "$1/health" >/dev/null && return 0; sleep 0.1; done; echo "server at $1 did not start" >&2; return 1; }
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$out"' EXIT
 
-declare -A port
+declare -A port pid
 for side in a b; do
     port[$side]=$(free_port)
     bin=$([ "$side" = a ] && echo "$bin_a" || echo "$bin_b")
     "$bin" serve --port "${port[$side]}" --data-dir "$out/data-$side" --autoconfirm --no-rate-limits --log-level error --cleanup-interval 0 &
     pids+=($!)
+    pid[$side]=$!
 done
 for side in a b; do
     url="http://127.0.0.1:${port[$side]}"
@@ -46,10 +59,11 @@ echo "interleaved rounds: $rounds × (A, B) of /health, /user and rotation, ${du
 for round in $(seq "$rounds"); do
     for side in a b; do
         url="http://127.0.0.1:${port[$side]}"
-        wrk -t2 -c16 -d"${duration}s" "$url/health" > "$out/health-$round-$side"
-        wrk -t2 -c16 -d"${duration}s" -s "$bench/lua/user.lua" "$url/user" -- "$(cat "$out/access-$side")" > "$out/user-$round-$side"
+        measure "${pid[$side]}" "$out/health-$round-$side" -t2 -c16 -d"${duration}s" "$url/health"
+        measure "${pid[$side]}" "$out/user-$round-$side" -t2 -c16 -d"${duration}s" -s "$bench/lua/user.lua" "$url/user" -- \
+            "$(cat "$out/access-$side")"
         sessions "${port[$side]}" "$out/tokens-$side"
-        wrk -t8 -c8 -d"${duration}s" -s "$bench/lua/refresh.lua" "$url" -- "$out/tokens-$side" > "$out/refresh-$round-$side"
+        measure "${pid[$side]}" "$out/refresh-$round-$side" -t8 -c8 -d"${duration}s" -s "$bench/lua/refresh.lua" "$url" -- "$out/tokens-$side"
     done
 done
 median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(v) for v in sys.argv[1:]):.0f}")' "$@"; }
@@ -62,4 +76,17 @@ for what in health user refresh; do
     label=$([ "$what" = refresh ] && echo "refresh-token rotation" || echo "GET /$what")
     printf '| %s | %s | %s | %s%% | %s | %s |\n' "$label" "$ma" "$mb" "$(python3 -c "print(f'{$mb/$ma*100:.1f}')")" \
         "$(printf '%.0f ' "${a[@]}")" "$(printf '%.0f ' "${b[@]}")"
+done
+# CPU microseconds per request: ticks × 10⁶ / CLK_TCK / requests.
+tick=$(getconf CLK_TCK)
+per_request() { python3 -c "print(f'{int(open(\"$1.cpu\").read()) * 1e6 / $tick / int(\"$(requests "$1")\"):.0f}')"; }
+echo
+echo "| server CPU per request | A (median µs) | B (median µs) | B / A |"
+echo "|---|---:|---:|---:|"
+for what in health user refresh; do
+    a=(); b=()
+    for round in $(seq "$rounds"); do a+=("$(per_request "$out/$what-$round-a")"); b+=("$(per_request "$out/$what-$round-b")"); done
+    ma=$(median "${a[@]}"); mb=$(median "${b[@]}")
+    label=$([ "$what" = refresh ] && echo "refresh-token rotation" || echo "GET /$what")
+    printf '| %s | %s | %s | %s%% |\n' "$label" "$ma" "$mb" "$(python3 -c "print(f'{$mb/$ma*100:.1f}')")"
 done

@@ -82,9 +82,11 @@ struct SessionIssuer: Sendable {
 
     /// Signs an access token for `session` (or takes the `presigned` one) and wraps it with
     /// `refreshToken`. The custom access token hook, when configured, is told
-    /// `authenticationMethod` (GoTrue's: `password`, `token_refresh`, `totp` …).
+    /// `authenticationMethod` (GoTrue's: `password`, `token_refresh`, `totp` …). The user's
+    /// `factors` are read unless given.
     func response(
-        user: UserRecord, session: SessionRecord, refreshToken: String, authenticationMethod: String, presigned: SignedToken? = nil
+        user: UserRecord, session: SessionRecord, refreshToken: String, authenticationMethod: String, presigned: SignedToken? = nil,
+        factors: [FactorRecord]? = nil
     ) async throws -> SessionResponse {
         let signed: SignedToken
         if let presigned {
@@ -92,10 +94,11 @@ struct SessionIssuer: Sendable {
         } else {
             signed = try await accessToken(user: user, session: session, authenticationMethod: authenticationMethod)
         }
+        let listed = if let factors { factors } else { try await store.factors(userID: user.id) }
         return SessionResponse(
             access_token: signed.token, expires_in: Int(accessTokenTTL), expires_at: Int(signed.expiresAt.timeIntervalSince1970),
             refresh_token: refreshToken,
-            user: UserResponse(user, factors: try await store.factors(userID: user.id), identities: try await store.linkedIdentities(of: user)))
+            user: UserResponse(user, factors: listed, identities: try await store.linkedIdentities(of: user)))
     }
 
     /// `user`'s access token for `session`: its claims, through the custom access token hook

@@ -11,12 +11,18 @@ package struct RefreshTokenState: Sendable, Equatable {
     package var user: UserRecord?
     /// The session's unspent token, read only when ``token`` is spent.
     package var activeToken: RefreshTokenRecord?
+    /// The user's factors, for the answer, when the store reads them in the same transaction
+    /// (SQLite, where a later read would cost two thread switches); `nil` when it does not.
+    package var factors: [FactorRecord]?
 
-    package init(token: RefreshTokenRecord?, session: SessionRecord?, user: UserRecord?, activeToken: RefreshTokenRecord?) {
+    package init(
+        token: RefreshTokenRecord?, session: SessionRecord?, user: UserRecord?, activeToken: RefreshTokenRecord?, factors: [FactorRecord]? = nil
+    ) {
         self.token = token
         self.session = session
         self.user = user
         self.activeToken = activeToken
+        self.factors = factors
     }
 }
 

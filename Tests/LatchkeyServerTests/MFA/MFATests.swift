@@ -127,6 +127,10 @@ struct MFATests {
             let user2 = try #require(verified["user"] as? [String: Any])
             #expect((user2["factors"] as? [[String: Any]])?.first?["status"] as? String == "verified")
             #expect(raised.refreshToken != session.refreshToken)
+            // A refresh lists the factors too (SQLite reads them in the rotation's transaction).
+            let refreshed = try await server.refresh(raised.refreshToken)
+            let refreshedUser = try #require(refreshed["user"] as? [String: Any])
+            #expect((refreshedUser["factors"] as? [[String: Any]])?.map { $0["id"] as? String } == [factor.id])
 
             let actions = try await server.auditActions()
             for action in ["factor_in_progress", "challenge_created", "verification_attempted"] { #expect(actions.contains(action), "\(action)") }

@@ -52,9 +52,16 @@ struct RefreshGrant: TokenGrant {
             inactivityTimeout: inactivityTimeout,
             successor: { [tokens] in tokens.successor(of: $0) })
         // The store counts the refresh against its session's limit in the rotation's transaction.
-        switch try await store.rotateRefreshToken(hash: hash, admission: limits.refreshAdmission(), plan: { RefreshRotation.plan($0, request) }) {
+        // The answer lists the user's factors: the store hands them over when it read them in
+        // the same transaction.
+        let (outcome, factors) = try await store.rotateRefreshToken(hash: hash, admission: limits.refreshAdmission()) { state in
+            let decided = RefreshRotation.plan(state, request)
+            return RefreshTokenPlan(changes: decided.changes, result: (decided.result, state.factors))
+        }
+        switch outcome {
         case .issued(let session, let user, let refreshToken):
-            return try await sessions.response(user: user, session: session, refreshToken: refreshToken, authenticationMethod: "token_refresh")
+            return try await sessions.response(
+                user: user, session: session, refreshToken: refreshToken, authenticationMethod: "token_refresh", factors: factors)
         case .refused(let error):
             if error == .refreshTokenAlreadyUsed {
                 logger.warning("refresh token reuse detected: session revoked", metadata: ["ip": "\(ipAddress)"])

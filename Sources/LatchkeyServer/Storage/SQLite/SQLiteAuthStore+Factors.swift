@@ -5,7 +5,7 @@ import LatchkeyWire
 /// Multi-factor authentication on SQLite: factors, challenges, and sessions' assurance levels.
 extension SQLiteAuthStore {
     package func factors(userID: UUID) async throws -> [FactorRecord] {
-        try await read { db in try SQLiteRows.factors(userID: userID, db) }
+        try await read(through: factorLists, key: userID) { db in try SQLiteRows.factors(userID: userID, db) } ?? []
     }
 
     package func changeFactors<Result: Sendable>(

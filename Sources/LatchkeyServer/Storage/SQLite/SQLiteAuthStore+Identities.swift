@@ -5,7 +5,7 @@ import LatchkeyWire
 /// Identities at external providers on SQLite.
 extension SQLiteAuthStore {
     package func identities(userID: UUID) async throws -> [IdentityRecord] {
-        try await read { db in try Self.identities(userID: userID, db) }
+        try await read(through: identityLists, key: userID) { db in try Self.identities(userID: userID, db) } ?? []
     }
 
     package func changeIdentities<Result: Sendable>(

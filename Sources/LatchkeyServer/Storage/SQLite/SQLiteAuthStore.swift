@@ -9,6 +9,15 @@ import GRDB
 package final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
     private let usage: DatabasePoolUsage
+    /// Sees commits from any connection, so that the caches below serve only current rows
+    /// (`nil` when it could not be opened: every read then goes to the database).
+    private let probe: SQLiteCommitProbe?
+    /// The session and user of a bearer check, by session id.
+    let sessionsWithUsers = SQLiteReadCache<UUID, (session: SessionRecord, user: UserRecord)>()
+    /// A user's factors, by user id (`GET /user` lists them).
+    let factorLists = SQLiteReadCache<UUID, [FactorRecord]>()
+    /// A user's identities, by user id (`GET /user` lists them).
+    let identityLists = SQLiteReadCache<UUID, [IdentityRecord]>()
     /// The writer and the readers in use.
     package var poolUsage: DatabasePoolUsage? { usage }
 
@@ -31,9 +40,14 @@ package final class SQLiteAuthStore: AuthStore {
         pool = try DatabasePool(path: path, configuration: configuration)
         usage = DatabasePoolUsage(capacity: configuration.maximumReaderCount + 1)
         try SQLiteMigrations.migrator.migrate(pool)
+        probe = SQLiteCommitProbe(path: path)
     }
 
     package func close() async throws {
+        probe?.close()
+        sessionsWithUsers.removeAll()
+        factorLists.removeAll()
+        identityLists.removeAll()
         try pool.close()
     }
 
@@ -130,7 +144,7 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
-        try await read { db in
+        try await read(through: sessionsWithUsers, key: id) { db in
             guard let sessionRow = try db.fetchRow(sql: "\(SQLiteRows.selectSession) WHERE id = ?", arguments: [id.lowercasedString]),
                 let userRow = try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE id = ?", arguments: [sessionRow[1] as String])
             else { return nil }
@@ -182,6 +196,7 @@ package final class SQLiteAuthStore: AuthStore {
                 state.token = token
                 state.session = try SQLiteRows.session(id: sessionKey, db)
                 state.user = try SQLiteRows.user(id: token.userID.lowercasedString, db)
+                if state.user != nil, state.session != nil { state.factors = try SQLiteRows.factors(userID: token.userID, db) }
                 if token.revokedAt != nil {
                     state.activeToken = try db.fetchRow(
                         sql: "SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1",
@@ -390,6 +405,23 @@ package final class SQLiteAuthStore: AuthStore {
     /// and every other request of the process stalls with it. So reads stay asynchronous.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await translatingErrors { pool, usage in try await pool.read { db in try usage.holding { try body(db) } } }
+    }
+
+    /// The database's data version now (see ``SQLiteCommitProbe``), `nil` when unknown.
+    var committedVersion: Int64? { probe?.version() }
+
+    /// Reads what `cache` holds for `key` when nothing was committed since it was read, and
+    /// otherwise reads the database and keeps what it found (nothing is kept for `nil`).
+    ///
+    /// A hit costs no thread switch: the probe runs on the calling thread, and never waits.
+    func read<Key, Value>(
+        through cache: SQLiteReadCache<Key, Value>, key: Key, _ body: @escaping @Sendable (Database) throws -> Value?
+    ) async throws -> Value? {
+        guard let version = committedVersion else { return try await read(body) }
+        if let value = cache.value(for: key, at: version) { return value }
+        let value = try await read(body)
+        if let value { cache.insert(value, for: key, at: version) }
+        return value
     }
 
     /// Runs `access` on the pool, counted in `usage`, with its errors as ``translate(_:)`` makes them.
