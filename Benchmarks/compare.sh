@@ -67,26 +67,25 @@ for round in $(seq "$rounds"); do
     done
 done
 median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(v) for v in sys.argv[1:]):.0f}")' "$@"; }
-echo "| measurement | A (median req/s) | B (median req/s) | B / A | per round A | per round B |"
-echo "|---|---:|---:|---:|---|---|"
-for what in health user refresh; do
-    a=(); b=()
-    for round in $(seq "$rounds"); do a+=("$(rps "$out/$what-$round-a")"); b+=("$(rps "$out/$what-$round-b")"); done
-    ma=$(median "${a[@]}"); mb=$(median "${b[@]}")
-    label=$([ "$what" = refresh ] && echo "refresh-token rotation" || echo "GET /$what")
-    printf '| %s | %s | %s | %s%% | %s | %s |\n' "$label" "$ma" "$mb" "$(python3 -c "print(f'{$mb/$ma*100:.1f}')")" \
-        "$(printf '%.0f ' "${a[@]}")" "$(printf '%.0f ' "${b[@]}")"
-done
 # CPU microseconds per request: ticks × 10⁶ / CLK_TCK / requests.
 tick=$(getconf CLK_TCK)
 per_request() { python3 -c "print(f'{int(open(\"$1.cpu\").read()) * 1e6 / $tick / int(\"$(requests "$1")\"):.0f}')"; }
+# One row per measurement of the figures FIGURE (rps or per_request) reads from each round's output.
+table() {
+    local figure=$1 what a b ma mb label
+    for what in health user refresh; do
+        a=(); b=()
+        for round in $(seq "$rounds"); do a+=("$("$figure" "$out/$what-$round-a")"); b+=("$("$figure" "$out/$what-$round-b")"); done
+        ma=$(median "${a[@]}"); mb=$(median "${b[@]}")
+        label=$([ "$what" = refresh ] && echo "refresh-token rotation" || echo "GET /$what")
+        printf '| %s | %s | %s | %s%% | %s | %s |\n' "$label" "$ma" "$mb" "$(python3 -c "print(f'{$mb/$ma*100:.1f}')")" \
+            "$(printf '%.0f ' "${a[@]}")" "$(printf '%.0f ' "${b[@]}")"
+    done
+}
+echo "| measurement | A (median req/s) | B (median req/s) | B / A | per round A | per round B |"
+echo "|---|---:|---:|---:|---|---|"
+table rps
 echo
-echo "| server CPU per request | A (median µs) | B (median µs) | B / A |"
-echo "|---|---:|---:|---:|"
-for what in health user refresh; do
-    a=(); b=()
-    for round in $(seq "$rounds"); do a+=("$(per_request "$out/$what-$round-a")"); b+=("$(per_request "$out/$what-$round-b")"); done
-    ma=$(median "${a[@]}"); mb=$(median "${b[@]}")
-    label=$([ "$what" = refresh ] && echo "refresh-token rotation" || echo "GET /$what")
-    printf '| %s | %s | %s | %s%% |\n' "$label" "$ma" "$mb" "$(python3 -c "print(f'{$mb/$ma*100:.1f}')")"
-done
+echo "| server CPU per request | A (median µs) | B (median µs) | B / A | per round A | per round B |"
+echo "|---|---:|---:|---:|---|---|"
+table per_request
