@@ -91,8 +91,42 @@ public enum WireDate {
             days -= 1
         }
         let (year, month, day) = civilFromDays(days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondsOfDay / 3600, 2) + ":"
-            + pad((secondsOfDay % 3600) / 60, 2) + ":" + pad(secondsOfDay % 60, 2) + "." + pad(micros, 6) + "Z"
+        guard (0...9999).contains(year) else {
+            return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondsOfDay / 3600, 2) + ":"
+                + pad((secondsOfDay % 3600) / 60, 2) + ":" + pad(secondsOfDay % 60, 2) + "." + pad(micros, 6) + "Z"
+        }
+        // The usual case written byte by byte into one string: every user answer carries
+        // several timestamps.
+        return String(unsafeUninitializedCapacity: 27) { buffer in
+            var index = 0
+            func put(_ value: Int, _ width: Int) {
+                var value = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[index + offset] = UInt8(48 + value % 10)
+                    value /= 10
+                }
+                index += width
+            }
+            func put(_ byte: Unicode.Scalar) {
+                buffer[index] = UInt8(ascii: byte)
+                index += 1
+            }
+            put(year, 4)
+            put("-")
+            put(month, 2)
+            put("-")
+            put(day, 2)
+            put("T")
+            put(secondsOfDay / 3600, 2)
+            put(":")
+            put((secondsOfDay % 3600) / 60, 2)
+            put(":")
+            put(secondsOfDay % 60, 2)
+            put(".")
+            put(micros, 6)
+            put("Z")
+            return index
+        }
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

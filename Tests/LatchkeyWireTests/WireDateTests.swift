@@ -41,4 +41,25 @@ struct WireDateTests {
             #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.000_002)
         }
     }
+
+    @Test("every week of eight centuries formats as Foundation's calendar says, and years past 9999 still format")
+    func formatsEveryDay() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        // 1600-01-01 (after the Gregorian reform, where Foundation's calendar stops being
+        // proleptic) to 2400-12-31, a week and a second apart.
+        var seconds = -11_676_096_000.0 + 3_723.5
+        while seconds < 13_601_088_000 {
+            let date = Date(timeIntervalSince1970: seconds)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.500000Z", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
+            guard WireDate.format(date) == expected else {
+                Issue.record("\(seconds): \(WireDate.format(date)) != \(expected)")
+                return
+            }
+            seconds += 86_400 * 7 + 1
+        }
+        #expect(WireDate.format(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000000Z")
+    }
 }
