@@ -83,6 +83,41 @@ struct ClientBenchmarks {
         }
     }
 
+    @Test("restore() from memory, and its parts: reading the stored record, a new manager")
+    func restoreParts() async throws {
+        try await withTestServer { server in
+            let directory = temporaryDirectory("bench-parts")
+            defer { removeDirectory(directory) }
+            let app = Self.app(server, directory: directory)
+            _ = try await app.signUp()
+            let bytes = try #require(try await app.store.load(key: SessionManagerConfiguration().storageKey))
+            let memory = MemoryCredentialStore()
+            try await memory.save(bytes, key: SessionManagerConfiguration().storageKey)
+            let backend = app.server.backend(transport: app.transport)
+            var configuration = SessionManagerConfiguration()
+            configuration.automaticRefresh = false
+            var decode: [UInt64] = []
+            var create: [UInt64] = []
+            var restore: [UInt64] = []
+            for index in 0..<(Self.iterations + 50) {
+                let (_, decoding) = try await Self.time { try StoredSession.decode(bytes) }
+                let (manager, creating) = await Self.time {
+                    SessionManager(backend: backend, store: memory, configuration: configuration, clock: app.clock, logger: .quiet)
+                }
+                let (state, restoring) = await Self.time { await manager.restore() }
+                #expect(state.isSignedIn)
+                if index >= 50 {
+                    decode.append(decoding)
+                    create.append(creating)
+                    restore.append(restoring)
+                }
+            }
+            Self.report("restore.memory_store", Self.percentiles(restore))
+            Self.report("restore.part.decode_stored_session", Self.percentiles(decode).merging(["bytes": "\(bytes.count)"], uniquingKeysWith: { $1 }))
+            Self.report("restore.part.new_manager", Self.percentiles(create))
+        }
+    }
+
     @Test("restore() with an expired access token (one loopback refresh)")
     func restoreExpired() async throws {
         try await withTestServer { server in
