@@ -55,6 +55,11 @@ public struct PhoneSettings: Sendable, Equatable {
 
     /// The message sent with `code`.
     func message(code: String) -> String {
+        Self.message(template: template, code: code)
+    }
+
+    /// `template` with `{{ .Code }}` replaced by `code`; empty or `nil`: "Your code is {{ .Code }}".
+    static func message(template: String?, code: String) -> String {
         ((template ?? "").isEmpty ? "Your code is {{ .Code }}" : template ?? "").replacingOccurrences(of: "{{ .Code }}", with: code)
     }
 

@@ -206,6 +206,21 @@ extension ServerSetting {
     package static let mfaWebAuthnVerify = ServerSetting(
         "mfa-webauthn-verify", \.mfaWebAuthnVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED")],
         help: "Let users challenge and verify WebAuthn factors (needs --webauthn-rp-id and --webauthn-rp-origins).")
+    package static let mfaPhoneEnroll = ServerSetting(
+        "mfa-phone-enroll", \.mfaPhoneEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_ENROLL_ENABLED")],
+        help: "Let users enroll phone factors: codes sent by SMS through --sms-provider as a second factor.")
+    package static let mfaPhoneVerify = ServerSetting(
+        "mfa-phone-verify", \.mfaPhoneVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_VERIFY_ENABLED")],
+        help: "Let users challenge and verify phone factors.")
+    package static let mfaPhoneOTPLength = ServerSetting(
+        "mfa-phone-otp-length", \.mfaPhoneCodeLength, .integer, variables: [Variable("GOTRUE_MFA_PHONE_OTP_LENGTH", .positiveInteger)],
+        help: "Digits in a phone factor's code (6 to 10).")
+    package static let mfaPhoneTemplate = ServerSetting(
+        "mfa-phone-template", \.mfaPhoneTemplate, .optionalText, variables: [Variable("GOTRUE_MFA_PHONE_TEMPLATE")],
+        help: "A phone factor's SMS text; {{ .Code }} is replaced by the code (default: Your code is {{ .Code }}).")
+    package static let mfaPhoneMaxFrequency = ServerSetting(
+        "mfa-phone-max-frequency", \.mfaPhoneMaxFrequency, .seconds, variables: [Variable("GOTRUE_MFA_PHONE_MAX_FREQUENCY", .duration)],
+        help: "Least seconds between two challenges of one phone factor.")
     package static let rateLimitPasskey = ServerSetting(
         "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_RATE_LIMIT_PASSKEY", .positiveInteger)], help: "Passkey sign-ins started per IP per 5 minutes.")
@@ -286,6 +301,13 @@ extension ServerSetting {
         help: "Textlocal's API key.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.phone.textlocalAPIKey = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    /// Development only: where SMS provider requests go, for a local fake of the provider's API.
+    package static let smsProviderURL = ServerSetting(
+        "LATCHKEY_SMS_PROVIDER_URL", kind: .environmentOnly, variables: [Variable("LATCHKEY_SMS_PROVIDER_URL")],
+        help: "Development only: a loopback URL SMS provider requests go to instead of the provider's host, with --allow-loopback-providers.",
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.providerURLOverride = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let rateLimitSMS = ServerSetting(
         "rate-limit-sms", \.rateLimits.smsPerHour.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_SMS_SENT", .positiveInteger)],
@@ -382,7 +404,7 @@ extension ServerSetting {
             hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, bcryptCost, noRateLimits, rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
-            mfaWebAuthnEnroll, mfaWebAuthnVerify,
+            mfaWebAuthnEnroll, mfaWebAuthnVerify, mfaPhoneEnroll, mfaPhoneVerify, mfaPhoneOTPLength, mfaPhoneTemplate, mfaPhoneMaxFrequency,
             phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,
             smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
             smsTextlocalSender, rateLimitSMS,
@@ -390,7 +412,7 @@ extension ServerSetting {
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
             databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets, smsTwilioAuthToken,
-            smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey,
+            smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 
