@@ -101,6 +101,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.smsTwilioAccountSID), help: .setting(.smsTwilioAccountSID)) var smsTwilioAccountSID: String?
     @Option(name: .setting(.smsTwilioMessageServiceSID), help: .setting(.smsTwilioMessageServiceSID)) var smsTwilioMessageServiceSID: String?
     @Option(name: .setting(.smsTwilioContentSID), help: .setting(.smsTwilioContentSID)) var smsTwilioContentSID: String?
+    @Option(name: .setting(.smsTwilioVerifyAccountSID), help: .setting(.smsTwilioVerifyAccountSID)) var smsTwilioVerifyAccountSID: String?
+    @Option(name: .setting(.smsTwilioVerifyMessageServiceSID), help: .setting(.smsTwilioVerifyMessageServiceSID))
+    var smsTwilioVerifyMessageServiceSID: String?
     @Option(name: .setting(.smsMessageBirdOriginator), help: .setting(.smsMessageBirdOriginator)) var smsMessageBirdOriginator: String?
     @Option(name: .setting(.smsVonageAPIKey), help: .setting(.smsVonageAPIKey)) var smsVonageAPIKey: String?
     @Option(name: .setting(.smsVonageFrom), help: .setting(.smsVonageFrom)) var smsVonageFrom: String?
@@ -205,6 +208,8 @@ struct ServeCommand: AsyncParsableCommand {
         add(.smsTwilioAccountSID, .given(smsTwilioAccountSID))
         add(.smsTwilioMessageServiceSID, .given(smsTwilioMessageServiceSID))
         add(.smsTwilioContentSID, .given(smsTwilioContentSID))
+        add(.smsTwilioVerifyAccountSID, .given(smsTwilioVerifyAccountSID))
+        add(.smsTwilioVerifyMessageServiceSID, .given(smsTwilioVerifyMessageServiceSID))
         add(.smsMessageBirdOriginator, .given(smsMessageBirdOriginator))
         add(.smsVonageAPIKey, .given(smsVonageAPIKey))
         add(.smsVonageFrom, .given(smsVonageFrom))

@@ -250,7 +250,7 @@ extension ServerSetting {
         help: "When the test numbers stop working (RFC 3339; default: never).")
     package static let smsProvider = ServerSetting(
         "sms-provider", \.phone.provider, .optionalText, variables: [Variable("GOTRUE_SMS_PROVIDER")],
-        help: "The SMS provider: twilio, messagebird, vonage or textlocal (default: none, only test numbers get codes).")
+        help: "The SMS provider: twilio, twilio_verify, messagebird, vonage or textlocal (default: none, only test numbers get codes).")
     package static let smsTwilioAccountSID = ServerSetting(
         "sms-twilio-account-sid", \.phone.twilioAccountSID, .optionalText, variables: [Variable("GOTRUE_SMS_TWILIO_ACCOUNT_SID")],
         help: "Twilio's account SID (AC…).")
@@ -267,6 +267,20 @@ extension ServerSetting {
         help: "Twilio's auth token.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.phone.twilioAuthToken = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let smsTwilioVerifyAccountSID = ServerSetting(
+        "sms-twilio-verify-account-sid", \.phone.twilioVerifyAccountSID, .optionalText,
+        variables: [Variable("GOTRUE_SMS_TWILIO_VERIFY_ACCOUNT_SID")], help: "Twilio Verify's account SID (AC…).")
+    package static let smsTwilioVerifyMessageServiceSID = ServerSetting(
+        "sms-twilio-verify-message-service-sid", \.phone.twilioVerifyMessageServiceSID, .optionalText,
+        variables: [Variable("GOTRUE_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")], help: "The Twilio Verify service SID (VA…).")
+    /// Twilio Verify's auth token: from the environment only, never the command line.
+    package static let smsTwilioVerifyAuthToken = ServerSetting(
+        "LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN"), Variable("GOTRUE_SMS_TWILIO_VERIFY_AUTH_TOKEN")],
+        help: "Twilio Verify's auth token.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.twilioVerifyAuthToken = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let smsMessageBirdOriginator = ServerSetting(
         "sms-messagebird-originator", \.phone.messageBirdOriginator, .optionalText, variables: [Variable("GOTRUE_SMS_MESSAGEBIRD_ORIGINATOR")],
@@ -406,13 +420,14 @@ extension ServerSetting {
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify, mfaPhoneEnroll, mfaPhoneVerify, mfaPhoneOTPLength, mfaPhoneTemplate, mfaPhoneMaxFrequency,
             phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,
-            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
+            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsTwilioVerifyAccountSID,
+            smsTwilioVerifyMessageServiceSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
             smsTextlocalSender, rateLimitSMS,
             rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
             databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets, smsTwilioAuthToken,
-            smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
+            smsTwilioVerifyAuthToken, smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 

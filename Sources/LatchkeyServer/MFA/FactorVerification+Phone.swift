@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyWire
+import Logging
 
 /// Verifying a phone factor: `{"challenge_id": …, "code": …}`, as GoTrue's `verifyPhoneFactor`.
 ///
@@ -9,6 +10,9 @@ import LatchkeyWire
 ///   compared in constant time, so a code sent for another challenge (or another user's) never
 ///   matches. A wrong code is 422 `mfa_verification_failed` "Invalid MFA Phone code entered",
 ///   audited and counted against the factor like a wrong TOTP code.
+/// - With a provider that checks its own codes (Twilio Verify) the provider checks the code,
+///   after the challenge passed the checks above; a code it does not approve is GoTrue's 403
+///   `otp_expired`, counted against the factor too.
 /// - Success spends the challenge (its code works once), verifies the factor and raises the
 ///   session as TOTP does, with `mfa/phone` in its `amr`.
 extension FactorVerification {
@@ -21,8 +25,12 @@ extension FactorVerification {
         guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
         try await limits.checkMFACodeAttempts(for: factorID)
         let rules = rules
+        var approvedByProvider = false
+        if let checker = messages.sender as? any SMSCodeChecker {
+            approvedByProvider = try await check(code, factorID, challengeID: challengeID, by: signedIn, ipAddress: ipAddress, with: checker)
+        }
         return try await run(factorID, challengeID: challengeID, by: signedIn, counting: .invalidPhoneFactorCode, "wrong phone code") {
-            state, now, refreshToken in
+            [approvedByProvider] state, now, refreshToken in
             let opened = Self.openChallenge(
                 state, factorID: factorID, type: FactorRecord.phoneType, otherwise: .factorNotFound, user: user, ipAddress: ipAddress, now: now,
                 rules: rules)
@@ -35,7 +43,7 @@ extension FactorVerification {
                 "factor_id": .string(factor.id.lowercasedString), "challenge_id": .string(challenge.id.lowercasedString),
                 "factor_type": .string(factor.factorType),
             ]
-            guard messages.matches(code, challenge) else {
+            guard approvedByProvider || messages.matches(code, challenge) else {
                 traits["error_code"] = .string(AuthError.invalidPhoneFactorCode.code)
                 return FactorPlan(
                     changes: [.audit(Self.audit(user, traits: traits, ipAddress: ipAddress, now: now))], result: .failure(.invalidPhoneFactorCode))
@@ -44,5 +52,36 @@ extension FactorVerification {
                 factor: factor, method: "mfa/phone", session: session, challenge: challenge, state: state, user: user, traits: traits,
                 ipAddress: ipAddress, now: now, refreshToken: refreshToken)
         }
+    }
+
+    /// Asks the provider whether `code` is the one it sent for the challenge, once the challenge
+    /// passed the checks every verification makes (an expired one is deleted). Not approved (or
+    /// the provider not reached): 403 `otp_expired`, counted against the factor.
+    private func check(
+        _ code: String, _ factorID: UUID, challengeID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String,
+        with checker: any SMSCodeChecker
+    ) async throws -> Bool {
+        let (user, rules, now) = (signedIn.user, rules, clock.now())
+        let opened = try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: signedIn.session.id) { state in
+            switch Self.openChallenge(
+                state, factorID: factorID, type: FactorRecord.phoneType, otherwise: .factorNotFound, user: user, ipAddress: ipAddress, now: now,
+                rules: rules)
+            {
+            case .success(let (factor, _, _)): FactorPlan(changes: [], result: FactorOutcome<String>.success(factor.phone ?? ""))
+            case .failure(let refusal): FactorPlan(changes: refusal.changes, result: .failure(refusal.error))
+            }
+        }
+        let phone = try opened.get()
+        var approved = false
+        do {
+            approved = try await checker.check(code, sentTo: phone)
+        } catch {
+            logger.warning("MFA SMS code not checked", metadata: ["factor_id": "\(factorID)", "error": "\(error)"])
+        }
+        guard approved else {
+            try await limits.recordFailedMFACode(for: factorID)
+            throw AuthError.codeExpired
+        }
+        return true
     }
 }
