@@ -84,6 +84,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .setting(.mfaTOTPVerify), inversion: .prefixedNo, help: .setting(.mfaTOTPVerify)) var mfaTotpVerify: Bool?
     @Flag(name: .setting(.mfaWebAuthnEnroll), help: .setting(.mfaWebAuthnEnroll)) var mfaWebAuthnEnroll = false
     @Flag(name: .setting(.mfaWebAuthnVerify), help: .setting(.mfaWebAuthnVerify)) var mfaWebAuthnVerify = false
+    @Flag(name: .setting(.mfaPhoneEnroll), help: .setting(.mfaPhoneEnroll)) var mfaPhoneEnroll = false
+    @Flag(name: .setting(.mfaPhoneVerify), help: .setting(.mfaPhoneVerify)) var mfaPhoneVerify = false
+    @Option(name: .setting(.mfaPhoneOTPLength), help: .setting(.mfaPhoneOTPLength)) var mfaPhoneOTPLength: String?
+    @Option(name: .setting(.mfaPhoneTemplate), help: .setting(.mfaPhoneTemplate)) var mfaPhoneTemplate: String?
+    @Option(name: .setting(.mfaPhoneMaxFrequency), help: .setting(.mfaPhoneMaxFrequency)) var mfaPhoneMaxFrequency: String?
     @Flag(name: .setting(.phoneEnabled), help: .setting(.phoneEnabled)) var phoneEnabled = false
     @Flag(name: .setting(.smsAutoconfirm), help: .setting(.smsAutoconfirm)) var smsAutoconfirm = false
     @Option(name: .setting(.smsOTPExp), help: .setting(.smsOTPExp)) var smsOTPExp: String?
@@ -96,6 +101,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.smsTwilioAccountSID), help: .setting(.smsTwilioAccountSID)) var smsTwilioAccountSID: String?
     @Option(name: .setting(.smsTwilioMessageServiceSID), help: .setting(.smsTwilioMessageServiceSID)) var smsTwilioMessageServiceSID: String?
     @Option(name: .setting(.smsTwilioContentSID), help: .setting(.smsTwilioContentSID)) var smsTwilioContentSID: String?
+    @Option(name: .setting(.smsTwilioVerifyAccountSID), help: .setting(.smsTwilioVerifyAccountSID)) var smsTwilioVerifyAccountSID: String?
+    @Option(name: .setting(.smsTwilioVerifyMessageServiceSID), help: .setting(.smsTwilioVerifyMessageServiceSID))
+    var smsTwilioVerifyMessageServiceSID: String?
     @Option(name: .setting(.smsMessageBirdOriginator), help: .setting(.smsMessageBirdOriginator)) var smsMessageBirdOriginator: String?
     @Option(name: .setting(.smsVonageAPIKey), help: .setting(.smsVonageAPIKey)) var smsVonageAPIKey: String?
     @Option(name: .setting(.smsVonageFrom), help: .setting(.smsVonageFrom)) var smsVonageFrom: String?
@@ -183,6 +191,11 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaTOTPVerify, .given(mfaTotpVerify))
         add(.mfaWebAuthnEnroll, .given(mfaWebAuthnEnroll))
         add(.mfaWebAuthnVerify, .given(mfaWebAuthnVerify))
+        add(.mfaPhoneEnroll, .given(mfaPhoneEnroll))
+        add(.mfaPhoneVerify, .given(mfaPhoneVerify))
+        add(.mfaPhoneOTPLength, .given(mfaPhoneOTPLength))
+        add(.mfaPhoneTemplate, .given(mfaPhoneTemplate))
+        add(.mfaPhoneMaxFrequency, .given(mfaPhoneMaxFrequency))
         add(.phoneEnabled, .given(phoneEnabled))
         add(.smsAutoconfirm, .given(smsAutoconfirm))
         add(.smsOTPExp, .given(smsOTPExp))
@@ -195,6 +208,8 @@ struct ServeCommand: AsyncParsableCommand {
         add(.smsTwilioAccountSID, .given(smsTwilioAccountSID))
         add(.smsTwilioMessageServiceSID, .given(smsTwilioMessageServiceSID))
         add(.smsTwilioContentSID, .given(smsTwilioContentSID))
+        add(.smsTwilioVerifyAccountSID, .given(smsTwilioVerifyAccountSID))
+        add(.smsTwilioVerifyMessageServiceSID, .given(smsTwilioVerifyMessageServiceSID))
         add(.smsMessageBirdOriginator, .given(smsMessageBirdOriginator))
         add(.smsVonageAPIKey, .given(smsVonageAPIKey))
         add(.smsVonageFrom, .given(smsVonageFrom))

@@ -67,17 +67,20 @@ public struct EnrollFactorResponse: Codable, Sendable, Hashable {
     }
 
     public var id: String
-    /// `totp` or `webauthn`.
+    /// `totp`, `phone` or `webauthn`.
     public var type: String
     public var friendly_name: String
     /// For TOTP only.
     public var totp: TOTP?
+    /// For a phone factor: the number as the request gave it.
+    public var phone: String?
 
-    public init(id: String, type: String, friendly_name: String, totp: TOTP?) {
+    public init(id: String, type: String, friendly_name: String, totp: TOTP?, phone: String? = nil) {
         self.id = id
         self.type = type
         self.friendly_name = friendly_name
         self.totp = totp
+        self.phone = phone
     }
 }
 

@@ -20,6 +20,14 @@ public enum VerificationType: String, Sendable, Hashable {
     case email
 }
 
+/// How a sign-in code reaches a phone.
+public enum PhoneChannel: String, Sendable, Hashable {
+    /// A text message (the default).
+    case sms
+    /// A WhatsApp message (servers sending through Twilio or Twilio Verify).
+    case whatsapp
+}
+
 /// The auth server, as ``SessionManager`` needs it. ``GoTrueBackend`` speaks GoTrue (the
 /// Latchkey server, Supabase); implement this to put Latchkey in front of another server.
 ///
@@ -44,6 +52,11 @@ public protocol AuthBackend: Sendable {
     func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws
     /// Mails a password-recovery link and code; with `codeChallenge` the link is a PKCE link.
     func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws
+    /// Texts a sign-in code to `phone` (`POST /otp` with `phone`) by SMS or WhatsApp
+    /// (`channel`); creates the account first when `createUser` is true and there is none.
+    func sendSignInSMS(phone: String, createUser: Bool, channel: PhoneChannel) async throws
+    /// Redeems a code texted to `phone` (`POST /verify` type `sms`); the answer is the session.
+    func verifyPhone(phone: String, token: String) async throws -> Session
     /// Trades the `code` of a PKCE link's redirect and its verifier for a session.
     func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session
     /// Signs in a new anonymous user.
@@ -112,6 +125,12 @@ extension AuthBackend {
     }
     public func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws {
         try await recoverPassword(email: email)
+    }
+    public func sendSignInSMS(phone: String, createUser: Bool, channel: PhoneChannel) async throws {
+        throw BackendError.unsupported("phone sign-in")
+    }
+    public func verifyPhone(phone: String, token: String) async throws -> Session {
+        throw BackendError.unsupported("phone sign-in")
     }
     public func exchangeCode(_ authCode: String, codeVerifier: String) async throws -> Session {
         throw BackendError.unsupported("PKCE code exchange")

@@ -96,6 +96,15 @@ public struct GoTrueBackend: AuthBackend {
                 email: email, create_user: createUser, code_challenge: codeChallenge, code_challenge_method: codeChallenge.map { _ in "s256" }))
     }
 
+    public func sendSignInSMS(phone: String, createUser: Bool, channel: PhoneChannel) async throws {
+        _ = try await send("POST", "otp", body: OTPBody(phone: phone, create_user: createUser, channel: channel.rawValue))
+    }
+
+    public func verifyPhone(phone: String, token: String) async throws -> Session {
+        let body = try await send("POST", "verify", body: VerifyBody(type: "sms", token: token, phone: phone))
+        return Session(wire: try decode(SessionResponse.self, from: body))
+    }
+
     public func recoverPassword(email: String, redirectTo: String?, codeChallenge: String?) async throws {
         _ = try await send(
             "POST", "recover", query: redirectTo.map { [("redirect_to", $0)] } ?? [],

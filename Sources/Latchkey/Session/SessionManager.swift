@@ -23,6 +23,7 @@ import Logging
 /// - ``account``: sign in with a password, sign up, anonymous users, profile and password
 ///   changes (``AuthAccount``).
 /// - ``email``: sign-in codes and links, confirmation, password recovery (``AuthEmail``).
+/// - ``phone``: sign-in codes texted to a number (``AuthPhone``).
 /// - ``mfa``: authenticator apps as a second factor (``AuthMFA``).
 /// - ``passkeys``: adding, listing, renaming and removing passkeys (``AuthPasskeys``); signing
 ///   in with one is ``AuthAccount/signInWithPasskey(mediation:captchaToken:)``.
@@ -118,6 +119,9 @@ public actor SessionManager {
 
     /// Email flows: sign-in codes and links (PKCE), confirmation, password recovery.
     public nonisolated var email: AuthEmail { AuthEmail(manager: self) }
+
+    /// Phone sign-in: a code texted to a number, then verified.
+    public nonisolated var phone: AuthPhone { AuthPhone(manager: self) }
 
     /// Second factors: enrolling an authenticator app, challenges, verification, removal.
     public nonisolated var mfa: AuthMFA { AuthMFA(manager: self) }

@@ -188,14 +188,17 @@ struct SignInFlow {
     /// Asks for an emailed code and hands it to `verify` until it is accepted: on a terminal up
     /// to ``attempts`` times (a wrong or expired code is asked again); `given` (`--otp` or
     /// `--code-stdin`) is tried once.
-    func askCode<T>(given: String?, server: String, verify: (String) async throws -> T) async throws -> T {
+    func askCode<T>(given: String?, server: String, from source: String = "email", verify: (String) async throws -> T) async throws -> T {
+        let digits = source == "email" ? "six digits" : "the digits"
         let prompt = CodePrompt(
-            terminal: context.terminal, question: "Code from the email: ", normalize: EmailCode.normalized,
-            shape: "the code is the six digits in the email.",
+            terminal: context.terminal, question: "Code from the \(source): ", normalize: EmailCode.normalized,
+            shape: "the code is the \(digits) in the \(source).",
             noTerminal: ClientFailure.usage(
                 "No terminal to ask for the code.", hint: "Pass --code-stdin and send the code on standard input, or --otp CODE."),
-            wrong: .wrongCode, retryAdvice: "Check the newest email and try again.")
-        return try await prompt.run(given: given, notACode: { "'\($0)' is not a code from the email: it has six digits." }) { code in
+            wrong: .wrongCode, retryAdvice: "Check the newest \(source) and try again.")
+        return try await prompt.run(
+            given: given, notACode: { "'\($0)' is not a code from the \(source): it has \(digits == "six digits" ? digits : "six to ten digits")." }
+        ) { code in
             try await verifyCode(code, server: server, verify: verify)
         }
     }

@@ -14,6 +14,8 @@ struct LoginCommand: AsyncParsableCommand {
             input (--code-stdin), or mail it with --send-code and sign in later with --otp CODE. \
             An account with two-step verification (latchkey mfa enroll) also needs the 6-digit code \
             of its authenticator app: asked for on a terminal, or given with --totp-code. \
+            With --phone NUMBER the server texts a code to the number instead (creating the account \
+            unless --no-create), and you type it; --code-stdin, --otp and --send-code work as with --code. \
             With --provider NAME (google, github, apple…) you sign in in the browser: the command \
             listens on http://127.0.0.1:PORT/callback (a random port, which the server must allow \
             as a redirect URL), opens the browser (or prints the URL with --no-browser), and waits \
@@ -31,6 +33,11 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-create"), help: "With --code: do not create an account when the email has none (nothing is mailed then).")
     var noCreate = false
+
+    @Option(
+        name: .customLong("phone"),
+        help: ArgumentHelp("Sign in with a code texted to this number (E.164, such as +15555550100) instead of a password.", valueName: "number"))
+    var phone: String?
 
     @Option(
         name: .customLong("totp-code"),
@@ -66,7 +73,10 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--password-stdin signs in with a password; --code, --code-stdin, --otp and --send-code with a code from an email. Choose one.")
         }
-        if noCreate, !usesCode { throw ValidationError("--no-create goes with --code") }
+        if phone != nil, withCode || account.passwordStdin || account.email != nil || provider != nil {
+            throw ValidationError("--phone signs in with a texted code: it takes no email, password, --code or --provider")
+        }
+        if noCreate, !usesCode, phone == nil { throw ValidationError("--no-create goes with --code or --phone") }
         if provider != nil, usesCode || account.passwordStdin || account.email != nil {
             throw ValidationError("--provider signs in in the browser: it takes no email, password or code")
         }
@@ -87,6 +97,8 @@ struct LoginCommand: AsyncParsableCommand {
             let flow = SignInFlow(context: context, options: account)
             if let provider {
                 try await signInWithProvider(IdentityProvider(provider.lowercased()), flow: flow)
+            } else if let phone {
+                try await signInWithPhone(phone, flow: flow, context: context)
             } else if usesCode {
                 try await signInWithCode(flow, context: context)
             } else {
@@ -159,13 +171,8 @@ struct LoginCommand: AsyncParsableCommand {
         if code.sendCode {
             // Only the code matters to the command: the link's PKCE verifier is not kept, so the
             // link cannot be traded for a session by anyone.
-            let backend = try target.backend(context)
-            try await flow.send(target.server, progress: "Asking the server to mail a code…") {
-                do {
-                    try await backend.sendSignInEmail(email: email, createUser: createUser, redirectTo: nil, codeChallenge: PKCE().challenge)
-                } catch {
-                    throw AuthFailure(error)
-                }
+            try await requestCode(target, flow: flow, progress: "Asking the server to mail a code…") { backend in
+                try await backend.sendSignInEmail(email: email, createUser: createUser, redirectTo: nil, codeChallenge: PKCE().challenge)
             }
             for line in MailDelivery.lines(server: target.server, email: email, what: mailed) { context.terminal.output(line) }
             context.terminal.output(
@@ -193,6 +200,47 @@ struct LoginCommand: AsyncParsableCommand {
         try await finish(flow, prepared, session: session)
     }
 
+    /// `--send-code`: asks the server for a code without opening a session (nothing is stored).
+    private func requestCode(
+        _ target: SignInFlow.Target, flow: SignInFlow, progress: String, _ request: (GoTrueBackend) async throws -> Void
+    ) async throws {
+        let backend = try target.backend(flow.context)
+        try await flow.send(target.server, progress: progress) {
+            do {
+                try await request(backend)
+            } catch {
+                throw AuthFailure(error)
+            }
+        }
+    }
+
+    /// A code texted to `number`: sent (unless `--otp` gives it), then typed or read from stdin.
+    private func signInWithPhone(_ number: String, flow: SignInFlow, context: ClientContext) async throws {
+        let target = try flow.target()
+        let createUser = !noCreate
+        let texted = createUser ? "a sign-in code" : "a sign-in code, if it has an account here"
+        if code.sendCode {
+            try await requestCode(target, flow: flow, progress: "Asking the server to text a code…") { backend in
+                try await backend.sendSignInSMS(phone: number, createUser: createUser, channel: .sms)
+            }
+            context.terminal.output("Check \(number) for \(texted).")
+            context.terminal.output(
+                "Then run: latchkey login --server \(target.server) --phone \(number) --otp CODE\(ProfileName.flag(context.profile))")
+            return
+        }
+        let prepared = try await flow.open(target, email: "")
+        if code.otp == nil {
+            try await flow.send(prepared, progress: "Asking the server to text a code…") { manager in
+                try await manager.phone.sendSignInCode(phone: number, createUser: createUser)
+            }
+            context.terminal.message("Check \(number) for \(texted).")
+        }
+        let session = try await flow.askCode(given: try code.givenCode(context.terminal), server: target.server, from: "text message") { token in
+            try await prepared.manager.phone.verify(phone: number, code: token)
+        }
+        try await finish(flow, prepared, session: session)
+    }
+
     /// Removes the PKCE verifier ``AuthEmail/sendSignInEmail(email:createUser:redirectTo:captchaToken:)``
     /// saved beside the session for the mail's link (the terminal uses the code instead).
     private func forgetLinkVerifier(_ prepared: SignInFlow.Prepared) async {
@@ -203,7 +251,9 @@ struct LoginCommand: AsyncParsableCommand {
         let context = flow.context
         let session = try await secondFactor(flow, prepared, session: signedIn)
         let settings = try await flow.commit(prepared)
-        context.terminal.output("Signed in to \(settings.server) as \(session.user.email ?? session.user.id)\(ProfileName.suffix(context.profile)).")
+        let who =
+            session.user.email.flatMap { $0.isEmpty ? nil : $0 } ?? session.user.phone.flatMap { $0.isEmpty ? nil : "+" + $0 } ?? session.user.id
+        context.terminal.output("Signed in to \(settings.server) as \(who)\(ProfileName.suffix(context.profile)).")
         context.terminal.output("Credentials are kept in the \(prepared.credentials.location).")
     }
 }

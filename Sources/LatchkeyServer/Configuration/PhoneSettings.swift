@@ -22,7 +22,7 @@ public struct PhoneSettings: Sendable, Equatable {
     /// When the test numbers stop working (RFC 3339); `nil`: never.
     public var testCodesValidUntil: String?
     /// The SMS provider `latchkey serve` sends through (GoTrue's `GOTRUE_SMS_PROVIDER`): `twilio`,
-    /// or `nil` for none (only test numbers get codes). An app embedding the server may pass its
+    /// `twilio_verify`, `messagebird`, `vonage`, `textlocal`, or `nil` for none (only test numbers get codes). An app embedding the server may pass its
     /// own ``SMSSender`` instead.
     public var provider: String?
     /// Twilio's account SID (`AC…`).
@@ -33,6 +33,12 @@ public struct PhoneSettings: Sendable, Equatable {
     public var twilioMessageServiceSID: String?
     /// A WhatsApp content template (`HX…`) whose variable 1 is the code; `nil`: the text is sent.
     public var twilioContentSID: String?
+    /// Twilio Verify's account SID (`AC…`).
+    public var twilioVerifyAccountSID: String?
+    /// Twilio Verify's auth token (a secret: from the environment only in `latchkey serve`).
+    public var twilioVerifyAuthToken: String?
+    /// The Twilio Verify service SID (`VA…`).
+    public var twilioVerifyMessageServiceSID: String?
     /// MessageBird's access key (a secret: from the environment only in `latchkey serve`).
     public var messageBirdAccessKey: String?
     /// The sender MessageBird shows.
@@ -55,6 +61,11 @@ public struct PhoneSettings: Sendable, Equatable {
 
     /// The message sent with `code`.
     func message(code: String) -> String {
+        Self.message(template: template, code: code)
+    }
+
+    /// `template` with `{{ .Code }}` replaced by `code`; empty or `nil`: "Your code is {{ .Code }}".
+    static func message(template: String?, code: String) -> String {
         ((template ?? "").isEmpty ? "Your code is {{ .Code }}" : template ?? "").replacingOccurrences(of: "{{ .Code }}", with: code)
     }
 
@@ -96,6 +107,13 @@ public struct PhoneSettings: Sendable, Equatable {
                     (S.smsTwilioMessageServiceSID, twilioMessageServiceSID),
                 ],
                 by: "twilio")
+        case "twilio_verify":
+            try Self.require(
+                [
+                    (S.smsTwilioVerifyAccountSID, twilioVerifyAccountSID), (S.smsTwilioVerifyAuthToken, twilioVerifyAuthToken),
+                    (S.smsTwilioVerifyMessageServiceSID, twilioVerifyMessageServiceSID),
+                ],
+                by: "twilio_verify")
         case "messagebird":
             try Self.require(
                 [(S.smsMessageBirdAccessKey, messageBirdAccessKey), (S.smsMessageBirdOriginator, messageBirdOriginator)], by: "messagebird")
@@ -105,7 +123,7 @@ public struct PhoneSettings: Sendable, Equatable {
         case "textlocal":
             try Self.require([(S.smsTextlocalAPIKey, textlocalAPIKey), (S.smsTextlocalSender, textlocalSender)], by: "textlocal")
         default:
-            throw S.smsProvider.error("must be twilio, messagebird, vonage or textlocal (Twilio Verify is not supported yet)")
+            throw S.smsProvider.error("must be twilio, twilio_verify, messagebird, vonage or textlocal")
         }
     }
 
@@ -124,6 +142,10 @@ public struct PhoneSettings: Sendable, Equatable {
                 http: http, accountSID: twilioAccountSID ?? "", authToken: twilioAuthToken ?? "",
                 messageServiceSID: twilioMessageServiceSID ?? "", contentSID: twilioContentSID,
                 apiBase: base(TwilioSMSSender.apiBase, allowsLoopback))
+        case "twilio_verify":
+            TwilioVerifySMSSender(
+                http: http, accountSID: twilioVerifyAccountSID ?? "", authToken: twilioVerifyAuthToken ?? "",
+                serviceSID: twilioVerifyMessageServiceSID ?? "", apiBase: base(TwilioVerifySMSSender.apiBase, allowsLoopback))
         case "messagebird":
             MessageBirdSMSSender(
                 http: http, accessKey: messageBirdAccessKey ?? "", originator: messageBirdOriginator ?? "",

@@ -184,6 +184,18 @@ public struct ServerConfiguration: Sendable {
     /// Whether WebAuthn factors may be challenged and verified (GoTrue's
     /// `GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED`).
     public var mfaWebAuthnVerifyEnabled: Bool = false
+    /// Whether users may enroll phone factors, numbers that get codes by SMS (GoTrue's
+    /// `GOTRUE_MFA_PHONE_ENROLL_ENABLED`); the codes go through ``PhoneSettings/provider``.
+    public var mfaPhoneEnrollEnabled: Bool = false
+    /// Whether phone factors may be challenged and verified (GoTrue's `GOTRUE_MFA_PHONE_VERIFY_ENABLED`).
+    public var mfaPhoneVerifyEnabled: Bool = false
+    /// Digits in a phone factor's code: 6 to 10 (GoTrue's `GOTRUE_MFA_PHONE_OTP_LENGTH`).
+    public var mfaPhoneCodeLength: Int = 6
+    /// A phone factor's message; `{{ .Code }}` is replaced by the code. Empty: "Your code is
+    /// {{ .Code }}" (GoTrue's `GOTRUE_MFA_PHONE_TEMPLATE`).
+    public var mfaPhoneTemplate: String?
+    /// Least seconds between two challenges of one phone factor (GoTrue's `GOTRUE_MFA_PHONE_MAX_FREQUENCY`).
+    public var mfaPhoneMaxFrequency: TimeInterval = 60
     /// Most factors, verified or not, one user may have.
     public var mfaMaxEnrolledFactors: Int = defaultMFAMaxEnrolledFactors
     /// Most verified factors one user may have.
@@ -284,6 +296,8 @@ public struct ServerConfiguration: Sendable {
         guard mfaMaxVerifiedFactors >= 1 else { throw S.mfaMaxVerifiedFactors.error("must be at least 1") }
         guard mfaChallengeExpiry >= 1 else { throw S.mfaChallengeExpiry.error("must be at least 1 second") }
         guard mfaFactorExpiry >= 1 else { throw S.mfaFactorExpiry.error("must be at least 1 second") }
+        guard (6...10).contains(mfaPhoneCodeLength) else { throw S.mfaPhoneOTPLength.error("must be between 6 and 10") }
+        guard mfaPhoneMaxFrequency >= 0 else { throw S.mfaPhoneMaxFrequency.error("cannot be negative") }
         guard idleTimeout > 0 else { throw S.idleTimeout.error("must be more than 0 seconds") }
         if let maximumConnections, maximumConnections < 1 { throw S.maxConnections.error("must be at least 1") }
         guard (0...65535).contains(port) else { throw S.port.error("must be between 0 and 65535") }

@@ -206,6 +206,21 @@ extension ServerSetting {
     package static let mfaWebAuthnVerify = ServerSetting(
         "mfa-webauthn-verify", \.mfaWebAuthnVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED")],
         help: "Let users challenge and verify WebAuthn factors (needs --webauthn-rp-id and --webauthn-rp-origins).")
+    package static let mfaPhoneEnroll = ServerSetting(
+        "mfa-phone-enroll", \.mfaPhoneEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_ENROLL_ENABLED")],
+        help: "Let users enroll phone factors: codes sent by SMS through --sms-provider as a second factor.")
+    package static let mfaPhoneVerify = ServerSetting(
+        "mfa-phone-verify", \.mfaPhoneVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_VERIFY_ENABLED")],
+        help: "Let users challenge and verify phone factors.")
+    package static let mfaPhoneOTPLength = ServerSetting(
+        "mfa-phone-otp-length", \.mfaPhoneCodeLength, .integer, variables: [Variable("GOTRUE_MFA_PHONE_OTP_LENGTH", .positiveInteger)],
+        help: "Digits in a phone factor's code (6 to 10).")
+    package static let mfaPhoneTemplate = ServerSetting(
+        "mfa-phone-template", \.mfaPhoneTemplate, .optionalText, variables: [Variable("GOTRUE_MFA_PHONE_TEMPLATE")],
+        help: "A phone factor's SMS text; {{ .Code }} is replaced by the code (default: Your code is {{ .Code }}).")
+    package static let mfaPhoneMaxFrequency = ServerSetting(
+        "mfa-phone-max-frequency", \.mfaPhoneMaxFrequency, .seconds, variables: [Variable("GOTRUE_MFA_PHONE_MAX_FREQUENCY", .duration)],
+        help: "Least seconds between two challenges of one phone factor.")
     package static let rateLimitPasskey = ServerSetting(
         "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_RATE_LIMIT_PASSKEY", .positiveInteger)], help: "Passkey sign-ins started per IP per 5 minutes.")
@@ -235,7 +250,7 @@ extension ServerSetting {
         help: "When the test numbers stop working (RFC 3339; default: never).")
     package static let smsProvider = ServerSetting(
         "sms-provider", \.phone.provider, .optionalText, variables: [Variable("GOTRUE_SMS_PROVIDER")],
-        help: "The SMS provider: twilio, messagebird, vonage or textlocal (default: none, only test numbers get codes).")
+        help: "The SMS provider: twilio, twilio_verify, messagebird, vonage or textlocal (default: none, only test numbers get codes).")
     package static let smsTwilioAccountSID = ServerSetting(
         "sms-twilio-account-sid", \.phone.twilioAccountSID, .optionalText, variables: [Variable("GOTRUE_SMS_TWILIO_ACCOUNT_SID")],
         help: "Twilio's account SID (AC…).")
@@ -252,6 +267,20 @@ extension ServerSetting {
         help: "Twilio's auth token.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.phone.twilioAuthToken = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let smsTwilioVerifyAccountSID = ServerSetting(
+        "sms-twilio-verify-account-sid", \.phone.twilioVerifyAccountSID, .optionalText,
+        variables: [Variable("GOTRUE_SMS_TWILIO_VERIFY_ACCOUNT_SID")], help: "Twilio Verify's account SID (AC…).")
+    package static let smsTwilioVerifyMessageServiceSID = ServerSetting(
+        "sms-twilio-verify-message-service-sid", \.phone.twilioVerifyMessageServiceSID, .optionalText,
+        variables: [Variable("GOTRUE_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")], help: "The Twilio Verify service SID (VA…).")
+    /// Twilio Verify's auth token: from the environment only, never the command line.
+    package static let smsTwilioVerifyAuthToken = ServerSetting(
+        "LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN", kind: .environmentOnly,
+        variables: [Variable("LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN"), Variable("GOTRUE_SMS_TWILIO_VERIFY_AUTH_TOKEN")],
+        help: "Twilio Verify's auth token.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.twilioVerifyAuthToken = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let smsMessageBirdOriginator = ServerSetting(
         "sms-messagebird-originator", \.phone.messageBirdOriginator, .optionalText, variables: [Variable("GOTRUE_SMS_MESSAGEBIRD_ORIGINATOR")],
@@ -286,6 +315,13 @@ extension ServerSetting {
         help: "Textlocal's API key.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.phone.textlocalAPIKey = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    /// Development only: where SMS provider requests go, for a local fake of the provider's API.
+    package static let smsProviderURL = ServerSetting(
+        "LATCHKEY_SMS_PROVIDER_URL", kind: .environmentOnly, variables: [Variable("LATCHKEY_SMS_PROVIDER_URL")],
+        help: "Development only: a loopback URL SMS provider requests go to instead of the provider's host, with --allow-loopback-providers.",
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.phone.providerURLOverride = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let rateLimitSMS = ServerSetting(
         "rate-limit-sms", \.rateLimits.smsPerHour.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_SMS_SENT", .positiveInteger)],
@@ -382,15 +418,16 @@ extension ServerSetting {
             hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, bcryptCost, noRateLimits, rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
-            mfaWebAuthnEnroll, mfaWebAuthnVerify,
+            mfaWebAuthnEnroll, mfaWebAuthnVerify, mfaPhoneEnroll, mfaPhoneVerify, mfaPhoneOTPLength, mfaPhoneTemplate, mfaPhoneMaxFrequency,
             phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,
-            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
+            smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsTwilioVerifyAccountSID,
+            smsTwilioVerifyMessageServiceSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
             smsTextlocalSender, rateLimitSMS,
             rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
             databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets, smsTwilioAuthToken,
-            smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey,
+            smsTwilioVerifyAuthToken, smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 

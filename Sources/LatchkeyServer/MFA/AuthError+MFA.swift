@@ -9,6 +9,14 @@ extension AuthError {
     package static let challengeIPMismatch = AuthError(
         .unprocessableContent, "mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
     package static let invalidTOTPCode = AuthError(.unprocessableContent, "mfa_verification_failed", "Invalid TOTP code entered")
+    package static let invalidPhoneFactorCode = AuthError(.unprocessableContent, "mfa_verification_failed", "Invalid MFA Phone code entered")
+    package static let phoneFactorPhoneRequired = AuthError(.badRequest, "validation_failed", "Phone number required to enroll Phone factor")
+    package static let verifiedPhoneFactorExists = AuthError(
+        .unprocessableContent, "mfa_verified_factor_exists", "A verified phone factor already exists, unenroll the existing factor to continue")
+    package static let phoneFactorVerifyDisabled = AuthError(
+        .unprocessableContent, "mfa_phone_verify_not_enabled", "MFA verification is disabled for Phone")
+    /// 500: the SMS provider did not take a phone factor's code.
+    package static let phoneFactorMessageNotSent = AuthError(.internalServerError, "unexpected_failure", "error sending message")
     package static let emptyFactorCode = AuthError(.badRequest, "validation_failed", "Code needs to be non-empty")
     package static let tooManyFactors = AuthError(
         .unprocessableContent, "too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import LatchkeyWire
 
-/// `/factors…`: the signed-in user's multi-factor authentication (TOTP) factors.
+/// `/factors…`: the signed-in user's multi-factor authentication factors (TOTP, phone, WebAuthn).
 struct FactorRoutes {
     let service: AuthService
 
@@ -14,8 +14,8 @@ struct FactorRoutes {
         }
         factors.post(":factor_id/challenge") { request, context in
             let factorID = try context.factorID()
-            _ = try await request.decode(as: ChallengeFactorBody.self, context: context)
-            return try await service.factorChallenges.challenge(factorID, by: try context.signedIn(), ipAddress: context.clientIP)
+            let body = try await request.decode(as: ChallengeFactorBody.self, context: context)
+            return try await service.factorChallenges.challenge(factorID, with: body, by: try context.signedIn(), ipAddress: context.clientIP)
         }
         factors.post(":factor_id/verify") { request, context in
             let factorID = try context.factorID()

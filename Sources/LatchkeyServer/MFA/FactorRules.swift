@@ -6,6 +6,10 @@ struct FactorRules: Sendable {
     var totpVerifyEnabled = true
     var webAuthnEnrollEnabled = false
     var webAuthnVerifyEnabled = false
+    var phoneEnrollEnabled = false
+    var phoneVerifyEnabled = false
+    /// Least seconds between two challenges of one phone factor.
+    var phoneMaxFrequency: TimeInterval = 60
     var maxEnrolledFactors = ServerConfiguration.defaultMFAMaxEnrolledFactors
     var maxVerifiedFactors = ServerConfiguration.defaultMFAMaxVerifiedFactors
     var challengeExpiry = ServerConfiguration.defaultMFAChallengeExpiry
@@ -16,6 +20,9 @@ struct FactorRules: Sendable {
         totpVerifyEnabled = configuration.mfaTOTPVerifyEnabled
         webAuthnEnrollEnabled = configuration.mfaWebAuthnEnrollEnabled
         webAuthnVerifyEnabled = configuration.mfaWebAuthnVerifyEnabled
+        phoneEnrollEnabled = configuration.mfaPhoneEnrollEnabled
+        phoneVerifyEnabled = configuration.mfaPhoneVerifyEnabled
+        phoneMaxFrequency = configuration.mfaPhoneMaxFrequency
         maxEnrolledFactors = configuration.mfaMaxEnrolledFactors
         maxVerifiedFactors = configuration.mfaMaxVerifiedFactors
         challengeExpiry = configuration.mfaChallengeExpiry
@@ -41,10 +48,11 @@ struct FactorRules: Sendable {
     }
 
     /// Refuses a challenge or verification of a factor whose type is turned off (GoTrue's
-    /// `mfa_totp_verify_not_enabled`, `mfa_webauthn_verify_not_enabled`).
+    /// `mfa_totp_verify_not_enabled`, `mfa_webauthn_verify_not_enabled`, `mfa_phone_verify_not_enabled`).
     func requireVerifyEnabled(for factor: FactorRecord) -> AuthError? {
         switch factor.factorType {
         case FactorRecord.webAuthnType: webAuthnVerifyEnabled ? nil : .webAuthnVerifyDisabled
+        case FactorRecord.phoneType: phoneVerifyEnabled ? nil : .phoneFactorVerifyDisabled
         default: totpVerifyEnabled ? nil : .totpVerifyDisabled
         }
     }

@@ -2,7 +2,8 @@ import Foundation
 import LatchkeyWire
 import Logging
 
-/// `POST /factors/{id}/verify`: checks a TOTP code (or a WebAuthn response, see
+/// `POST /factors/{id}/verify`: checks a TOTP code (or a phone factor's code, see
+/// `FactorVerification+Phone.swift`, or a WebAuthn response, see
 /// `FactorVerification+WebAuthn.swift`) against a challenge of the signed-in user's factor and
 /// raises the session to `aal2` (GoTrue's `VerifyFactor`).
 ///
@@ -24,6 +25,8 @@ struct FactorVerification: Sendable {
     let secrets: FactorSecretBox
     let sessions: SessionIssuer
     let relyingParty: RelyingParty
+    /// A phone factor's codes; `nil` while phone factors cannot be verified.
+    let phone: PhoneFactorMessages?
     let logger: Logger
 
     /// What a successful verification leaves: the raised session and its new refresh token.
@@ -39,13 +42,16 @@ struct FactorVerification: Sendable {
         try FactorRules.requireNotAnonymous(user)
         try await limits.admitMFARequest(from: ipAddress)
         // A code without WebAuthn parameters is a TOTP verification (its plan refuses a WebAuthn
-        // factor); otherwise the factor's type decides, as in GoTrue.
-        if body.webauthn != nil || body.code?.isEmpty != false {
+        // or phone factor) unless phone factors are on; otherwise the factor's type decides, as in GoTrue.
+        if body.webauthn != nil || body.code?.isEmpty != false || phone != nil {
             guard let factor = try await store.factors(userID: user.id).first(where: { $0.id == factorID }) else {
                 throw AuthError.factorNotFound
             }
             if factor.factorType == FactorRecord.webAuthnType {
                 return try await verifyWebAuthn(factorID, with: body, by: signedIn, ipAddress: ipAddress)
+            }
+            if factor.factorType == FactorRecord.phoneType, let phone {
+                return try await verifyPhone(factorID, with: body, by: signedIn, ipAddress: ipAddress, messages: phone)
             }
         }
         guard let code = body.code, !code.isEmpty else { throw AuthError.emptyFactorCode }
@@ -97,8 +103,10 @@ struct FactorVerification: Sendable {
         func refuse(_ error: AuthError, _ changes: [FactorChange] = []) -> FactorPlan<FactorOutcome<Verified>> {
             FactorPlan(changes: changes, result: .failure(error))
         }
+        let isPhone = state.factors.contains { $0.id == factorID && $0.factorType == FactorRecord.phoneType }
         let opened = Self.openChallenge(
-            state, factorID: factorID, type: FactorRecord.totpType, otherwise: .webAuthnParamsRequired, user: user, ipAddress: ipAddress,
+            state, factorID: factorID, type: FactorRecord.totpType, otherwise: isPhone ? .phoneFactorVerifyDisabled : .webAuthnParamsRequired,
+            user: user, ipAddress: ipAddress,
             now: now, rules: rules)
         guard case .success(let (found, challenge, session)) = opened else {
             guard case .failure(let refusal) = opened else { return refuse(.unexpected) }

@@ -1,10 +1,11 @@
 import Foundation
 
-/// A multi-factor authentication factor of a user: a TOTP authenticator or a WebAuthn
-/// credential (a security key, a phone's platform authenticator).
+/// A multi-factor authentication factor of a user: a TOTP authenticator, a phone number that
+/// gets codes by SMS, or a WebAuthn credential (a security key, a phone's platform
+/// authenticator).
 ///
-/// A factor starts `unverified` and becomes `verified` with its first correct code (TOTP) or
-/// its registration ceremony (WebAuthn); only then does it raise sessions to `aal2`. A TOTP
+/// A factor starts `unverified` and becomes `verified` with its first correct code (TOTP,
+/// phone) or its registration ceremony (WebAuthn); only then does it raise sessions to `aal2`. A TOTP
 /// secret is stored sealed (``FactorSecretBox``), never in plain text; a WebAuthn factor holds
 /// only its credential's public key.
 package struct FactorRecord: Sendable, Hashable {
@@ -17,13 +18,15 @@ package struct FactorRecord: Sendable, Hashable {
     package static let totpType = "totp"
     /// GoTrue's factor type for WebAuthn credentials.
     package static let webAuthnType = "webauthn"
+    /// GoTrue's factor type for phone numbers that get codes by SMS or WhatsApp.
+    package static let phoneType = "phone"
 
     package var id: UUID
     package var userID: UUID
     package var friendlyName: String
     package var factorType: String
     package var status: Status
-    /// The TOTP secret, sealed by ``FactorSecretBox`` (`v1:…`); empty for WebAuthn.
+    /// The TOTP secret, sealed by ``FactorSecretBox`` (`v1:…`); empty for WebAuthn and phone.
     package var sealedSecret: String
     package var createdAt: Date
     package var updatedAt: Date
@@ -33,11 +36,13 @@ package struct FactorRecord: Sendable, Hashable {
     package var lastUsedStep: Int64?
     /// A verified WebAuthn factor's credential (`nil` until its registration is verified).
     package var webAuthnCredential: FactorCredential?
+    /// A phone factor's number, E.164 digits without the `+`; `nil` for the other types.
+    package var phone: String?
 
     package init(
         id: UUID = UUID(), userID: UUID, friendlyName: String, factorType: String = FactorRecord.totpType, status: Status = .unverified,
         sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil,
-        webAuthnCredential: FactorCredential? = nil
+        webAuthnCredential: FactorCredential? = nil, phone: String? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -50,6 +55,7 @@ package struct FactorRecord: Sendable, Hashable {
         self.lastChallengedAt = lastChallengedAt
         self.lastUsedStep = lastUsedStep
         self.webAuthnCredential = webAuthnCredential
+        self.phone = phone
     }
 
     package var isVerified: Bool { status == .verified }
@@ -65,9 +71,13 @@ package struct ChallengeRecord: Sendable, Hashable {
     package var ipAddress: String
     /// A WebAuthn factor's ceremony and random challenge; `nil` for TOTP.
     package var webAuthn: FactorWebAuthnChallenge?
+    /// A phone factor's challenge: the hash of the code sent (``OpaqueTokens/codeHash(_:address:)``
+    /// bound to the challenge's id), never the code; `nil` for the other types.
+    package var codeHash: String?
 
     package init(
-        id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String, webAuthn: FactorWebAuthnChallenge? = nil
+        id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String, webAuthn: FactorWebAuthnChallenge? = nil,
+        codeHash: String? = nil
     ) {
         self.id = id
         self.factorID = factorID
@@ -75,6 +85,7 @@ package struct ChallengeRecord: Sendable, Hashable {
         self.verifiedAt = verifiedAt
         self.ipAddress = ipAddress
         self.webAuthn = webAuthn
+        self.codeHash = codeHash
     }
 }
 

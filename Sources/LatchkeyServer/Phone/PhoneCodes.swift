@@ -8,6 +8,10 @@ import Logging
 /// at most one code of a kind per ``PhoneSettings/maximumFrequency``; every message sent counts
 /// against the server's SMS limit, given back when the provider refuses it. A test number
 /// (``PhoneSettings/testCodes``) gets its fixed code stored the same way and no message.
+///
+/// With a provider that checks its own codes (``SMSCodeChecker``, Twilio Verify) the row records
+/// that a code went to the number, under a value only the server can derive, and the code the
+/// user types is checked by the provider before the row is spent, as GoTrue does.
 struct PhoneCodes: Sendable {
     /// Which code is sent: sign-up and sign-in share GoTrue's confirmation token.
     enum Purpose: Sendable {
@@ -90,9 +94,10 @@ struct PhoneCodes: Sendable {
             updated.phoneChange = phone
             updated.phoneChangeSentAt = now
         }
+        let providerChecks = sender is any SMSCodeChecker && testCode(for: phone, at: now) == nil
         let token = OneTimeToken(
             userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(OpaqueTokens.random()),
-            codeHash: tokens.codeHash(code, address: phone), relatesTo: phone, createdAt: now)
+            codeHash: tokens.codeHash(providerChecks ? providerCheckedCode(for: phone) : code, address: phone), relatesTo: phone, createdAt: now)
         try await store.saveOneTimeToken(token, updatingUser: updated, audit: nil)
         return updated
     }
@@ -101,9 +106,42 @@ struct PhoneCodes: Sendable {
     /// against the number (refused for a while after too many, as email codes); every failure
     /// is 403 `otp_expired` "Token has expired or is invalid".
     func redeem(_ code: String, phone: String, purpose: Purpose) async throws -> (token: OneTimeToken, user: UserRecord) {
+        if let checker = sender as? any SMSCodeChecker, testCode(for: phone, at: clock.now()) == nil {
+            return try await redeem(code, phone: phone, purpose: purpose, checkedBy: checker)
+        }
         let redeemed = try await store.spendSentCode(code, sentTo: phone, kinds: [purpose.kind], tokens: tokens, limits: limits)
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
         return redeemed
+    }
+
+    /// Redeems a code the provider made: the provider must approve it (its own expiry applies),
+    /// then the row recording that a code went to `phone` is spent. A refusal, or a provider that
+    /// cannot be asked, counts as a wrong code.
+    private func redeem(
+        _ code: String, phone: String, purpose: Purpose, checkedBy checker: any SMSCodeChecker
+    ) async throws -> (token: OneTimeToken, user: UserRecord) {
+        try await limits.checkCodeAttempts(for: phone)
+        var approved = false
+        do {
+            approved = try await checker.check(code, sentTo: phone)
+        } catch {
+            logger.warning("SMS code not checked", metadata: ["error": "\(error)"])
+        }
+        guard approved,
+            let redeemed = try await store.consumeOneTimeToken(
+                codeHash: tokens.codeHash(providerCheckedCode(for: phone), address: phone), kinds: [purpose.kind]),
+            redeemed.token.relatesTo == phone
+        else {
+            try await limits.recordFailedCode(for: phone)
+            throw AuthError.codeExpired
+        }
+        return redeemed
+    }
+
+    /// What stands for the code in the row of a code the provider made: derived from the
+    /// server's key and the number, so no client can present it.
+    private func providerCheckedCode(for phone: String) -> String {
+        tokens.codeHash("provider-checked-code", address: phone)
     }
 
     /// The fixed code of a test number while test numbers work.

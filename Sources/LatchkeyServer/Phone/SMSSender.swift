@@ -31,6 +31,15 @@ public protocol SMSSender: Sendable {
     func send(_ message: SMSMessage) async throws -> String
 }
 
+/// An SMS provider that makes, sends and checks the codes itself (Twilio Verify): the server's
+/// code is not what the user gets, so a code the user types is checked by the provider.
+public protocol SMSCodeChecker: SMSSender {
+    /// Whether `code` is the one the provider sent to `phone` (E.164 digits without `+`) and
+    /// still valid; throws when the provider cannot be asked. Like ``SMSSender/send(_:)``'s, a
+    /// thrown error must never hold a credential.
+    func check(_ code: String, sentTo phone: String) async throws -> Bool
+}
+
 /// The sender of a server with no SMS provider: every message fails, so that only the test
 /// numbers (`GOTRUE_SMS_TEST_OTP`) get codes.
 struct NoSMSProvider: SMSSender {

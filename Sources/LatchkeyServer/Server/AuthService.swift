@@ -122,13 +122,14 @@ struct AuthService: Sendable {
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
+        let sms =
+            configuration.phone.enabled || configuration.mfaPhoneVerifyEnabled
+            ? smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders) : nil
         let phoneCodes =
             configuration.phone.enabled
-            ? PhoneCodes(
-                store: store, clock: clock, limits: limits, tokens: tokens,
-                sender: smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders),
-                settings: configuration.phone, logger: logger)
-            : nil
+            ? sms.map {
+                PhoneCodes(store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+            } : nil
         phoneSignIn = phoneCodes.map {
             PhoneSignIn(store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup)
         }
@@ -175,10 +176,19 @@ struct AuthService: Sendable {
             store: store, clock: clock, rules: factorRules, secrets: factorSecrets,
             defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) })
         let ceremonies = PasskeyCeremonies(store: store, clock: clock, settings: configuration.passkeys, logger: logger)
-        factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies)
+        let phoneFactorMessages =
+            configuration.mfaPhoneVerifyEnabled
+            ? sms.map {
+                PhoneFactorMessages(
+                    sender: $0, limits: limits, tokens: tokens, codeLength: configuration.mfaPhoneCodeLength,
+                    template: configuration.mfaPhoneTemplate,
+                    logger: logger)
+            } : nil
+        factorChallenges = FactorChallenges(
+            store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
         factorVerification = FactorVerification(
             store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
-            relyingParty: ceremonies.relyingParty, logger: logger)
+            relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages, logger: logger)
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
         passkeysEnabled = configuration.passkeys.enabled

@@ -6,7 +6,7 @@ extension FactorResponse {
     init(_ factor: FactorRecord) {
         self.init(
             id: factor.id.lowercasedString, factor_type: factor.factorType, status: factor.status.rawValue,
-            friendly_name: factor.friendlyName, phone: nil, created_at: WireDate.format(factor.createdAt),
+            friendly_name: factor.friendlyName, phone: factor.phone, created_at: WireDate.format(factor.createdAt),
             updated_at: WireDate.format(factor.updatedAt), last_challenged_at: factor.lastChallengedAt.map(WireDate.format))
     }
 }

@@ -55,13 +55,7 @@ final class FakeSMSProvider: Sendable {
         for (path, answer) in answers {
             router.post(RouterPath(path)) { request, _ -> Response in
                 let text = String(buffer: try await request.body.collect(upTo: 1 << 16))
-                var form: [String: String] = [:]
-                for pair in text.split(separator: "&") {
-                    let parts = pair.split(separator: "=", maxSplits: 1).map {
-                        String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-                    }
-                    if parts.count == 2 { form[parts[0]] = parts[1] }
-                }
+                let form = formFields(text)
                 received.withLockedValue {
                     $0.append(
                         Received(

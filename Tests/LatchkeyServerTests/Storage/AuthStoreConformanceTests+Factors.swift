@@ -61,14 +61,17 @@ extension AuthStoreConformanceTests {
         }
     }
 
-    @Test("a WebAuthn factor's credential and its challenges' ceremonies round-trip, and the credential changes with the factor", arguments: StoreKind.available)
+    @Test(
+        "a WebAuthn factor's credential and its challenges' ceremonies round-trip, and the credential changes with the factor",
+        arguments: StoreKind.available)
     func webAuthnFactorRoundTrip(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (user, _, _) = try await signedIn(store, email: "key@example.com")
             var factor = FactorRecord(
                 userID: user.id, friendlyName: "key", factorType: FactorRecord.webAuthnType, sealedSecret: "", createdAt: t0, updatedAt: t0)
             let create = ChallengeRecord(
-                factorID: factor.id, createdAt: t0, ipAddress: "192.0.2.1", webAuthn: FactorWebAuthnChallenge(ceremony: .create, challenge: Array(0..<32)))
+                factorID: factor.id, createdAt: t0, ipAddress: "192.0.2.1",
+                webAuthn: FactorWebAuthnChallenge(ceremony: .create, challenge: Array(0..<32)))
             try await change(store, user, [.insertFactor(factor), .insertChallenge(create)])
             var state = try await change(store, user, challenge: create.id, [])
             #expect(state.factors == [factor] && state.factors.first?.webAuthnCredential == nil)
@@ -86,6 +89,32 @@ extension AuthStoreConformanceTests {
             #expect(state.factors == [factor])
             #expect(state.challenge == request)
             #expect(try await store.factors(userID: user.id).first?.webAuthnCredential?.signCount == 7)
+        }
+    }
+
+    @Test("a phone factor's number and its challenges' code hashes round-trip; a TOTP challenge has none", arguments: StoreKind.available)
+    func phoneFactorRoundTrip(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (user, _, _) = try await signedIn(store, email: "phone-factor@example.com")
+            var factor = FactorRecord(
+                userID: user.id, friendlyName: "phone", factorType: FactorRecord.phoneType, sealedSecret: "", createdAt: t0, updatedAt: t0,
+                phone: "15555550100")
+            let challenge = ChallengeRecord(factorID: factor.id, createdAt: t0, ipAddress: "192.0.2.1", codeHash: String(repeating: "ab", count: 32))
+            try await change(store, user, [.insertFactor(factor), .insertChallenge(challenge)])
+            var state = try await change(store, user, challenge: challenge.id, [])
+            #expect(state.factors == [factor] && state.factors.first?.phone == "15555550100")
+            #expect(state.challenge == challenge && state.challenge?.codeHash == String(repeating: "ab", count: 32))
+
+            factor.status = .verified
+            factor.lastChallengedAt = t0.addingTimeInterval(1)
+            try await change(store, user, [.updateFactor(factor)])
+            state = try await change(store, user, [])
+            #expect(state.factors == [factor], "the number stays with the factor")
+            let totp = Self.factor(user, name: "app")
+            let plain = ChallengeRecord(factorID: totp.id, createdAt: t0, ipAddress: "192.0.2.1")
+            try await change(store, user, [.insertFactor(totp), .insertChallenge(plain)])
+            #expect(try await change(store, user, challenge: plain.id, []).challenge?.codeHash == nil)
+            #expect(try await store.factors(userID: user.id).first { $0.id == totp.id }?.phone == nil)
         }
     }
 

@@ -275,6 +275,13 @@ enum PostgresMigrations {
                 "ALTER TABLE users ADD COLUMN phone_change TEXT",
                 "ALTER TABLE users ADD COLUMN phone_change_sent_at TIMESTAMPTZ",
             ]),
+        Migration(
+            version: "v12: phone as a second factor",
+            statements: [
+                // A phone factor's number; a phone challenge's code, hashed and bound to the challenge.
+                "ALTER TABLE mfa_factors ADD COLUMN phone TEXT",
+                "ALTER TABLE mfa_challenges ADD COLUMN code_hash TEXT",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

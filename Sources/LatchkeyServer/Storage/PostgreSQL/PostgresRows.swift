@@ -104,27 +104,28 @@ enum PostgresRows {
     // MARK: Factors and challenges
 
     static let factorColumns =
-        "id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at, last_challenged_at, last_used_step, web_authn_credential::text"
+        "id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at, last_challenged_at, last_used_step, web_authn_credential::text, phone"
 
     static func factor(_ row: PostgresRow) throws -> FactorRecord {
-        let (id, userID, name, type, status, secret, createdAt, updatedAt, challengedAt, lastStep, credential) =
-            try row.decode((UUID, UUID, String, String, String, String, Date, Date, Date?, Int64?, String?).self)
+        let (id, userID, name, type, status, secret, createdAt, updatedAt, challengedAt, lastStep, credential, phone) =
+            try row.decode((UUID, UUID, String, String, String, String, Date, Date, Date?, Int64?, String?, String?).self)
         guard let status = FactorRecord.Status(rawValue: status) else {
             throw StoreError.unreadableRow("mfa_factors.status holds an unknown status")
         }
         return FactorRecord(
             id: id, userID: userID, friendlyName: name, factorType: type, status: status, sealedSecret: secret, createdAt: createdAt,
-            updatedAt: updatedAt, lastChallengedAt: challengedAt, lastUsedStep: lastStep, webAuthnCredential: try FactorCredential.stored(credential))
+            updatedAt: updatedAt, lastChallengedAt: challengedAt, lastUsedStep: lastStep, webAuthnCredential: try FactorCredential.stored(credential),
+            phone: phone)
     }
 
-    static let challengeColumns = "id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge"
+    static let challengeColumns = "id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge, code_hash"
 
     static func challenge(_ row: PostgresRow) throws -> ChallengeRecord {
-        let (id, factorID, createdAt, verifiedAt, ipAddress, ceremony, challenge) =
-            try row.decode((UUID, UUID, Date, Date?, String, String?, String?).self)
+        let (id, factorID, createdAt, verifiedAt, ipAddress, ceremony, challenge, codeHash) =
+            try row.decode((UUID, UUID, Date, Date?, String, String?, String?, String?).self)
         return ChallengeRecord(
             id: id, factorID: factorID, createdAt: createdAt, verifiedAt: verifiedAt, ipAddress: ipAddress,
-            webAuthn: try FactorWebAuthnChallenge.stored(ceremony: ceremony, challenge: challenge))
+            webAuthn: try FactorWebAuthnChallenge.stored(ceremony: ceremony, challenge: challenge), codeHash: codeHash)
     }
 
     /// The statements of one row change of a factor operation, to run in order.
@@ -134,10 +135,10 @@ enum PostgresRows {
             [
                 """
                 INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at,
-                    last_challenged_at, last_used_step, web_authn_credential)
+                    last_challenged_at, last_used_step, web_authn_credential, phone)
                 VALUES (\(factor.id), \(factor.userID), \(factor.friendlyName), \(factor.factorType), \(factor.status.rawValue),
                     \(factor.sealedSecret), \(factor.createdAt), \(factor.updatedAt), \(factor.lastChallengedAt), \(factor.lastUsedStep),
-                    \(factor.webAuthnCredential?.storedText)::jsonb)
+                    \(factor.webAuthnCredential?.storedText)::jsonb, \(factor.phone))
                 """
             ]
         case .updateFactor(let factor):
@@ -157,9 +158,9 @@ enum PostgresRows {
         case .insertChallenge(let challenge):
             [
                 """
-                INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge)
+                INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge, code_hash)
                 VALUES (\(challenge.id), \(challenge.factorID), \(challenge.createdAt), \(challenge.verifiedAt), \(challenge.ipAddress),
-                    \(challenge.webAuthn?.ceremony.rawValue), \(challenge.webAuthn.map { Base64URL.encode($0.challenge) }))
+                    \(challenge.webAuthn?.ceremony.rawValue), \(challenge.webAuthn.map { Base64URL.encode($0.challenge) }), \(challenge.codeHash))
                 """
             ]
         case .markChallengeVerified(let id, let at):

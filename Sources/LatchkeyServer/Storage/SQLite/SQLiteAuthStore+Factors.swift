@@ -33,12 +33,12 @@ extension SQLiteAuthStore {
             try db.run(
                 sql: """
                     INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at,
-                        last_challenged_at, last_used_step, web_authn_credential) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        last_challenged_at, last_used_step, web_authn_credential, phone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     factor.id.lowercasedString, factor.userID.lowercasedString, factor.friendlyName, factor.factorType,
                     factor.status.rawValue, factor.sealedSecret, factor.createdAt.timeIntervalSince1970, factor.updatedAt.timeIntervalSince1970,
-                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.webAuthnCredential?.storedText,
+                    factor.lastChallengedAt?.timeIntervalSince1970, factor.lastUsedStep, factor.webAuthnCredential?.storedText, factor.phone,
                 ])
         case .updateFactor(let factor):
             try db.run(
@@ -59,13 +59,14 @@ extension SQLiteAuthStore {
         case .insertChallenge(let challenge):
             try db.run(
                 sql: """
-                    INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, web_authn_ceremony, web_authn_challenge,
+                        code_hash)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     challenge.id.lowercasedString, challenge.factorID.lowercasedString, challenge.createdAt.timeIntervalSince1970,
                     challenge.verifiedAt?.timeIntervalSince1970, challenge.ipAddress, challenge.webAuthn?.ceremony.rawValue,
-                    challenge.webAuthn.map { Base64URL.encode($0.challenge) },
+                    challenge.webAuthn.map { Base64URL.encode($0.challenge) }, challenge.codeHash,
                 ])
         case .markChallengeVerified(let id, let at):
             try db.run(sql: "UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", arguments: [at.timeIntervalSince1970, id.lowercasedString])

@@ -262,6 +262,14 @@ enum SQLiteMigrations {
                     CREATE UNIQUE INDEX users_phone ON users(phone);
                     """)
         }
+        migrator.registerMigration("v11: phone as a second factor") { db in
+            // A phone factor's number; a phone challenge's code, hashed and bound to the challenge.
+            try db.execute(
+                sql: """
+                    ALTER TABLE mfa_factors ADD COLUMN phone TEXT;
+                    ALTER TABLE mfa_challenges ADD COLUMN code_hash TEXT;
+                    """)
+        }
         return migrator
     }
 }

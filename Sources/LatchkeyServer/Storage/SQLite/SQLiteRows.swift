@@ -127,14 +127,15 @@ enum SQLiteRows {
             friendlyName: row["friendly_name"], factorType: row["factor_type"], status: status, sealedSecret: row["secret"],
             createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
             lastChallengedAt: date(row["last_challenged_at"]), lastUsedStep: row["last_used_step"],
-            webAuthnCredential: try FactorCredential.stored(row["web_authn_credential"]))
+            webAuthnCredential: try FactorCredential.stored(row["web_authn_credential"]), phone: row["phone"])
     }
 
     static func challenge(_ row: Row) throws -> ChallengeRecord {
         ChallengeRecord(
             id: try uuid(row, "id", of: "mfa_challenges"), factorID: try uuid(row, "factor_id", of: "mfa_challenges"),
             createdAt: Date(timeIntervalSince1970: row["created_at"]), verifiedAt: date(row["verified_at"]), ipAddress: row["ip_address"],
-            webAuthn: try FactorWebAuthnChallenge.stored(ceremony: row["web_authn_ceremony"], challenge: row["web_authn_challenge"]))
+            webAuthn: try FactorWebAuthnChallenge.stored(ceremony: row["web_authn_ceremony"], challenge: row["web_authn_challenge"]),
+            codeHash: row["code_hash"])
     }
 
     static func oneTimeToken(_ row: Row) throws -> OneTimeToken {

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+
+/// A phone factor's codes: made, hashed and sent by SMS (or WhatsApp) with GoTrue's
+/// `GOTRUE_MFA_PHONE_*` settings, through the server's SMS provider.
+///
+/// A challenge stores only the hash of its code, bound to the challenge's id: a code verifies
+/// no other challenge, and the database never holds one. Every message sent counts against the
+/// server's SMS limit (`GOTRUE_RATE_LIMIT_SMS_SENT`), given back when the provider refuses it.
+struct PhoneFactorMessages: Sendable {
+    let sender: any SMSSender
+    let limits: RateLimits
+    let tokens: OpaqueTokens
+    /// Digits in a code.
+    let codeLength: Int
+    /// The text, `{{ .Code }}` replaced by the code; `nil`: "Your code is {{ .Code }}".
+    let template: String?
+    let logger: Logger
+
+    /// A new random code.
+    func newCode() -> String {
+        PhoneCodes.randomCode(length: codeLength)
+    }
+
+    /// The hash a challenge stores for `code`.
+    func hash(_ code: String, challengeID: UUID) -> String {
+        tokens.codeHash(code, address: "mfa-challenge:" + challengeID.lowercasedString)
+    }
+
+    /// Whether `code` is the one whose hash `challenge` holds, compared in constant time.
+    func matches(_ code: String, _ challenge: ChallengeRecord) -> Bool {
+        guard let stored = challenge.codeHash else { return false }
+        return constantTimeEquals(stored, hash(code, challengeID: challenge.id))
+    }
+
+    /// Sends `code` to `phone`; 429 past the server's SMS limit, 500 "error sending message"
+    /// (GoTrue's answer) when the provider refuses it.
+    func send(_ code: String, to phone: String, channel: SMSMessage.Channel, factorID: UUID) async throws {
+        let slot = try await limits.admitSMS()
+        do {
+            _ = try await sender.send(
+                SMSMessage(to: phone, body: PhoneSettings.message(template: template, code: code), channel: channel, code: code))
+        } catch {
+            await limits.releaseEmail(slot)
+            logger.warning("MFA SMS not sent", metadata: ["factor_id": "\(factorID)", "error": "\(error)"])
+            throw AuthError.phoneFactorMessageNotSent
+        }
+    }
+}
