@@ -31,8 +31,14 @@ public struct AuthHookSettings: Sendable, Equatable {
 public struct AuthHooks: Sendable, Equatable {
     /// `GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_*`: the claims of every access token issued go through it.
     public var customAccessToken = AuthHookSettings()
-    /// `GOTRUE_HOOK_BEFORE_USER_CREATED_*`: a sign-up is sent to it before the account is stored.
+    /// `GOTRUE_HOOK_BEFORE_USER_CREATED_*`: every new account is sent to it before it is stored.
     public var beforeUserCreated = AuthHookSettings()
+    /// `GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_*`: every password sign-in of an existing
+    /// account is sent to it, which may refuse it.
+    public var passwordVerificationAttempt = AuthHookSettings()
+    /// `GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_*`: every TOTP code checked is sent to it, which may
+    /// refuse it.
+    public var mfaVerificationAttempt = AuthHookSettings()
 
     public init() {}
 
@@ -46,8 +52,21 @@ public struct AuthHooks: Sendable, Equatable {
         try beforeUserCreated.endpoint(uriSetting: .hookBeforeUserCreatedURI, secretsSetting: .hookBeforeUserCreatedSecrets)
     }
 
+    /// The password verification attempt hook's endpoint, or `nil` when it is off.
+    func passwordVerificationAttemptEndpoint() throws(ConfigurationError) -> HookEndpoint? {
+        try passwordVerificationAttempt.endpoint(
+            uriSetting: .hookPasswordVerificationAttemptURI, secretsSetting: .hookPasswordVerificationAttemptSecrets)
+    }
+
+    /// The MFA verification attempt hook's endpoint, or `nil` when it is off.
+    func mfaVerificationAttemptEndpoint() throws(ConfigurationError) -> HookEndpoint? {
+        try mfaVerificationAttempt.endpoint(uriSetting: .hookMFAVerificationAttemptURI, secretsSetting: .hookMFAVerificationAttemptSecrets)
+    }
+
     func validate() throws(ConfigurationError) {
         _ = try customAccessTokenEndpoint()
         _ = try beforeUserCreatedEndpoint()
+        _ = try passwordVerificationAttemptEndpoint()
+        _ = try mfaVerificationAttemptEndpoint()
     }
 }

@@ -122,6 +122,10 @@ struct AuthService: Sendable {
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
+            BeforeUserCreatedHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger))
+        }
         let phoneCodes =
             configuration.phone.enabled
             ? PhoneCodes(
@@ -130,7 +134,9 @@ struct AuthService: Sendable {
                 settings: configuration.phone, logger: logger)
             : nil
         phoneSignIn = phoneCodes.map {
-            PhoneSignIn(store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup)
+            PhoneSignIn(
+                store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
+                beforeUserCreated: beforeUserCreated)
         }
         phoneVerification = phoneCodes.map { PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions) }
         signUp = SignUp(
@@ -138,11 +144,11 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger,
-            beforeUserCreated: (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
-                BeforeUserCreatedHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger))
-            },
+            beforeUserCreated: beforeUserCreated,
             phone: phoneCodes.map {
-                PhoneSignUp(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger)
+                PhoneSignUp(
+                    store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger,
+                    beforeUserCreated: beforeUserCreated)
             })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
@@ -151,7 +157,8 @@ struct AuthService: Sendable {
         self.customProviders = customProviders
         let providers = ProviderSignIn(
             settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
-            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger)
+            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger,
+            beforeUserCreated: beforeUserCreated)
         self.providers = providers
         browserSignIn = BrowserSignIn(
             providers: BrowserProviders(
@@ -161,7 +168,10 @@ struct AuthService: Sendable {
         grants = TokenGrants(
             GrantDependencies(
                 configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
-                tokens: tokens, logger: logger, authentication: authentication, providers: providers))
+                tokens: tokens, logger: logger, authentication: authentication, providers: providers,
+                passwordAttemptHook: (try? configuration.hooks.passwordVerificationAttemptEndpoint())?.map {
+                    VerificationAttemptHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger), kind: .password)
+                }))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
@@ -178,7 +188,10 @@ struct AuthService: Sendable {
         factorChallenges = FactorChallenges(store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies)
         factorVerification = FactorVerification(
             store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
-            relyingParty: ceremonies.relyingParty, logger: logger)
+            relyingParty: ceremonies.relyingParty, logger: logger,
+            attemptHook: (try? configuration.hooks.mfaVerificationAttemptEndpoint())?.map {
+                VerificationAttemptHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger), kind: .mfa)
+            })
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
         passkeysEnabled = configuration.passkeys.enabled
@@ -197,8 +210,9 @@ struct AuthService: Sendable {
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm)
-        invitations = Invitations(store: store, clock: clock, passwords: passwords, emailLinks: emailLinks)
+            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated)
+        invitations = Invitations(
+            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
