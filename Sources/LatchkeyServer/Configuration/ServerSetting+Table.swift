@@ -126,7 +126,9 @@ extension ServerSetting {
     package static let hookCustomAccessTokenURI = ServerSetting(
         "hook-custom-access-token-uri", \.hooks.customAccessToken.uri, .optionalText,
         variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI")],
-        help: "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+        help:
+            "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
     package static let hookCustomAccessTokenSecrets = ServerSetting(
         "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", kind: .environmentOnly,
         variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS")],
@@ -143,7 +145,9 @@ extension ServerSetting {
     package static let hookBeforeUserCreatedURI = ServerSetting(
         "hook-before-user-created-uri", \.hooks.beforeUserCreated.uri, .optionalText,
         variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_URI")],
-        help: "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+        help:
+            "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
     package static let hookBeforeUserCreatedSecrets = ServerSetting(
         "GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS", kind: .environmentOnly,
         variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS")],
@@ -160,7 +164,9 @@ extension ServerSetting {
     package static let hookPasswordVerificationAttemptURI = ServerSetting(
         "hook-password-verification-attempt-uri", \.hooks.passwordVerificationAttempt.uri, .optionalText,
         variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI")],
-        help: "The password verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+        help:
+            "The password verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
     package static let hookPasswordVerificationAttemptSecrets = ServerSetting(
         "GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", kind: .environmentOnly,
         variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS")],
@@ -177,7 +183,9 @@ extension ServerSetting {
     package static let hookMFAVerificationAttemptURI = ServerSetting(
         "hook-mfa-verification-attempt-uri", \.hooks.mfaVerificationAttempt.uri, .optionalText,
         variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_URI")],
-        help: "The MFA verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+        help:
+            "The MFA verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
     package static let hookMFAVerificationAttemptSecrets = ServerSetting(
         "GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", kind: .environmentOnly,
         variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS")],

@@ -6,7 +6,7 @@ import LatchkeyWire
 /// `GET /user` would show it) before it is stored; a hook's error refuses it with that error,
 /// and nothing is stored.
 struct BeforeUserCreatedHook: Sendable {
-    let dispatcher: HTTPHookDispatcher
+    let dispatcher: any HookDispatcher
 
     /// Throws the hook's refusal of `user`, or GoTrue's hook error when the hook fails.
     func check(_ user: UserRecord) async throws(AuthError) {

@@ -7,7 +7,7 @@ import Logging
 /// is signed with the claims the hook answers, once they pass GoTrue's checks (its minimum
 /// viable token schema: the required claims present, each known claim of its type).
 struct CustomAccessTokenHook: Sendable {
-    let dispatcher: HTTPHookDispatcher
+    let dispatcher: any HookDispatcher
 
     /// The claims the hook wants in the token for `claims`, checked.
     func claims(for claims: AccessTokenClaims, userID: UUID, authenticationMethod: String) async throws(AuthError) -> [String: JSONValue] {

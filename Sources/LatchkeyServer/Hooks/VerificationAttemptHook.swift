@@ -24,7 +24,7 @@ struct VerificationAttemptHook: Sendable {
         var shouldLogoutUser: Bool
     }
 
-    let dispatcher: HTTPHookDispatcher
+    let dispatcher: any HookDispatcher
     let kind: Kind
 
     /// The factor a code was checked against, for the MFA hook.

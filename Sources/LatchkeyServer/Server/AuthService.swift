@@ -104,12 +104,21 @@ struct AuthService: Sendable {
                 ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
             passwords.pwned = (PwnedPasswords(http: http, rangeURL: rangeURL, logger: logger), configuration.passwordLeakCheckFailClosed)
         }
+        // A hook's URI decides how it is called (the configuration was checked at start: a
+        // PostgreSQL function only with the PostgreSQL store).
+        let hookDispatcher: @Sendable (HookTarget) -> any HookDispatcher = { [store] target in
+            switch target {
+            case .http(let endpoint): return HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger)
+            case .postgresFunction(let function):
+                return PostgresFunctionDispatcher(function: function, caller: store as? any HookFunctionCaller, clock: clock, logger: logger)
+            }
+        }
         var sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)
         // The configuration was validated at start: an unusable endpoint never gets here.
         if let endpoint = try? configuration.hooks.customAccessTokenEndpoint() {
-            sessions.accessTokenHook = CustomAccessTokenHook(dispatcher: HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger))
+            sessions.accessTokenHook = CustomAccessTokenHook(dispatcher: hookDispatcher(endpoint))
         }
         let linkSettings = EmailLinks.Settings(
             confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
@@ -124,7 +133,7 @@ struct AuthService: Sendable {
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         // The configuration was validated at start: an unusable endpoint never gets here.
         let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
-            BeforeUserCreatedHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger))
+            BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
         }
         let phoneCodes =
             configuration.phone.enabled
@@ -170,7 +179,7 @@ struct AuthService: Sendable {
                 configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
                 tokens: tokens, logger: logger, authentication: authentication, providers: providers,
                 passwordAttemptHook: (try? configuration.hooks.passwordVerificationAttemptEndpoint())?.map {
-                    VerificationAttemptHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger), kind: .password)
+                    VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .password)
                 }))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
@@ -190,7 +199,7 @@ struct AuthService: Sendable {
             store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
             relyingParty: ceremonies.relyingParty, logger: logger,
             attemptHook: (try? configuration.hooks.mfaVerificationAttemptEndpoint())?.map {
-                VerificationAttemptHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger), kind: .mfa)
+                VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .mfa)
             })
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
