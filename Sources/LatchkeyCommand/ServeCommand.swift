@@ -64,6 +64,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.hookCustomAccessTokenURI), help: .setting(.hookCustomAccessTokenURI)) var hookCustomAccessTokenURI: String?
     @Flag(name: .setting(.hookBeforeUserCreatedEnabled), help: .setting(.hookBeforeUserCreatedEnabled)) var hookBeforeUserCreatedEnabled = false
     @Option(name: .setting(.hookBeforeUserCreatedURI), help: .setting(.hookBeforeUserCreatedURI)) var hookBeforeUserCreatedURI: String?
+    @Flag(name: .setting(.hookPasswordVerificationAttemptEnabled), help: .setting(.hookPasswordVerificationAttemptEnabled))
+    var hookPasswordVerificationAttemptEnabled = false
+    @Option(name: .setting(.hookPasswordVerificationAttemptURI), help: .setting(.hookPasswordVerificationAttemptURI))
+    var hookPasswordVerificationAttemptURI: String?
+    @Flag(name: .setting(.hookMFAVerificationAttemptEnabled), help: .setting(.hookMFAVerificationAttemptEnabled))
+    var hookMFAVerificationAttemptEnabled = false
+    @Option(name: .setting(.hookMFAVerificationAttemptURI), help: .setting(.hookMFAVerificationAttemptURI))
+    var hookMFAVerificationAttemptURI: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -172,6 +180,10 @@ struct ServeCommand: AsyncParsableCommand {
         add(.hookCustomAccessTokenURI, .given(hookCustomAccessTokenURI))
         add(.hookBeforeUserCreatedEnabled, .given(hookBeforeUserCreatedEnabled))
         add(.hookBeforeUserCreatedURI, .given(hookBeforeUserCreatedURI))
+        add(.hookPasswordVerificationAttemptEnabled, .given(hookPasswordVerificationAttemptEnabled))
+        add(.hookPasswordVerificationAttemptURI, .given(hookPasswordVerificationAttemptURI))
+        add(.hookMFAVerificationAttemptEnabled, .given(hookMFAVerificationAttemptEnabled))
+        add(.hookMFAVerificationAttemptURI, .given(hookMFAVerificationAttemptURI))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))

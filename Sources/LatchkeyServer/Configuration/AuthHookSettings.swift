@@ -4,7 +4,8 @@ import Foundation
 public struct AuthHookSettings: Sendable, Equatable {
     /// Whether the hook is called.
     public var enabled = false
-    /// Where the hook is: an `https://` URL (`http://` only for a loopback host).
+    /// Where the hook is: an `https://` URL (`http://` only for a loopback host), or with the
+    /// PostgreSQL store a function, `pg-functions://postgres/<schema>/<function>`.
     public var uri: String?
     /// The Standard Webhooks secrets each request is signed with, separated by `|`
     /// (`v1,whsec_<base64>`). Environment only, never a flag.
@@ -12,13 +13,14 @@ public struct AuthHookSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// The endpoint the settings describe, or `nil` when the hook is off; throws, naming the
+    /// Where the settings say the hook is, or `nil` when it is off; throws, naming the
     /// settings, when a URI or a secret is unusable.
-    func endpoint(uriSetting: ServerSetting, secretsSetting: ServerSetting) throws(ConfigurationError) -> HookEndpoint? {
+    func target(uriSetting: ServerSetting, secretsSetting: ServerSetting) throws(ConfigurationError) -> HookTarget? {
         guard enabled else { return nil }
         guard let uri, !uri.isEmpty else { throw uriSetting.error("is required when the hook is enabled") }
         do {
-            return try HookEndpoint(uri: uri, secrets: secrets ?? "")
+            if uri.lowercased().hasPrefix("pg-functions:") { return .postgresFunction(try PostgresFunctionName(uri: uri)) }
+            return .http(try HookEndpoint(uri: uri, secrets: secrets ?? ""))
         } catch let error as HookEndpoint.SecretError {
             throw secretsSetting.error(error.reason)
         } catch {
@@ -31,23 +33,48 @@ public struct AuthHookSettings: Sendable, Equatable {
 public struct AuthHooks: Sendable, Equatable {
     /// `GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_*`: the claims of every access token issued go through it.
     public var customAccessToken = AuthHookSettings()
-    /// `GOTRUE_HOOK_BEFORE_USER_CREATED_*`: a sign-up is sent to it before the account is stored.
+    /// `GOTRUE_HOOK_BEFORE_USER_CREATED_*`: every new account is sent to it before it is stored.
     public var beforeUserCreated = AuthHookSettings()
+    /// `GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_*`: every password sign-in of an existing
+    /// account is sent to it, which may refuse it.
+    public var passwordVerificationAttempt = AuthHookSettings()
+    /// `GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_*`: every TOTP code checked is sent to it, which may
+    /// refuse it.
+    public var mfaVerificationAttempt = AuthHookSettings()
 
     public init() {}
 
-    /// The custom access token hook's endpoint, or `nil` when it is off.
-    func customAccessTokenEndpoint() throws(ConfigurationError) -> HookEndpoint? {
-        try customAccessToken.endpoint(uriSetting: .hookCustomAccessTokenURI, secretsSetting: .hookCustomAccessTokenSecrets)
+    /// The custom access token hook's target, or `nil` when it is off.
+    func customAccessTokenEndpoint() throws(ConfigurationError) -> HookTarget? {
+        try customAccessToken.target(uriSetting: .hookCustomAccessTokenURI, secretsSetting: .hookCustomAccessTokenSecrets)
     }
 
     /// The before user created hook's endpoint, or `nil` when it is off.
-    func beforeUserCreatedEndpoint() throws(ConfigurationError) -> HookEndpoint? {
-        try beforeUserCreated.endpoint(uriSetting: .hookBeforeUserCreatedURI, secretsSetting: .hookBeforeUserCreatedSecrets)
+    func beforeUserCreatedEndpoint() throws(ConfigurationError) -> HookTarget? {
+        try beforeUserCreated.target(uriSetting: .hookBeforeUserCreatedURI, secretsSetting: .hookBeforeUserCreatedSecrets)
     }
 
-    func validate() throws(ConfigurationError) {
-        _ = try customAccessTokenEndpoint()
-        _ = try beforeUserCreatedEndpoint()
+    /// The password verification attempt hook's endpoint, or `nil` when it is off.
+    func passwordVerificationAttemptEndpoint() throws(ConfigurationError) -> HookTarget? {
+        try passwordVerificationAttempt.target(
+            uriSetting: .hookPasswordVerificationAttemptURI, secretsSetting: .hookPasswordVerificationAttemptSecrets)
+    }
+
+    /// The MFA verification attempt hook's endpoint, or `nil` when it is off.
+    func mfaVerificationAttemptEndpoint() throws(ConfigurationError) -> HookTarget? {
+        try mfaVerificationAttempt.target(uriSetting: .hookMFAVerificationAttemptURI, secretsSetting: .hookMFAVerificationAttemptSecrets)
+    }
+
+    /// Throws, naming the setting, for an unusable hook, or a PostgreSQL function hook when the
+    /// store is not PostgreSQL (`postgres`: it is).
+    func validate(postgres: Bool = false) throws(ConfigurationError) {
+        let targets: [(HookTarget?, ServerSetting)] = [
+            (try customAccessTokenEndpoint(), .hookCustomAccessTokenURI), (try beforeUserCreatedEndpoint(), .hookBeforeUserCreatedURI),
+            (try passwordVerificationAttemptEndpoint(), .hookPasswordVerificationAttemptURI),
+            (try mfaVerificationAttemptEndpoint(), .hookMFAVerificationAttemptURI),
+        ]
+        for case (.postgresFunction?, let setting) in targets where !postgres {
+            throw setting.error("names a PostgreSQL function: pg-functions:// hooks need the PostgreSQL store (--database postgres://…)")
+        }
     }
 }

@@ -279,7 +279,9 @@ public struct ServerConfiguration: Sendable {
         guard databaseTimeout > 0 else { throw S.databaseTimeout.error("must be more than 0 seconds") }
         try external.validate()
         try captcha.validate()
-        try hooks.validate()
+        let postgres: Bool
+        if case .postgres? = try? databaseLocation() { postgres = true } else { postgres = false }
+        try hooks.validate(postgres: postgres)
         try phone.validate()
         try passkeys.validate(
             requiredBy: passkeys.enabled

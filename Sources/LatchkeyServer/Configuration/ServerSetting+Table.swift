@@ -126,7 +126,9 @@ extension ServerSetting {
     package static let hookCustomAccessTokenURI = ServerSetting(
         "hook-custom-access-token-uri", \.hooks.customAccessToken.uri, .optionalText,
         variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI")],
-        help: "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+        help:
+            "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
     package static let hookCustomAccessTokenSecrets = ServerSetting(
         "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", kind: .environmentOnly,
         variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS")],
@@ -138,18 +140,58 @@ extension ServerSetting {
         "hook-before-user-created-enabled", \.hooks.beforeUserCreated.enabled, .switch,
         variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_ENABLED")],
         help:
-            "Send every email or anonymous sign-up to the before user created hook before the account is stored; its error refuses the sign-up. Needs its URI and GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS."
+            "Send every new account (sign-up, one-time code, a provider's first sign-in, invitation) to the before user created hook before it is stored; its error refuses it. Needs its URI and GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS."
     )
     package static let hookBeforeUserCreatedURI = ServerSetting(
         "hook-before-user-created-uri", \.hooks.beforeUserCreated.uri, .optionalText,
         variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_URI")],
-        help: "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1).")
+        help:
+            "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
     package static let hookBeforeUserCreatedSecrets = ServerSetting(
         "GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS", kind: .environmentOnly,
         variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS")],
         help: "The before user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.hooks.beforeUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookPasswordVerificationAttemptEnabled = ServerSetting(
+        "hook-password-verification-attempt-enabled", \.hooks.passwordVerificationAttempt.enabled, .switch,
+        variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED")],
+        help:
+            "Send every password sign-in of an existing account, right or wrong, to the password verification attempt hook, which may refuse it. Needs its URI and GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS."
+    )
+    package static let hookPasswordVerificationAttemptURI = ServerSetting(
+        "hook-password-verification-attempt-uri", \.hooks.passwordVerificationAttempt.uri, .optionalText,
+        variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI")],
+        help:
+            "The password verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookPasswordVerificationAttemptSecrets = ServerSetting(
+        "GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", kind: .environmentOnly,
+        variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS")],
+        help: "The password verification attempt hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.passwordVerificationAttempt.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookMFAVerificationAttemptEnabled = ServerSetting(
+        "hook-mfa-verification-attempt-enabled", \.hooks.mfaVerificationAttempt.enabled, .switch,
+        variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED")],
+        help:
+            "Send every TOTP code checked, right or wrong, to the MFA verification attempt hook, which may refuse it (and end the user's sessions). Needs its URI and GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS."
+    )
+    package static let hookMFAVerificationAttemptURI = ServerSetting(
+        "hook-mfa-verification-attempt-uri", \.hooks.mfaVerificationAttempt.uri, .optionalText,
+        variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_URI")],
+        help:
+            "The MFA verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookMFAVerificationAttemptSecrets = ServerSetting(
+        "GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", kind: .environmentOnly,
+        variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS")],
+        help: "The MFA verification attempt hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.mfaVerificationAttempt.secrets = try Parser<String?>.optionalText.parse(value, setting)
         })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
@@ -415,7 +457,9 @@ extension ServerSetting {
             enableAnonymousUsers, securePasswordChange, requireCurrentPassword, mailerSecureEmailChange, emailCodeTTL, passwordMinLength,
             passwordRequiredCharacters,
             passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
-            hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, bcryptCost, noRateLimits, rateLimitSignIn,
+            hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, hookPasswordVerificationAttemptEnabled,
+            hookPasswordVerificationAttemptURI, hookMFAVerificationAttemptEnabled, hookMFAVerificationAttemptURI, bcryptCost, noRateLimits,
+            rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify, mfaPhoneEnroll, mfaPhoneVerify, mfaPhoneOTPLength, mfaPhoneTemplate, mfaPhoneMaxFrequency,
@@ -426,8 +470,9 @@ extension ServerSetting {
             rateLimitPasskey, passkeysEnabled, passkeysPerUser, webAuthnRPID, webAuthnRPDisplayName, webAuthnRPOrigins, webAuthnChallengeExpiry,
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
-            databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets, smsTwilioAuthToken,
-            smsTwilioVerifyAuthToken, smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
+            databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
+            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, smsTwilioAuthToken, smsTwilioVerifyAuthToken,
+            smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders
 

@@ -16,6 +16,9 @@ struct EmailSignIn: Sendable {
     let signUpDisabled: Bool
     /// Whether a new account is confirmed at once (it then gets a magic link, not a confirmation).
     let autoconfirm: Bool
+    /// The before user created hook, when it is on: its refusal is the request's error, and
+    /// nothing is stored or mailed.
+    var beforeUserCreated: BeforeUserCreatedHook? = nil
 
     /// Mails `body.email` a sign-in link and code; `queryRedirect` is the request's
     /// `redirect_to` parameter.
@@ -47,6 +50,14 @@ struct EmailSignIn: Sendable {
         let now = clock.now()
         var user = UserRecord(email: email, passwordHash: nil, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
         if autoconfirm { user.emailConfirmedAt = now }
+        if let beforeUserCreated {
+            do {
+                try await beforeUserCreated.check(user)
+            } catch {
+                await limits.releaseEmail(slot)  // nothing was mailed
+                throw error
+            }
+        }
         do {
             try await store.insertUser(
                 user,

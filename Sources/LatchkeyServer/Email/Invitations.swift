@@ -8,6 +8,9 @@ struct Invitations: Sendable {
     let clock: any ServerClock
     let passwords: PasswordPolicy
     let emailLinks: EmailLinks
+    /// The before user created hook, when it is on: asked before an invitation or a generated
+    /// sign-up link makes an account; its refusal stores nothing.
+    var beforeUserCreated: BeforeUserCreatedHook? = nil
 
     /// `POST /invite`: creates the account (no password) unless an unconfirmed one exists, and
     /// mails it an invitation link and code. An address with a confirmed account is 422
@@ -60,6 +63,7 @@ struct Invitations: Sendable {
                     passwordHash = try await passwords.hash(password)
                 }
                 record = UserRecord(email: email, passwordHash: passwordHash, userMetadata: body.data ?? [:], createdAt: now, updatedAt: now)
+                if let beforeUserCreated { try await beforeUserCreated.check(record) }
                 // The account and its confirmation link in one transaction.
                 let link = emailLinks.prepare(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
                 try await store.insertUser(link.user, audit: nil, start: .confirmation(link.token, flow: nil, audit: link.audit))
@@ -109,6 +113,7 @@ struct Invitations: Sendable {
         }
         let now = clock.now()
         let user = UserRecord(email: email, passwordHash: nil, userMetadata: data ?? [:], createdAt: now, updatedAt: now)
+        if let beforeUserCreated { try await beforeUserCreated.check(user) }
         try await insert(user, ipAddress: "")
         return user
     }

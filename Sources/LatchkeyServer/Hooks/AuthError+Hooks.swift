@@ -16,6 +16,10 @@ extension AuthError {
     static func hookPayloadTooLarge(limit: Int) -> AuthError {
         AuthError(.unprocessableContent, "hook_payload_over_size_limit", "Payload size exceeded size limit of \(limit) bytes")
     }
+    /// 400 `invalid_credentials` with the password verification attempt hook's message.
+    static func passwordAttemptRejected(_ message: String) -> AuthError { AuthError(.badRequest, "invalid_credentials", message) }
+    /// 403 `mfa_verification_rejected` with the MFA verification attempt hook's message.
+    static func mfaAttemptRejected(_ message: String) -> AuthError { AuthError(.forbidden, "mfa_verification_rejected", message) }
     /// 500 `unexpected_failure` with GoTrue's words for what the hook did wrong.
     static func hookFailed(_ message: String) -> AuthError { AuthError(.internalServerError, "unexpected_failure", message) }
 }

@@ -7,7 +7,7 @@ import Logging
 /// is signed with the claims the hook answers, once they pass GoTrue's checks (its minimum
 /// viable token schema: the required claims present, each known claim of its type).
 struct CustomAccessTokenHook: Sendable {
-    let dispatcher: HTTPHookDispatcher
+    let dispatcher: any HookDispatcher
 
     /// The claims the hook wants in the token for `claims`, checked.
     func claims(for claims: AccessTokenClaims, userID: UUID, authenticationMethod: String) async throws(AuthError) -> [String: JSONValue] {
@@ -92,14 +92,20 @@ struct CustomAccessTokenHook: Sendable {
     ]
 }
 
-/// The `metadata` of every hook's input: a fresh ID, the time and the hook's name.
+/// The `metadata` of every hook's input: a fresh ID, the time, the hook's name and, when
+/// known, the client's address.
 struct HookMetadata {
     var name: String
     var now: Date
+    var ipAddress: String? = nil
 
     var json: JSONValue {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return .object(["uuid": .string(UUID().uuidString.lowercased()), "time": .string(formatter.string(from: now)), "name": .string(name)])
+        var fields: [String: JSONValue] = [
+            "uuid": .string(UUID().uuidString.lowercased()), "time": .string(formatter.string(from: now)), "name": .string(name),
+        ]
+        if let ipAddress, !ipAddress.isEmpty { fields["ip_address"] = .string(ipAddress) }
+        return .object(fields)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// `GOTRUE_HOOK_*_URI` and `_SECRETS`: `https://`, or `http://` to a loopback host; secrets of
 /// the form `v1,whsec_<base64>`, separated by `|`.
 ///
-/// PostgreSQL function hooks (`pg-functions://…`) are refused: Latchkey does not call them.
+/// PostgreSQL function hooks (`pg-functions://…`) are not endpoints: see ``PostgresFunctionName``.
 struct HookEndpoint: Sendable, Equatable {
     /// A URI Latchkey cannot call.
     struct URIError: Error, CustomStringConvertible {
@@ -38,7 +38,7 @@ struct HookEndpoint: Sendable, Equatable {
                 throw URIError(description: "must be https (http only for localhost, 127.0.0.1 and ::1)")
             }
         case "pg-functions":
-            throw URIError(description: "names a PostgreSQL function: Latchkey calls HTTPS hooks only")
+            throw URIError(description: "names a PostgreSQL function, not an HTTP endpoint")
         default:
             throw URIError(description: "must be an https URL")
         }

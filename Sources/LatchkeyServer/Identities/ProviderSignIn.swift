@@ -15,6 +15,8 @@ struct ProviderSignIn: Sendable {
     let signupDisabled: Bool
     let autoconfirm: Bool
     let logger: Logger
+    /// The before user created hook, when it is on: asked before a first sign-in makes an account.
+    var beforeUserCreated: BeforeUserCreatedHook? = nil
 
     /// The provider a request names, with its ID token's claims once verified.
     func verify(
@@ -23,7 +25,8 @@ struct ProviderSignIn: Sendable {
         if let name, name.hasPrefix(CustomProviders.prefix) {
             let (provider, record, _) = try await custom.signInProvider(name)
             guard !record.isOAuth2 else {
-                throw AuthError(.badRequest, "validation_failed", "Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
+                throw AuthError(
+                    .badRequest, "validation_failed", "Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
             }
             let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)
             var data = ProviderUserData(claims: claims, style: .generic)
@@ -54,8 +57,12 @@ struct ProviderSignIn: Sendable {
     /// ``ProviderSignInPlan`` decides; no session yet.
     func account(provider: String, _ data: ProviderUserData, emailOptional: Bool, ipAddress: String) async throws -> UserRecord {
         let context = context(provider: provider, data, emailOptional: emailOptional, ipAddress: ipAddress)
-        let outcome = try await store.changeIdentities(ProviderSignInPlan.lookup(provider: provider, data: data)) { state in
-            try ProviderSignInPlan.signIn(state, context)
+        let lookup = ProviderSignInPlan.lookup(provider: provider, data: data)
+        let outcome: ProviderSignInPlan.Outcome
+        if let beforeUserCreated {
+            outcome = try await signIn(lookup, context, asking: beforeUserCreated)
+        } else {
+            outcome = try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.signIn(state, context) }
         }
         switch outcome {
         case .needsVerification(let error):
@@ -69,7 +76,9 @@ struct ProviderSignIn: Sendable {
     }
 
     /// The signed-in user `userID` with the identity `data` describes linked; no session yet.
-    func linkedAccount(provider: String, _ data: ProviderUserData, emailOptional: Bool, to userID: UUID, ipAddress: String) async throws
+    func linkedAccount(
+        provider: String, _ data: ProviderUserData, emailOptional: Bool, to userID: UUID, ipAddress: String
+    ) async throws
         -> UserRecord
     {
         guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
@@ -79,6 +88,31 @@ struct ProviderSignIn: Sendable {
         let user = try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.link(state, context) }
         logger.info("identity linked", metadata: ["user_id": "\(user.id)", "provider": "\(provider)"])
         return user
+    }
+
+    /// The sign-in with the before user created hook on: a sign-in that would make an account
+    /// is rolled back, the account it would make sent to the hook, and the sign-in run again
+    /// once the hook agrees (GoTrue also asks before its transaction). A refusal stores nothing.
+    private func signIn(
+        _ lookup: IdentityLookup, _ context: ProviderSignInPlan.Context, asking hook: BeforeUserCreatedHook
+    ) async throws
+        -> ProviderSignInPlan.Outcome
+    {
+        do {
+            return try await store.changeIdentities(lookup) { state in
+                let plan = try ProviderSignInPlan.signIn(state, context)
+                if case .signedIn(let user, created: true) = plan.result { throw NewAccount(user: user) }
+                return plan
+            }
+        } catch let pending as NewAccount {
+            try await hook.check(pending.user)
+            return try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.signIn(state, context) }
+        }
+    }
+
+    /// The account a sign-in would make, which rolls its transaction back.
+    private struct NewAccount: Error {
+        var user: UserRecord
     }
 
     private func context(provider: String, _ data: ProviderUserData, emailOptional: Bool, ipAddress: String) -> ProviderSignInPlan.Context {

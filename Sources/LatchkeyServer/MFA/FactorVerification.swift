@@ -28,6 +28,8 @@ struct FactorVerification: Sendable {
     /// A phone factor's codes; `nil` while phone factors cannot be verified.
     let phone: PhoneFactorMessages?
     let logger: Logger
+    /// The MFA verification attempt hook, when it is on.
+    var attemptHook: VerificationAttemptHook? = nil
 
     /// What a successful verification leaves: the raised session and its new refresh token.
     struct Verified: Sendable {
@@ -59,6 +61,7 @@ struct FactorVerification: Sendable {
         // GoTrue decodes challenge_id as a UUID: anything else cannot name a challenge.
         guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
         try await limits.checkMFACodeAttempts(for: factorID)
+        if let attemptHook { try await ask(attemptHook, factorID: factorID, code: code, user: user, ipAddress: ipAddress) }
 
         let (rules, secrets, sessionID) = (rules, secrets, signedIn.session.id)
         return try await run(factorID, challengeID: challengeID, by: signedIn, counting: .invalidTOTPCode, "wrong code") { state, now, refreshToken in
@@ -66,6 +69,27 @@ struct FactorVerification: Sendable {
                 state, factorID: factorID, challengeID: challengeID, code: code, user: user, sessionID: sessionID, ipAddress: ipAddress,
                 now: now, refreshToken: refreshToken, rules: rules, secrets: secrets)
         }
+    }
+
+    /// Asks the MFA verification attempt hook about `code` for the user's TOTP factor: whether
+    /// it is right is judged as the verification will judge it (a step after the last one
+    /// accepted). A rejection ends every session of the user and is 403
+    /// `mfa_verification_rejected` with the hook's message, as in GoTrue; a wrong code it
+    /// rejects is still counted against the factor.
+    private func ask(_ hook: VerificationAttemptHook, factorID: UUID, code: String, user: UserRecord, ipAddress: String) async throws {
+        guard let factor = try await store.factors(userID: user.id).first(where: { $0.id == factorID }),
+            factor.factorType == FactorRecord.totpType, let secret = secrets.open(factor.sealedSecret, factorID: factor.id)
+        else { return }
+        let step = TOTP.matchingStep(of: code, secret: secret, at: clock.now())
+        let valid = step.map { $0 > (factor.lastUsedStep ?? .min) } ?? false
+        let decision = try await hook.decide(
+            userID: user.id, valid: valid, factor: VerificationAttemptHook.Factor(id: factor.id, type: factor.factorType), ipAddress: ipAddress)
+        guard let rejection = decision else { return }
+        if !valid { try await limits.recordFailedMFACode(for: factorID) }
+        _ = try await store.endSessions(userID: user.id, except: nil, only: nil, audit: nil)
+        logger.info(
+            "factor verification refused by the MFA verification attempt hook", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
+        throw AuthError.mfaAttemptRejected(rejection.message)
     }
 
     /// Runs a verification's plan in the store and answers its outcome: the raised session, or

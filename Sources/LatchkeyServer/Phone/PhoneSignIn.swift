@@ -14,6 +14,8 @@ struct PhoneSignIn: Sendable {
     let limits: RateLimits
     let codes: PhoneCodes
     let signUpDisabled: Bool
+    /// The before user created hook, when it is on: its refusal is the request's error.
+    var beforeUserCreated: BeforeUserCreatedHook? = nil
 
     /// Sends `body.phone` a sign-in code.
     func send(_ body: OTPBody, ipAddress: String) async throws {
@@ -37,6 +39,7 @@ struct PhoneSignIn: Sendable {
         let user = UserRecord(
             email: "", passwordHash: nil, appMetadata: ["provider": .string("phone"), "providers": .array([.string("phone")])],
             userMetadata: body.data ?? [:], createdAt: now, updatedAt: now, phone: phone)
+        if let beforeUserCreated { try await beforeUserCreated.check(user) }
         do {
             try await store.insertUser(
                 user,

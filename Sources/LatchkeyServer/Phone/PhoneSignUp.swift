@@ -17,6 +17,8 @@ struct PhoneSignUp: Sendable {
     let sessions: SessionIssuer
     let codes: PhoneCodes
     let logger: Logger
+    /// The before user created hook, when it is on.
+    var beforeUserCreated: BeforeUserCreatedHook? = nil
 
     func signUp(_ body: SignUpBody, ipAddress: String) async throws -> SignUp.Outcome {
         let channel = try PhoneCodes.channel(body.channel)
@@ -43,12 +45,13 @@ struct PhoneSignUp: Sendable {
             email: "", passwordHash: try await passwords.hash(checked: password),
             appMetadata: ["provider": .string("phone"), "providers": .array([.string("phone")])], userMetadata: body.data ?? [:],
             createdAt: now, updatedAt: now, phone: phone)
+        if codes.settings.autoconfirm { user.phoneConfirmedAt = now }
+        if let beforeUserCreated { try await beforeUserCreated.check(user) }
         let audit = AuditEntry(
             action: .userSignedUp, actorID: user.id, actorUsername: phone, traits: ["provider": .string("phone")], ipAddress: ipAddress,
             createdAt: now)
         do {
             if codes.settings.autoconfirm {
-                user.phoneConfirmedAt = now
                 let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
                 try await store.insertUser(
                     session.user, audit: audit,

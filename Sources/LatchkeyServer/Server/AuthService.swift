@@ -104,12 +104,21 @@ struct AuthService: Sendable {
                 ? configuration.pwnedPasswordsRangeURL ?? PwnedPasswords.rangeURL : PwnedPasswords.rangeURL
             passwords.pwned = (PwnedPasswords(http: http, rangeURL: rangeURL, logger: logger), configuration.passwordLeakCheckFailClosed)
         }
+        // A hook's URI decides how it is called (the configuration was checked at start: a
+        // PostgreSQL function only with the PostgreSQL store).
+        let hookDispatcher: @Sendable (HookTarget) -> any HookDispatcher = { [store] target in
+            switch target {
+            case .http(let endpoint): return HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger)
+            case .postgresFunction(let function):
+                return PostgresFunctionDispatcher(function: function, caller: store as? any HookFunctionCaller, clock: clock, logger: logger)
+            }
+        }
         var sessions = SessionIssuer(
             store: store, clock: clock, signer: signer, accessTokenTTL: configuration.accessTokenTTL,
             sessionTimebox: configuration.sessionTimebox, logger: logger)
         // The configuration was validated at start: an unusable endpoint never gets here.
         if let endpoint = try? configuration.hooks.customAccessTokenEndpoint() {
-            sessions.accessTokenHook = CustomAccessTokenHook(dispatcher: HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger))
+            sessions.accessTokenHook = CustomAccessTokenHook(dispatcher: hookDispatcher(endpoint))
         }
         let linkSettings = EmailLinks.Settings(
             confirmationTokenTTL: configuration.confirmationTokenTTL, recoveryTokenTTL: configuration.recoveryTokenTTL,
@@ -125,13 +134,19 @@ struct AuthService: Sendable {
         let sms =
             configuration.phone.enabled || configuration.mfaPhoneVerifyEnabled
             ? smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders) : nil
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
+            BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
+        }
         let phoneCodes =
             configuration.phone.enabled
             ? sms.map {
                 PhoneCodes(store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
             } : nil
         phoneSignIn = phoneCodes.map {
-            PhoneSignIn(store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup)
+            PhoneSignIn(
+                store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
+                beforeUserCreated: beforeUserCreated)
         }
         phoneVerification = phoneCodes.map { PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions) }
         signUp = SignUp(
@@ -139,11 +154,11 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger,
-            beforeUserCreated: (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
-                BeforeUserCreatedHook(dispatcher: HTTPHookDispatcher(endpoint: $0, clock: clock, logger: logger))
-            },
+            beforeUserCreated: beforeUserCreated,
             phone: phoneCodes.map {
-                PhoneSignUp(store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger)
+                PhoneSignUp(
+                    store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger,
+                    beforeUserCreated: beforeUserCreated)
             })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
@@ -152,7 +167,8 @@ struct AuthService: Sendable {
         self.customProviders = customProviders
         let providers = ProviderSignIn(
             settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
-            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger)
+            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger,
+            beforeUserCreated: beforeUserCreated)
         self.providers = providers
         browserSignIn = BrowserSignIn(
             providers: BrowserProviders(
@@ -162,7 +178,10 @@ struct AuthService: Sendable {
         grants = TokenGrants(
             GrantDependencies(
                 configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
-                tokens: tokens, logger: logger, authentication: authentication, providers: providers))
+                tokens: tokens, logger: logger, authentication: authentication, providers: providers,
+                passwordAttemptHook: (try? configuration.hooks.passwordVerificationAttemptEndpoint())?.map {
+                    VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .password)
+                }))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
@@ -188,7 +207,10 @@ struct AuthService: Sendable {
             store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
         factorVerification = FactorVerification(
             store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
-            relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages, logger: logger)
+            relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages, logger: logger,
+            attemptHook: (try? configuration.hooks.mfaVerificationAttemptEndpoint())?.map {
+                VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .mfa)
+            })
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
         adminFactors = AdminFactors(store: store, clock: clock)
         passkeysEnabled = configuration.passkeys.enabled
@@ -207,8 +229,9 @@ struct AuthService: Sendable {
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm)
-        invitations = Invitations(store: store, clock: clock, passwords: passwords, emailLinks: emailLinks)
+            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated)
+        invitations = Invitations(
+            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)

@@ -63,3 +63,111 @@ struct BeforeUserCreatedHookTests {
         }
     }
 }
+
+/// The before user created hook on every other path that makes an account, as GoTrue calls it:
+/// a provider's first sign-in (ID token, OAuth), an invitation, a generated sign-up link, email
+/// and phone one-time codes, phone sign-up. The admin API does not call it (neither does GoTrue's).
+@Suite("before user created hook, every path")
+struct BeforeUserCreatedEveryPathTests {
+    /// The number of accounts the server has.
+    static func userCount(_ server: TestServer) async throws -> Int {
+        let listed = try await server.request(.GET, "/admin/users", bearer: server.server.serviceRoleKey)
+        return (listed["users"] as? [[String: Any]])?.count ?? -1
+    }
+
+    static func refusingHook() async throws -> FakeHook {
+        let hook = try await FakeHook.start()
+        hook.set(BeforeUserCreatedHookTests.refusal)
+        return hook
+    }
+
+    @Test("an ID-token first sign-in the hook refuses stores nothing; a known identity signs in without asking")
+    func idToken() async throws {
+        let hook = try await Self.refusingHook()
+        defer { Task { await hook.stop() } }
+        try await IDTokenGrantTests.with(configure: BeforeUserCreatedHookTests.hooked(hook, autoconfirm: true)) { server, provider in
+            let token = try provider.idToken(
+                subject: "refused-1", audience: IDTokenGrantTests.clientID, email: "idt@example.org", issuedAt: server.clock.now())
+            let refused = try await IDTokenGrantTests.grant(server, token)
+            #expect(refused.status == 403 && refused["msg"] as? String == "No sign-ups from example.org", "\(refused.text)")
+            #expect(try await Self.userCount(server) == 0)
+            let user = try #require(hook.requests.last?.body["user"] as? [String: Any])
+            #expect(user["email"] as? String == "idt@example.org")
+            #expect((user["app_metadata"] as? [String: Any])?["provider"] as? String == "keycloak")
+
+            hook.set(.answer(status: 204, contentType: nil, body: ""))
+            let accepted = try await IDTokenGrantTests.grant(server, token)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            #expect(try await Self.userCount(server) == 1)
+            // The account exists now: signing in again is no sign-up, so the hook is not asked.
+            hook.set(BeforeUserCreatedHookTests.refusal)
+            let asked = hook.requests.count
+            let again = try await IDTokenGrantTests.grant(
+                server, try provider.idToken(subject: "refused-1", audience: IDTokenGrantTests.clientID, issuedAt: server.clock.now()))
+            #expect(again.status == 200 && hook.requests.count == asked, "\(again.text)")
+        }
+    }
+
+    @Test("an invitation and a generated sign-up link the hook refuses store nothing; the admin API does not ask it")
+    func invitationsAndAdmin() async throws {
+        let hook = try await Self.refusingHook()
+        defer { Task { await hook.stop() } }
+        try await TestServer.with(configure: BeforeUserCreatedHookTests.hooked(hook, autoconfirm: false)) { server in
+            let key = server.server.serviceRoleKey
+            let invited = try await server.request(.POST, "/invite", json: ["email": "invitee@example.org"], bearer: key)
+            #expect(invited.status == 403 && invited["msg"] as? String == "No sign-ups from example.org", "\(invited.text)")
+            #expect(try server.mailCount(to: "invitee@example.org") == 0)
+            let linked = try await server.request(
+                .POST, "/admin/generate_link", json: ["type": "signup", "email": "link@example.org", "password": "correct horse battery"],
+                bearer: key)
+            #expect(linked.status == 403, "\(linked.text)")
+            let invitedLink = try await server.request(
+                .POST, "/admin/generate_link", json: ["type": "invite", "email": "il@example.org"], bearer: key)
+            #expect(invitedLink.status == 403, "\(invitedLink.text)")
+            #expect(try await Self.userCount(server) == 0)
+
+            let asked = hook.requests.count
+            let made = try await server.request(.POST, "/admin/users", json: ["email": "admin-made@example.org"], bearer: key)
+            #expect(made.status == 200 && hook.requests.count == asked, "\(made.text)")
+
+            hook.set(.answer(status: 204, contentType: nil, body: ""))
+            #expect(try await server.request(.POST, "/invite", json: ["email": "invitee@example.org"], bearer: key).status == 200)
+            #expect(try server.mailCount(to: "invitee@example.org") == 1)
+        }
+    }
+
+    @Test("an email one-time code for a new address the hook refuses stores and mails nothing")
+    func emailOTP() async throws {
+        let hook = try await Self.refusingHook()
+        defer { Task { await hook.stop() } }
+        try await TestServer.with(configure: BeforeUserCreatedHookTests.hooked(hook, autoconfirm: false)) { server in
+            let refused = try await server.request(.POST, "/otp", json: ["email": "otp@example.org"])
+            #expect(refused.status == 403, "\(refused.text)")
+            #expect(try server.mailCount(to: "otp@example.org") == 0)
+            #expect(try await Self.userCount(server) == 0)
+            hook.set(.answer(status: 204, contentType: nil, body: ""))
+            #expect(try await server.request(.POST, "/otp", json: ["email": "otp@example.org"]).status == 200)
+            #expect(try server.mailCount(to: "otp@example.org") == 1)
+        }
+    }
+
+    @Test("a phone sign-up and a phone one-time code for a new number the hook refuses store and send nothing")
+    func phone() async throws {
+        let hook = try await Self.refusingHook()
+        defer { Task { await hook.stop() } }
+        let hooked = BeforeUserCreatedHookTests.hooked(hook, autoconfirm: false)
+        try await PhoneSignInTests.withPhoneServer(configure: { hooked(&$0) }) { server, sms in
+            let signUp = try await server.request(.POST, "/signup", json: ["phone": "15555550111", "password": "correct horse battery"])
+            #expect(signUp.status == 403, "\(signUp.text)")
+            let user = try #require(hook.requests.last?.body["user"] as? [String: Any])
+            #expect(user["phone"] as? String == "15555550111")
+            let otp = try await server.request(.POST, "/otp", json: ["phone": "15555550122"])
+            #expect(otp.status == 403, "\(otp.text)")
+            #expect(sms.sent.isEmpty)
+            #expect(try await Self.userCount(server) == 0)
+            hook.set(.answer(status: 204, contentType: nil, body: ""))
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550122"]).status == 200)
+            #expect(sms.sent.count == 1)
+        }
+    }
+}

@@ -40,8 +40,13 @@ struct PasswordGrant: TokenGrant {
             found = try await dependencies.store.user(phone: account)
         }
         let check = try await dependencies.passwords.check(password, against: found?.passwordHash)
+        if !check.matches { try await dependencies.limits.recordFailedPassword(for: account) }
+        // The hook sees every attempt on an account with a password, right or wrong, and may
+        // refuse a right one; a hook that cannot be asked refuses it too (its error).
+        if let hook = dependencies.passwordAttemptHook, let found, found.passwordHash != nil {
+            try await Self.ask(hook, about: found, valid: check.matches, ipAddress: ipAddress, dependencies)
+        }
         guard check.matches, var user = found else {
-            try await dependencies.limits.recordFailedPassword(for: account)
             dependencies.logger.info("sign-in refused: invalid credentials", metadata: ["email_hash": "\(EmailHash.of(account))"])
             throw AuthError.invalidCredentials
         }
@@ -60,6 +65,18 @@ struct PasswordGrant: TokenGrant {
         // in; the app is told, as GoTrue does.
         session.weak_password = await dependencies.passwords.signInNotice(for: password)
         return session
+    }
+
+    /// Throws the password verification attempt hook's refusal of an attempt on `user` (400
+    /// `invalid_credentials` with its message, every session of the user ended first when it
+    /// says so), or its error.
+    private static func ask(
+        _ hook: VerificationAttemptHook, about user: UserRecord, valid: Bool, ipAddress: String, _ dependencies: GrantDependencies
+    ) async throws {
+        guard let rejection = try await hook.decide(userID: user.id, valid: valid, ipAddress: ipAddress) else { return }
+        if rejection.shouldLogoutUser { _ = try await dependencies.store.endSessions(userID: user.id, except: nil, only: nil, audit: nil) }
+        dependencies.logger.info("sign-in refused by the password verification attempt hook", metadata: ["user_id": "\(user.id)"])
+        throw AuthError.passwordAttemptRejected(rejection.message)
     }
 
     /// The number of a sign-in by phone (`nil`: none given, the address is used), as GoTrue

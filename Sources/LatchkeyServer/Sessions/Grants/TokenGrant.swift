@@ -40,6 +40,8 @@ struct GrantDependencies: Sendable {
     var logger: Logger
     var authentication: BearerAuthentication
     var providers: ProviderSignIn
+    /// The password verification attempt hook, when it is on.
+    var passwordAttemptHook: VerificationAttemptHook? = nil
 }
 
 extension TokenGrant {
