@@ -14,6 +14,8 @@ struct ProviderSignIn: Sendable {
     let custom: CustomProviders
     let signupDisabled: Bool
     let autoconfirm: Bool
+    /// The identity-linked and identity-unlinked notices.
+    let notices: AccountNotices
     let logger: Logger
 
     /// The provider a request names, with its ID token's claims once verified.
@@ -23,7 +25,8 @@ struct ProviderSignIn: Sendable {
         if let name, name.hasPrefix(CustomProviders.prefix) {
             let (provider, record, _) = try await custom.signInProvider(name)
             guard !record.isOAuth2 else {
-                throw AuthError(.badRequest, "validation_failed", "Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
+                throw AuthError(
+                    .badRequest, "validation_failed", "Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
             }
             let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)
             var data = ProviderUserData(claims: claims, style: .generic)
@@ -69,7 +72,9 @@ struct ProviderSignIn: Sendable {
     }
 
     /// The signed-in user `userID` with the identity `data` describes linked; no session yet.
-    func linkedAccount(provider: String, _ data: ProviderUserData, emailOptional: Bool, to userID: UUID, ipAddress: String) async throws
+    func linkedAccount(
+        provider: String, _ data: ProviderUserData, emailOptional: Bool, to userID: UUID, ipAddress: String
+    ) async throws
         -> UserRecord
     {
         guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
@@ -78,6 +83,7 @@ struct ProviderSignIn: Sendable {
         lookup.userID = userID
         let user = try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.link(state, context) }
         logger.info("identity linked", metadata: ["user_id": "\(user.id)", "provider": "\(provider)"])
+        notices.send(.identityLinked(provider: provider), about: user)
         return user
     }
 
@@ -91,9 +97,13 @@ struct ProviderSignIn: Sendable {
     func unlink(identityID: UUID, from userID: UUID, ipAddress: String) async throws {
         guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
         let now = clock.now()
-        _ = try await store.changeIdentities(IdentityLookup(userID: userID)) { state in
-            try ProviderSignInPlan.unlink(state, identityID: identityID, ipAddress: ipAddress, now: now)
+        let (user, provider) = try await store.changeIdentities(IdentityLookup(userID: userID)) {
+            state throws -> IdentityPlan<(UserRecord, String)> in
+            let plan = try ProviderSignInPlan.unlink(state, identityID: identityID, ipAddress: ipAddress, now: now)
+            let provider = state.userIdentities.first { $0.id == identityID }?.provider ?? ""
+            return IdentityPlan(changes: plan.changes, result: (plan.result, provider))
         }
+        notices.send(.identityUnlinked(provider: provider), about: user)
     }
 
     /// The `iss` of a token not yet verified: only to tell which of Apple's issuers it names.
