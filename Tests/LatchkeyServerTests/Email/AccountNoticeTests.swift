@@ -186,6 +186,33 @@ struct AccountNoticeTests {
         }
     }
 
+    @Test(
+        "over SMTP: an overridden notice arrives at the account's address, as a mail client reads it",
+        .enabled(if: SMTPTestServer.isAvailable && MailClientView.python != nil, "no Python SMTP server or mail client"))
+    func overSMTP() async throws {
+        try await SMTPTestServer.with(.plain) { smtp in
+            try await MailTemplateTests.withFolder(["password_changed_notification.subject": "{{ .Data.name }}, your password changed"]) { folder in
+                try await TestServer.with(configure: {
+                    $0.notifications.passwordChanged = true
+                    $0.smtpURL = "smtp://\(SMTPTestServer.user):\(SMTPTestServer.password)@127.0.0.1:\(smtp.port)?starttls=optional"
+                    $0.mailTemplatesDirectory = folder
+                }) { server in
+                    let ada = try await server.signUp("ada@example.com", data: ["name": "Ada"])
+                    let changed = try await server.request(.PUT, "/user", json: ["password": "a brand new password 7"], bearer: ada.accessToken)
+                    #expect(changed.status == 200, "\(changed.text)")
+                    let received = try #require(try await smtp.waitForMessages().first)
+                    #expect(received.recipients == ["ada@example.com"])
+                    let mail = try await MailClientView.read(received.data)
+                    #expect(mail.defects.isEmpty, "\(mail.defects)")
+                    #expect(mail.subject == "Ada, your password changed")
+                    #expect(mail.to == "ada@example.com")
+                    #expect(try #require(mail.text).contains("ada@example.com"))
+                    #expect(!received.data.contains("a brand new password 7") && !received.data.contains(ada.accessToken))
+                }
+            }
+        }
+    }
+
     @Test("a notice template naming a token, code or link does not load; one naming its own variables does")
     func templatesHoldNoSecret() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-notice-templates-\(UUID().uuidString.prefix(8))")
