@@ -88,6 +88,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .setting(.requireCurrentPassword), help: .setting(.requireCurrentPassword)) var requireCurrentPassword = false
     @Flag(name: .setting(.mailerSecureEmailChange), inversion: .prefixedNo, help: .setting(.mailerSecureEmailChange))
     var mailerSecureEmailChange: Bool?
+    @Flag(name: .setting(.mailerNotificationsPasswordChanged), help: .setting(.mailerNotificationsPasswordChanged))
+    var mailerNotificationsPasswordChanged = false
+    @Flag(name: .setting(.mailerNotificationsEmailChanged), help: .setting(.mailerNotificationsEmailChanged))
+    var mailerNotificationsEmailChanged = false
+    @Flag(name: .setting(.mailerNotificationsPhoneChanged), help: .setting(.mailerNotificationsPhoneChanged))
+    var mailerNotificationsPhoneChanged = false
+    @Flag(name: .setting(.mailerNotificationsIdentityLinked), help: .setting(.mailerNotificationsIdentityLinked))
+    var mailerNotificationsIdentityLinked = false
+    @Flag(name: .setting(.mailerNotificationsIdentityUnlinked), help: .setting(.mailerNotificationsIdentityUnlinked))
+    var mailerNotificationsIdentityUnlinked = false
+    @Flag(name: .setting(.mailerNotificationsMfaFactorEnrolled), help: .setting(.mailerNotificationsMfaFactorEnrolled))
+    var mailerNotificationsMfaFactorEnrolled = false
+    @Flag(name: .setting(.mailerNotificationsMfaFactorUnenrolled), help: .setting(.mailerNotificationsMfaFactorUnenrolled))
+    var mailerNotificationsMfaFactorUnenrolled = false
     @Flag(name: .setting(.mfaTOTPEnroll), inversion: .prefixedNo, help: .setting(.mfaTOTPEnroll)) var mfaTotpEnroll: Bool?
     @Flag(name: .setting(.mfaTOTPVerify), inversion: .prefixedNo, help: .setting(.mfaTOTPVerify)) var mfaTotpVerify: Bool?
     @Flag(name: .setting(.mfaWebAuthnEnroll), help: .setting(.mfaWebAuthnEnroll)) var mfaWebAuthnEnroll = false
@@ -199,6 +213,13 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaFactorExpiry, .given(mfaFactorExpiry))
         add(.requireCurrentPassword, .given(requireCurrentPassword))
         add(.mailerSecureEmailChange, .given(mailerSecureEmailChange))
+        add(.mailerNotificationsPasswordChanged, .given(mailerNotificationsPasswordChanged))
+        add(.mailerNotificationsEmailChanged, .given(mailerNotificationsEmailChanged))
+        add(.mailerNotificationsPhoneChanged, .given(mailerNotificationsPhoneChanged))
+        add(.mailerNotificationsIdentityLinked, .given(mailerNotificationsIdentityLinked))
+        add(.mailerNotificationsIdentityUnlinked, .given(mailerNotificationsIdentityUnlinked))
+        add(.mailerNotificationsMfaFactorEnrolled, .given(mailerNotificationsMfaFactorEnrolled))
+        add(.mailerNotificationsMfaFactorUnenrolled, .given(mailerNotificationsMfaFactorUnenrolled))
         add(.mfaTOTPEnroll, .given(mfaTotpEnroll))
         add(.mfaTOTPVerify, .given(mfaTotpVerify))
         add(.mfaWebAuthnEnroll, .given(mfaWebAuthnEnroll))

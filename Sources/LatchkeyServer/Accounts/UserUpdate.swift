@@ -23,6 +23,8 @@ struct UserUpdate: Sendable {
     var requireCurrentPassword: Bool = false
     /// Phone numbers' codes; `nil` when phone sign-in is off.
     var phoneCodes: PhoneCodes? = nil
+    /// The password-changed notice.
+    let notices: AccountNotices
 
     func update(
         _ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String
@@ -94,6 +96,7 @@ struct UserUpdate: Sendable {
             action: body.password != nil ? .userUpdatedPassword : .userModified, actorID: user.id, actorUsername: user.email,
             ipAddress: ipAddress, createdAt: now)
         try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
+        if body.password != nil { notices.send(.passwordChanged, about: user) }
         if let pendingEmail {
             let slot = try await limits.admitEmail(to: pendingEmail, for: .emailChange)
             try await emailLinks.sendEmailChange(

@@ -170,6 +170,8 @@ public struct ServerConfiguration: Sendable {
     /// Whether an email change needs a confirmation from the current address as well as from
     /// the new one (GoTrue's `GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED`, on by default).
     public var secureEmailChange: Bool = true
+    /// Which account-change notices are mailed (GoTrue's `GOTRUE_MAILER_NOTIFICATIONS_*_ENABLED`, all off).
+    public var notifications = AccountNoticeSettings()
     /// Whether a new password needs the current one (`current_password`) when the user has one,
     /// except in a session started by a recovery link or code (GoTrue's
     /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`).

@@ -90,6 +90,34 @@ extension ServerSetting {
     package static let mailerSecureEmailChange = ServerSetting(
         "mailer-secure-email-change", \.secureEmailChange, .onOff, variables: [Variable("GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED")],
         help: "An email change needs the link or code mailed to the current address as well as the one mailed to the new address.")
+    package static let mailerNotificationsPasswordChanged = ServerSetting(
+        "mailer-notifications-password-changed", \.notifications.passwordChanged, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED")],
+        help: "Mail the account's address a notice when the password was changed.")
+    package static let mailerNotificationsEmailChanged = ServerSetting(
+        "mailer-notifications-email-changed", \.notifications.emailChanged, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED")],
+        help: "Mail the account's address a notice when the email address was changed (mailed to the previous address).")
+    package static let mailerNotificationsPhoneChanged = ServerSetting(
+        "mailer-notifications-phone-changed", \.notifications.phoneChanged, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED")],
+        help: "Mail the account's address a notice when the phone number was changed.")
+    package static let mailerNotificationsIdentityLinked = ServerSetting(
+        "mailer-notifications-identity-linked", \.notifications.identityLinked, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_IDENTITY_LINKED_ENABLED")],
+        help: "Mail the account's address a notice when an identity was linked.")
+    package static let mailerNotificationsIdentityUnlinked = ServerSetting(
+        "mailer-notifications-identity-unlinked", \.notifications.identityUnlinked, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_IDENTITY_UNLINKED_ENABLED")],
+        help: "Mail the account's address a notice when an identity was unlinked.")
+    package static let mailerNotificationsMfaFactorEnrolled = ServerSetting(
+        "mailer-notifications-mfa-factor-enrolled", \.notifications.mfaFactorEnrolled, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED")],
+        help: "Mail the account's address a notice when an MFA factor was verified for the first time.")
+    package static let mailerNotificationsMfaFactorUnenrolled = ServerSetting(
+        "mailer-notifications-mfa-factor-unenrolled", \.notifications.mfaFactorUnenrolled, .switch,
+        variables: [Variable("GOTRUE_MAILER_NOTIFICATIONS_MFA_FACTOR_UNENROLLED_ENABLED")],
+        help: "Mail the account's address a notice when an MFA factor was removed.")
     package static let emailCodeTTL = ServerSetting(
         "email-code-ttl", \.emailCodeTTL, .seconds, variables: [Variable("GOTRUE_MAILER_OTP_EXP", .positiveInteger)],
         help: "Seconds an emailed six-digit code stays valid.")
@@ -454,7 +482,10 @@ extension ServerSetting {
             host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
             corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
             refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-            enableAnonymousUsers, securePasswordChange, requireCurrentPassword, mailerSecureEmailChange, emailCodeTTL, passwordMinLength,
+            enableAnonymousUsers, securePasswordChange, requireCurrentPassword, mailerSecureEmailChange, mailerNotificationsPasswordChanged,
+            mailerNotificationsEmailChanged, mailerNotificationsPhoneChanged, mailerNotificationsIdentityLinked,
+            mailerNotificationsIdentityUnlinked, mailerNotificationsMfaFactorEnrolled, mailerNotificationsMfaFactorUnenrolled, emailCodeTTL,
+            passwordMinLength,
             passwordRequiredCharacters,
             passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
             hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, hookPasswordVerificationAttemptEnabled,

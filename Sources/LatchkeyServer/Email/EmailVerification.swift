@@ -69,6 +69,8 @@ struct EmailVerification: Sendable {
     let tokens: OpaqueTokens
     let sessions: SessionIssuer
     let settings: EmailLinks.Settings
+    /// The email-changed notice, mailed to the previous address.
+    let notices: AccountNotices
 
     /// `POST /verify`: a session for a valid link token or code.
     func verify(_ body: VerifyBody, ipAddress: String) async throws -> Outcome {
@@ -199,6 +201,9 @@ struct EmailVerification: Sendable {
             audit: AuditEntry(
                 action: .userModified, actorID: user.id, actorUsername: updated.email,
                 traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
+        if updated.email != user.email, !user.email.isEmpty {
+            notices.send(.emailChanged(oldEmail: user.email), about: updated, to: user.email)
+        }
         return updated
     }
 }

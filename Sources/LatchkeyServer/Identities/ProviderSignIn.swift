@@ -14,6 +14,8 @@ struct ProviderSignIn: Sendable {
     let custom: CustomProviders
     let signupDisabled: Bool
     let autoconfirm: Bool
+    /// The identity-linked and identity-unlinked notices.
+    let notices: AccountNotices
     let logger: Logger
     /// The before user created hook, when it is on: asked before a first sign-in makes an account.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
@@ -87,6 +89,7 @@ struct ProviderSignIn: Sendable {
         lookup.userID = userID
         let user = try await store.changeIdentities(lookup) { state in try ProviderSignInPlan.link(state, context) }
         logger.info("identity linked", metadata: ["user_id": "\(user.id)", "provider": "\(provider)"])
+        notices.send(.identityLinked(provider: provider), about: user)
         return user
     }
 
@@ -125,9 +128,13 @@ struct ProviderSignIn: Sendable {
     func unlink(identityID: UUID, from userID: UUID, ipAddress: String) async throws {
         guard settings.manualLinkingEnabled else { throw AuthError.manualLinkingDisabled }
         let now = clock.now()
-        _ = try await store.changeIdentities(IdentityLookup(userID: userID)) { state in
-            try ProviderSignInPlan.unlink(state, identityID: identityID, ipAddress: ipAddress, now: now)
+        let (user, provider) = try await store.changeIdentities(IdentityLookup(userID: userID)) {
+            state throws -> IdentityPlan<(UserRecord, String)> in
+            let plan = try ProviderSignInPlan.unlink(state, identityID: identityID, ipAddress: ipAddress, now: now)
+            let provider = state.userIdentities.first { $0.id == identityID }?.provider ?? ""
+            return IdentityPlan(changes: plan.changes, result: (plan.result, provider))
         }
+        notices.send(.identityUnlinked(provider: provider), about: user)
     }
 
     /// The `iss` of a token not yet verified: only to tell which of Apple's issuers it names.

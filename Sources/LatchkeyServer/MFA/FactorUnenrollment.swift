@@ -7,6 +7,8 @@ import LatchkeyWire
 struct FactorUnenrollment: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
+    /// The factor-unenrolled notice.
+    let notices: AccountNotices
 
     func unenroll(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> UnenrollFactorResponse {
         let user = signedIn.user
@@ -16,7 +18,7 @@ struct FactorUnenrollment: Sendable {
         let outcome = try await store.changeFactors(of: user.id, challengeID: nil, sessionID: sessionID) { state in
             switch FactorRules.owned(factorID, in: state.factors) {
             case .failure(let error):
-                return FactorPlan(changes: [], result: FactorOutcome<Bool>.failure(error))
+                return FactorPlan(changes: [], result: FactorOutcome<String>.failure(error))
             case .success(let factor):
                 // The session as it is now: a verification since the token was issued counts.
                 if factor.isVerified, state.session?.aal != .aal2 {
@@ -29,10 +31,11 @@ struct FactorUnenrollment: Sendable {
                         "session_id": .string(sessionID.lowercasedString),
                     ],
                     ipAddress: ipAddress, createdAt: now)
-                return FactorPlan(changes: [.deleteFactor(id: factor.id), .audit(audit)], result: .success(true))
+                return FactorPlan(changes: [.deleteFactor(id: factor.id), .audit(audit)], result: .success(factor.factorType))
             }
         }
-        _ = try outcome.get()
+        let factorType = try outcome.get()
+        notices.send(.factorUnenrolled(factorType: factorType), about: user)
         return UnenrollFactorResponse(id: factorID.lowercasedString)
     }
 }

@@ -27,6 +27,8 @@ struct FactorVerification: Sendable {
     let relyingParty: RelyingParty
     /// A phone factor's codes; `nil` while phone factors cannot be verified.
     let phone: PhoneFactorMessages?
+    /// The factor-enrolled notice, for a factor's first verification.
+    let notices: AccountNotices
     let logger: Logger
     /// The MFA verification attempt hook, when it is on.
     var attemptHook: VerificationAttemptHook? = nil
@@ -35,6 +37,8 @@ struct FactorVerification: Sendable {
     struct Verified: Sendable {
         var session: SessionRecord
         var refreshToken: String
+        /// The factor's type when this was its first verification (its enrolment completed).
+        var enrolledFactorType: String? = nil
     }
 
     func verify(
@@ -107,6 +111,7 @@ struct FactorVerification: Sendable {
         switch outcome {
         case .success(let verified):
             logger.info("factor verified", metadata: ["user_id": "\(user.id)", "session_id": "\(sessionID)", "factor_id": "\(factorID)"])
+            if let factorType = verified.enrolledFactorType { notices.send(.factorEnrolled(factorType: factorType), about: user) }
             return try await sessions.response(
                 user: user, session: verified.session, refreshToken: verified.refreshToken,
                 authenticationMethod: verified.session.authenticationMethods.first?.method ?? "totp")
@@ -187,6 +192,7 @@ struct FactorVerification: Sendable {
         traits: [String: JSONValue], ipAddress: String, now: Date, refreshToken: String
     ) -> FactorPlan<FactorOutcome<Verified>> {
         var (factor, session) = (factor, session)
+        let enrolledFactorType = factor.isVerified ? nil : factor.factorType
         factor.status = .verified
         factor.updatedAt = now
         session.aal = .aal2
@@ -206,7 +212,8 @@ struct FactorVerification: Sendable {
                 .replaceRefreshToken(token),
                 .endLowerAssuranceSessions(userID: user.id, except: session.id),
             ] + otherUnverified.map { .deleteFactor(id: $0.id) }
-        return FactorPlan(changes: changes, result: .success(Verified(session: session, refreshToken: refreshToken)))
+        return FactorPlan(
+            changes: changes, result: .success(Verified(session: session, refreshToken: refreshToken, enrolledFactorType: enrolledFactorType)))
     }
 
     /// GoTrue's `verification_attempted` entry, in the `factor` log.

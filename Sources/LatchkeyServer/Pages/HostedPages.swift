@@ -75,6 +75,8 @@ struct HostedPages: Sendable {
     let settings: EmailLinks.Settings
     /// The minimum password length the form names.
     let minimumPasswordLength: Int
+    /// The password-changed notice, as `PUT /user` sends it.
+    let notices: AccountNotices
 
     /// Whether the server itself is on the secure scheme (then cookies are `Secure`).
     var isSecure: Bool { settings.externalURL.lowercased().hasPrefix("https:") }
@@ -169,6 +171,7 @@ struct HostedPages: Sendable {
             updated,
             audit: AuditEntry(action: .userUpdatedPassword, actorID: user.id, actorUsername: user.email, ipAddress: ipAddress, createdAt: now),
             endingSessions: .all)
+        notices.send(.passwordChanged, about: updated)
     }
 
     // MARK: Requesting a new link

@@ -14,6 +14,8 @@ struct PhoneVerification: Sendable {
     let limits: RateLimits
     let codes: PhoneCodes
     let sessions: SessionIssuer
+    /// The phone-changed notice, and the identity-linked one for a first phone number.
+    let notices: AccountNotices
 
     func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {
         let purpose: PhoneCodes.Purpose = body.type == "phone_change" ? .phoneChange : .confirmation
@@ -25,6 +27,7 @@ struct PhoneVerification: Sendable {
         let now = clock.now()
         if redeemed.user.isBanned(at: now) { throw AuthError.userBannedForbidden }
         var user = redeemed.user
+        let (oldPhone, hadPhoneIdentity) = (user.phone, user.hasPhoneIdentity)
         user.updatedAt = now
         switch purpose {
         case .confirmation:
@@ -47,6 +50,10 @@ struct PhoneVerification: Sendable {
             audit: AuditEntry(
                 action: .userModified, actorID: user.id, actorUsername: phone, traits: ["verified": .string(purpose.kind.rawValue)],
                 ipAddress: ipAddress, createdAt: now))
+        if purpose == .phoneChange {
+            if oldPhone != user.phone { notices.send(.phoneChanged(oldPhone: oldPhone), about: user) }
+            if !hadPhoneIdentity, user.hasPhoneIdentity { notices.send(.identityLinked(provider: "phone"), about: user) }
+        }
         return try await sessions.start(for: user, method: "otp", ipAddress: ipAddress)
     }
 }

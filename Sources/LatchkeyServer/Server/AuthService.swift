@@ -128,6 +128,9 @@ struct AuthService: Sendable {
         let emailLinks = EmailLinks(
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
             logger: logger)
+        let notices = AccountNotices(
+            settings: configuration.notifications, mailer: mailer, templates: mailTemplates, siteURL: linkSettings.redirects.siteURL,
+            logger: logger)
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
@@ -148,7 +151,9 @@ struct AuthService: Sendable {
                 store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
                 beforeUserCreated: beforeUserCreated)
         }
-        phoneVerification = phoneCodes.map { PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions) }
+        phoneVerification = phoneCodes.map {
+            PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions, notices: notices)
+        }
         signUp = SignUp(
             store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
             settings: SignUp.Settings(
@@ -167,7 +172,7 @@ struct AuthService: Sendable {
         self.customProviders = customProviders
         let providers = ProviderSignIn(
             settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
-            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, logger: logger,
+            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, notices: notices, logger: logger,
             beforeUserCreated: beforeUserCreated)
         self.providers = providers
         browserSignIn = BrowserSignIn(
@@ -185,7 +190,8 @@ struct AuthService: Sendable {
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
             store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
-            autoconfirm: configuration.autoconfirm, requireCurrentPassword: configuration.requireCurrentPassword, phoneCodes: phoneCodes)
+            autoconfirm: configuration.autoconfirm, requireCurrentPassword: configuration.requireCurrentPassword, phoneCodes: phoneCodes,
+            notices: notices)
         profiles = Profiles(store: store, clock: clock)
         currentUser = CurrentUser(store: store)
         let factorRules = FactorRules(configuration)
@@ -207,11 +213,11 @@ struct AuthService: Sendable {
             store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
         factorVerification = FactorVerification(
             store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
-            relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages, logger: logger,
+            relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages, notices: notices, logger: logger,
             attemptHook: (try? configuration.hooks.mfaVerificationAttemptEndpoint())?.map {
                 VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .mfa)
             })
-        factorUnenrollment = FactorUnenrollment(store: store, clock: clock)
+        factorUnenrollment = FactorUnenrollment(store: store, clock: clock, notices: notices)
         adminFactors = AdminFactors(store: store, clock: clock)
         passkeysEnabled = configuration.passkeys.enabled
         passkeyRegistration = PasskeyRegistration(ceremonies: ceremonies)
@@ -220,10 +226,13 @@ struct AuthService: Sendable {
         appleAppIDs = configuration.passkeys.appleAppIDs
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
-        verification = EmailVerification(store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings)
+        verification = EmailVerification(
+            store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings,
+            notices: notices)
         hostedPages = HostedPages(
             store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
-            settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength)
+            settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength,
+            notices: notices)
         hostedPasskeys = HostedPasskeys(
             pages: hostedPages, registration: passkeyRegistration, signIn: passkeySignIn, store: store, clock: clock,
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)

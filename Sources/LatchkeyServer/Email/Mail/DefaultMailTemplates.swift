@@ -2,11 +2,12 @@ import Foundation
 
 /// The emails the server sends unless `--mail-templates` replaces them: each carries the link
 /// (on a line of its own in the text) and the six-digit code, so a user can follow the link or
-/// type the code into the app. Written in the template syntax, and parsed like any override.
+/// type the code into the app; an account-change notice says what changed, and nothing more.
+/// Written in the template syntax, and parsed like any override.
 enum DefaultMailTemplates {
     private struct Wording {
         var subject: String
-        /// What following the link does, after "Follow this link".
+        /// What following the link does, after "Follow this link"; for a notice, what changed.
         var action: String
         /// The HTML link's text.
         var button: String
@@ -39,13 +40,37 @@ enum DefaultMailTemplates {
             Wording(
                 subject: "Confirm it is you", action: "to confirm it is you", button: "",
                 footer: "If you did not ask for this, someone may know your password: change it.")
+        case .passwordChangedNotification:
+            notice("Your password has been changed", "The password of your account {{ .Email }} has been changed.")
+        case .emailChangedNotification:
+            notice("Your email address has been changed", "The email address of your account is now {{ .Email }} instead of {{ .OldEmail }}.")
+        case .phoneChangedNotification:
+            notice("Your phone number has been changed", "The phone number of your account {{ .Email }} is now {{ .Phone }}.")
+        case .identityLinkedNotification:
+            notice("A sign-in method has been added to your account", "You can now sign in to your account {{ .Email }} with {{ .Provider }}.")
+        case .identityUnlinkedNotification:
+            notice(
+                "A sign-in method has been removed from your account", "You can no longer sign in to your account {{ .Email }} with {{ .Provider }}.")
+        case .mfaFactorEnrolledNotification:
+            notice(
+                "A verification method has been added to your account",
+                "A {{ .FactorType }} verification method has been added to your account {{ .Email }}.")
+        case .mfaFactorUnenrolledNotification:
+            notice(
+                "A verification method has been removed from your account",
+                "A {{ .FactorType }} verification method has been removed from your account {{ .Email }}.")
         }
+    }
+
+    private static func notice(_ subject: String, _ change: String) -> Wording {
+        Wording(subject: subject, action: change, button: "", footer: "If you did not make this change, contact support right away.")
     }
 
     static func subject(_ kind: MailTemplates.Kind) -> String { wording(kind).subject }
 
     static func text(_ kind: MailTemplates.Kind) -> String {
         let wording = wording(kind)
+        if kind.isNotice { return "\(wording.action)\n\n\(wording.footer ?? "")\n" }
         var body =
             kind.hasLink
             ? "Follow this link \(wording.action):\n\n{{ .ConfirmationURL }}\n\nOr enter this code: {{ .Token }}\n"
@@ -67,6 +92,10 @@ enum DefaultMailTemplates {
             <h2>\(wording.subject)</h2>
 
             """
+        if kind.isNotice {
+            body += "<p>\(wording.action)</p>\n<p style=\"color: #6e6e73;\">\(MailTemplate.escapeHTML(wording.footer ?? ""))</p>\n</body>\n</html>\n"
+            return body
+        }
         if kind.hasLink {
             body += """
                 <p>Follow this link \(wording.action):</p>

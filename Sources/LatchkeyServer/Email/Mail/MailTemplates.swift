@@ -6,8 +6,9 @@ import LatchkeyWire
 ///
 /// A folder named by `--mail-templates` (``ServerConfiguration/mailTemplatesDirectory``)
 /// replaces any part by file name — `<kind>.subject`, `<kind>.txt`, `<kind>.html`, with GoTrue's
-/// kinds `confirmation`, `invite`, `recovery`, `magic_link`, `email_change` and
-/// `reauthentication` — and parts it does not have keep their default. An empty `.html` file
+/// kinds `confirmation`, `invite`, `recovery`, `magic_link`, `email_change`,
+/// `reauthentication` and the account-change notices (`password_changed_notification` and the
+/// others of ``AccountNotice``) — and parts it does not have keep their default. An empty `.html` file
 /// sends that kind as plain text only. Every template is parsed and checked when the server
 /// starts: a file that cannot be read, an unknown variable or an unsupported construct stops
 /// the start with the file and line.
@@ -22,6 +23,13 @@ struct MailTemplates: Sendable {
         case magicLink = "magic_link"
         case emailChange = "email_change"
         case reauthentication
+        case passwordChangedNotification = "password_changed_notification"
+        case emailChangedNotification = "email_changed_notification"
+        case phoneChangedNotification = "phone_changed_notification"
+        case identityLinkedNotification = "identity_linked_notification"
+        case identityUnlinkedNotification = "identity_unlinked_notification"
+        case mfaFactorEnrolledNotification = "mfa_factor_enrolled_notification"
+        case mfaFactorUnenrolledNotification = "mfa_factor_unenrolled_notification"
 
         init(_ purpose: EmailPurpose) {
             switch purpose {
@@ -34,14 +42,27 @@ struct MailTemplates: Sendable {
             }
         }
 
-        /// Whether the email carries a link (all but reauthentication, a code only).
-        var hasLink: Bool { self != .reauthentication }
+        /// Whether it tells of a change already made (``AccountNotice``): no link, no code.
+        var isNotice: Bool { rawValue.hasSuffix("_notification") }
 
-        /// The variables its templates may use, as GoTrue gives them to the same email.
+        /// Whether the email carries a link (all but reauthentication, a code only, and the notices).
+        var hasLink: Bool { self != .reauthentication && !isNotice }
+
+        /// The variables its templates may use, as GoTrue gives them to the same email. A
+        /// notice's have no token, code or link: a template naming one does not load.
         var variables: Set<String> {
-            var names: Set<String> = ["SiteURL", "Email", "Token", "Data"]
-            if hasLink { names.formUnion(["ConfirmationURL", "TokenHash", "RedirectTo"]) }
-            if self == .emailChange { names.formUnion(["NewEmail", "SendingTo"]) }
+            var names: Set<String> = ["SiteURL", "Email", "Data"]
+            switch self {
+            case .passwordChangedNotification: break
+            case .emailChangedNotification: names.insert("OldEmail")
+            case .phoneChangedNotification: names.formUnion(["Phone", "OldPhone"])
+            case .identityLinkedNotification, .identityUnlinkedNotification: names.insert("Provider")
+            case .mfaFactorEnrolledNotification, .mfaFactorUnenrolledNotification: names.insert("FactorType")
+            case .confirmation, .invite, .recovery, .magicLink, .emailChange, .reauthentication:
+                names.insert("Token")
+                if hasLink { names.formUnion(["ConfirmationURL", "TokenHash", "RedirectTo"]) }
+                if self == .emailChange { names.formUnion(["NewEmail", "SendingTo"]) }
+            }
             return names
         }
     }
@@ -166,16 +187,34 @@ struct MailTemplates: Sendable {
 
     /// The email of `purpose` for `context`.
     func message(_ purpose: EmailPurpose, _ context: Context) -> MailMessage {
-        let kind = Kind(purpose)
-        let set = sets[kind] ?? MailTemplates.defaults.sets[kind]!
         var named = ["SiteURL": context.siteURL, "Email": context.email, "Token": context.token, "SendingTo": context.to]
         named["ConfirmationURL"] = context.confirmationURL
         named["TokenHash"] = context.tokenHash
         named["RedirectTo"] = context.redirectTo
         named["NewEmail"] = context.newEmail
-        let values = MailTemplate.Values(named: named, data: context.data)
+        return render(Kind(purpose), to: context.to, MailTemplate.Values(named: named, data: context.data))
+    }
+
+    /// The email of `notice` about `user`, to `address` (GoTrue's `Email` is the account's
+    /// address after the change; for an unlinked identity, the address mailed).
+    func message(_ notice: AccountNotice, about user: UserRecord, to address: String, siteURL: String) -> MailMessage {
+        var named = ["SiteURL": siteURL, "Email": notice.kind == .identityUnlinkedNotification ? address : user.email]
+        switch notice {
+        case .passwordChanged: break
+        case .emailChanged(let oldEmail): named["OldEmail"] = oldEmail
+        case .phoneChanged(let oldPhone):
+            named["Phone"] = user.phone
+            named["OldPhone"] = oldPhone
+        case .identityLinked(let provider), .identityUnlinked(let provider): named["Provider"] = provider
+        case .factorEnrolled(let factorType), .factorUnenrolled(let factorType): named["FactorType"] = factorType
+        }
+        return render(notice.kind, to: address, MailTemplate.Values(named: named, data: user.userMetadata))
+    }
+
+    private func render(_ kind: Kind, to address: String, _ values: MailTemplate.Values) -> MailMessage {
+        let set = sets[kind] ?? MailTemplates.defaults.sets[kind]!
         return MailMessage(
-            to: context.to, subject: set.subject.render(values, escapingHTML: false), body: set.text.render(values, escapingHTML: false),
+            to: address, subject: set.subject.render(values, escapingHTML: false), body: set.text.render(values, escapingHTML: false),
             html: set.html?.render(values, escapingHTML: true))
     }
 }
