@@ -103,7 +103,7 @@ struct SignUp: Sendable {
             do {
                 try await store.insertUser(link.user, audit: audit, start: .confirmation(link.token, flow: link.flow, audit: link.audit))
             } catch {
-                if let slot { await limits.releaseEmail(slot) }  // nothing was mailed
+                if let slot { await limits.release(slot) }  // nothing was mailed
                 throw error
             }
             logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
@@ -137,7 +137,7 @@ struct SignUp: Sendable {
 
     /// Mails `user` a confirmation link and code and answers the user as stored afterwards.
     private func confirm(
-        _ user: UserRecord, redirect: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.EmailSlot?
+        _ user: UserRecord, redirect: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.MessageSlot?
     ) async throws -> Outcome {
         try await emailLinks.send(.signup, to: user, address: user.email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
         return .user(UserResponse(try await store.user(id: user.id) ?? user))

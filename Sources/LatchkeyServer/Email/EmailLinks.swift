@@ -153,7 +153,7 @@ struct EmailLinks: Sendable {
     ///   (``RateLimits/admitEmail(to:for:)``), given back when no email goes out.
     func send(
         _ purpose: EmailPurpose, to user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
-        audit: AuditEntry? = nil, slot: RateLimits.EmailSlot?
+        audit: AuditEntry? = nil, slot: RateLimits.MessageSlot?
     ) async throws {
         do {
             let pending = prepare(purpose, for: user, address: address, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress, audit: audit)
@@ -161,7 +161,7 @@ struct EmailLinks: Sendable {
             try await store.saveOneTimeToken(pending.token, updatingUser: pending.user, audit: pending.audit)
             try await deliver(pending, slot: nil)
         } catch {
-            if let slot { await limits.releaseEmail(slot) }
+            if let slot { await limits.release(slot) }
             throw error
         }
     }
@@ -172,7 +172,7 @@ struct EmailLinks: Sendable {
     /// (``EmailVerification``). The current address's token is stored first, so a failure
     /// never leaves the new address's token alone.
     func sendEmailChange(
-        to user: UserRecord, newEmail: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.EmailSlot?
+        to user: UserRecord, newEmail: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String, slot: RateLimits.MessageSlot?
     ) async throws {
         do {
             let toNew = prepare(.emailChange, for: user, address: newEmail, redirectTo: redirectTo, pkce: pkce, ipAddress: ipAddress)
@@ -188,7 +188,7 @@ struct EmailLinks: Sendable {
             if let toCurrent { try await deliver(toCurrent, slot: nil) }
             try await deliver(toNew, slot: nil)
         } catch {
-            if let slot { await limits.releaseEmail(slot) }
+            if let slot { await limits.release(slot) }
             throw error
         }
     }
@@ -196,12 +196,12 @@ struct EmailLinks: Sendable {
     /// Mails a stored token. A mail that cannot be handed over is GoTrue's 500 "Error sending …
     /// email", logged without the link or the code; `slot` (the rate-limit slot taken for it)
     /// is given back then.
-    func deliver(_ pending: Pending, slot: RateLimits.EmailSlot?) async throws {
+    func deliver(_ pending: Pending, slot: RateLimits.MessageSlot?) async throws {
         let purpose = pending.purpose
         do {
             try await mailer.send(message(for: pending))
         } catch {
-            if let slot { await limits.releaseEmail(slot) }
+            if let slot { await limits.release(slot) }
             // Mailers' errors carry no credentials (SMTPError blanks them out of server replies).
             let transient = (error as? any MailDeliveryFailure)?.isTransient
             logger.error(

@@ -54,7 +54,7 @@ struct EmailSignIn: Sendable {
             do {
                 try await beforeUserCreated.check(user)
             } catch {
-                await limits.releaseEmail(slot)  // nothing was mailed
+                await limits.release(slot)  // nothing was mailed
                 throw error
             }
         }
@@ -67,7 +67,7 @@ struct EmailSignIn: Sendable {
         } catch StoreError.duplicateEmail {
             return  // signed up a moment ago by another request, which mails the link
         } catch {
-            await limits.releaseEmail(slot)  // nothing was mailed
+            await limits.release(slot)  // nothing was mailed
             throw error
         }
         try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)

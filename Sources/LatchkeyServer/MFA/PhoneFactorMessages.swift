@@ -41,7 +41,7 @@ struct PhoneFactorMessages: Sendable {
             _ = try await sender.send(
                 SMSMessage(to: phone, body: PhoneSettings.message(template: template, code: code), channel: channel, code: code))
         } catch {
-            await limits.releaseEmail(slot)
+            await limits.release(slot)
             logger.warning("MFA SMS not sent", metadata: ["factor_id": "\(factorID)", "error": "\(error)"])
             throw AuthError.phoneFactorMessageNotSent
         }

@@ -80,7 +80,7 @@ struct PhoneCodes: Sendable {
             do {
                 _ = try await sender.send(SMSMessage(to: phone, body: settings.message(code: code), channel: channel, code: code))
             } catch {
-                await limits.releaseEmail(slot)
+                await limits.release(slot)
                 logger.warning("SMS not sent", metadata: ["user_id": "\(user.id)", "error": "\(error)"])
                 throw AuthError.smsSendFailed(purpose.name, reason: "\(error)")
             }

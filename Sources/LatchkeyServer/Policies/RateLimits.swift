@@ -54,9 +54,9 @@ struct RateLimits: Sendable {
     /// Callers count the request whether or not the address has an account, so the answer never
     /// tells the two apart.
     ///
-    /// - Returns: the slot taken, for ``releaseEmail(_:)`` when no email goes out after all.
+    /// - Returns: the slot taken, for ``release(_:)`` when no email goes out after all.
     @discardableResult
-    func admitEmail(to address: String, for purpose: EmailPurpose) async throws -> EmailSlot {
+    func admitEmail(to address: String, for purpose: EmailPurpose) async throws -> MessageSlot {
         let key = "email:\(purpose.kind.rawValue):\(address)"
         let now = clock.now()
         if limits.enabled,
@@ -64,13 +64,13 @@ struct RateLimits: Sendable {
         {
             throw AuthError.emailRateLimited(retryAfter: retryAfter)
         }
-        return EmailSlot(key: key, takenAt: now)
+        return MessageSlot(key: key, takenAt: now)
     }
 
-    /// Gives back a slot ``admitEmail(to:for:)`` took for an email that could not be delivered,
-    /// so that the address can ask again at once rather than wait out the interval. Best effort:
+    /// Gives back a slot ``admitEmail(to:for:)`` or ``admitSMS()`` took for a message that could
+    /// not be delivered, so that the address or number can ask again at once rather than wait out the interval. Best effort:
     /// when the counter cannot be reached the slot stays taken until its window passes.
-    func releaseEmail(_ slot: EmailSlot) async {
+    func release(_ slot: MessageSlot) async {
         guard limits.enabled else { return }
         try? await counter.unrecord(slot.key, at: slot.takenAt)
     }
@@ -92,18 +92,18 @@ struct RateLimits: Sendable {
     /// Counts an SMS the server is about to send, against the limit of all numbers together
     /// (GoTrue's `GOTRUE_RATE_LIMIT_SMS_SENT`): 429 `over_sms_send_rate_limit` past it.
     ///
-    /// - Returns: the slot taken, for ``releaseEmail(_:)`` when no message goes out after all.
-    func admitSMS() async throws -> EmailSlot {
+    /// - Returns: the slot taken, for ``release(_:)`` when no message goes out after all.
+    func admitSMS() async throws -> MessageSlot {
         let key = "sms"
         let now = clock.now()
         if limits.enabled, let retryAfter = try await counter.consume(key, limit: limits.smsPerHour, minimumInterval: 0, at: now) {
             throw AuthError.smsRateLimited(retryAfter: retryAfter)
         }
-        return EmailSlot(key: key, takenAt: now)
+        return MessageSlot(key: key, takenAt: now)
     }
 
     /// One email (or SMS) counted against a limit.
-    struct EmailSlot: Sendable {
+    struct MessageSlot: Sendable {
         fileprivate let key: String
         fileprivate let takenAt: Date
     }
