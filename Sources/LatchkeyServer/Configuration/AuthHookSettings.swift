@@ -38,8 +38,8 @@ public struct AuthHooks: Sendable, Equatable {
     /// `GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_*`: every password sign-in of an existing
     /// account is sent to it, which may refuse it.
     public var passwordVerificationAttempt = AuthHookSettings()
-    /// `GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_*`: every TOTP code checked is sent to it, which may
-    /// refuse it.
+    /// `GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_*`: every TOTP or phone factor code checked is sent
+    /// to it, which may refuse it.
     public var mfaVerificationAttempt = AuthHookSettings()
 
     public init() {}

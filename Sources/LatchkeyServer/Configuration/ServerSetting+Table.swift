@@ -206,7 +206,7 @@ extension ServerSetting {
         "hook-mfa-verification-attempt-enabled", \.hooks.mfaVerificationAttempt.enabled, .switch,
         variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED")],
         help:
-            "Send every TOTP code checked, right or wrong, to the MFA verification attempt hook, which may refuse it (and end the user's sessions). Needs its URI and GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS."
+            "Send every TOTP or phone factor code checked, right or wrong, to the MFA verification attempt hook, which may refuse it (and end the user's sessions). Needs its URI and GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS."
     )
     package static let hookMFAVerificationAttemptURI = ServerSetting(
         "hook-mfa-verification-attempt-uri", \.hooks.mfaVerificationAttempt.uri, .optionalText,

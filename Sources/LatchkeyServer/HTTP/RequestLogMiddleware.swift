@@ -47,7 +47,11 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     /// Hummingbird's route path (`/admin/users/:id`) in OpenAPI's form (`/admin/users/{id}`).
     static func template(_ path: String) -> String {
-        guard path.contains(":") else { return path.hasPrefix("/") || path == "NotFound" ? path : "/" + path }
+        // Checked byte by byte: `String.contains(_: String)` goes through Foundation's search,
+        // which cost 1% of `GET /user`.
+        guard path.utf8.contains(UInt8(ascii: ":")) else {
+            return path.utf8.first == UInt8(ascii: "/") || path == "NotFound" ? path : "/" + path
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map { part in
             part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
         }.joined(separator: "/")

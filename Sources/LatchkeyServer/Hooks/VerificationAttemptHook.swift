@@ -2,8 +2,8 @@ import Foundation
 import LatchkeyWire
 
 /// GoTrue's verification attempt hooks: `password-verification` sees every password sign-in of
-/// an existing account, `mfa-verification` every TOTP code checked, each with whether it was
-/// right (`valid`). The hook may answer `{"decision": "reject", "message": "…"}`, which refuses
+/// an existing, unbanned account, `mfa-verification` every TOTP or phone factor code checked,
+/// each with whether it was right (`valid`). The hook may answer `{"decision": "reject", "message": "…"}`, which refuses
 /// the attempt even when it was right; the password hook may add `"should_logout_user": true`.
 ///
 /// An answer without a decision (or 204) lets the attempt go on as it would have. A hook that

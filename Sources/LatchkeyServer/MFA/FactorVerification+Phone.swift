@@ -13,6 +13,8 @@ import Logging
 /// - With a provider that checks its own codes (Twilio Verify) the provider checks the code,
 ///   after the challenge passed the checks above; a code it does not approve is GoTrue's 403
 ///   `otp_expired`, counted against the factor too.
+/// - With the MFA verification attempt hook on, it is asked once the challenge passed those
+///   checks, told whether the code is right, and may refuse it as for TOTP.
 /// - Success spends the challenge (its code works once), verifies the factor and raises the
 ///   session as TOTP does, with `mfa/phone` in its `amr`.
 extension FactorVerification {
@@ -28,6 +30,18 @@ extension FactorVerification {
         var approvedByProvider = false
         if let checker = messages.sender as? any SMSCodeChecker {
             approvedByProvider = try await check(code, factorID, challengeID: challengeID, by: signedIn, ipAddress: ipAddress, with: checker)
+        }
+        // The hook is told what the provider said, or what the stored code says.
+        if let attemptHook {
+            let opened: Bool? =
+                approvedByProvider
+                ? true
+                : try await verdict(on: factorID, type: FactorRecord.phoneType, challengeID: challengeID, by: signedIn, ipAddress: ipAddress) {
+                    _, challenge, _ in messages.matches(code, challenge)
+                }
+            if let valid = opened {
+                try await ask(attemptHook, valid: valid, factor: factorID, of: FactorRecord.phoneType, user: user, ipAddress: ipAddress)
+            }
         }
         return try await run(factorID, challengeID: challengeID, by: signedIn, counting: .invalidPhoneFactorCode, "wrong phone code") {
             [approvedByProvider] state, now, refreshToken in

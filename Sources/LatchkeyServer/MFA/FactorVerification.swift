@@ -65,9 +65,18 @@ struct FactorVerification: Sendable {
         // GoTrue decodes challenge_id as a UUID: anything else cannot name a challenge.
         guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
         try await limits.checkMFACodeAttempts(for: factorID)
-        if let attemptHook { try await ask(attemptHook, factorID: factorID, code: code, user: user, ipAddress: ipAddress) }
-
         let (rules, secrets, sessionID) = (rules, secrets, signedIn.session.id)
+        if let attemptHook {
+            let opened = try await verdict(on: factorID, type: FactorRecord.totpType, challengeID: challengeID, by: signedIn, ipAddress: ipAddress) {
+                factor, _, now in
+                guard let secret = secrets.open(factor.sealedSecret, factorID: factor.id) else { return false }
+                return Self.acceptedStep(of: code, by: factor, secret: secret, at: now) != nil
+            }
+            if let valid = opened {
+                try await ask(attemptHook, valid: valid, factor: factorID, of: FactorRecord.totpType, user: user, ipAddress: ipAddress)
+            }
+        }
+
         return try await run(factorID, challengeID: challengeID, by: signedIn, counting: .invalidTOTPCode, "wrong code") { state, now, refreshToken in
             Self.plan(
                 state, factorID: factorID, challengeID: challengeID, code: code, user: user, sessionID: sessionID, ipAddress: ipAddress,
@@ -75,25 +84,48 @@ struct FactorVerification: Sendable {
         }
     }
 
-    /// Asks the MFA verification attempt hook about `code` for the user's TOTP factor: whether
-    /// it is right is judged as the verification will judge it (a step after the last one
-    /// accepted). A rejection ends every session of the user and is 403
+    /// The verdict `judge` gives on the factor and its challenge, read in a transaction of their
+    /// own before the MFA verification attempt hook is asked; `nil` when the challenge does not
+    /// open (not the factor's, spent, from another address, expired, or the session gone): the
+    /// verification itself then refuses it, and the hook is not asked, as in GoTrue.
+    func verdict(
+        on factorID: UUID, type: String, challengeID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String,
+        _ judge: @escaping @Sendable (FactorRecord, ChallengeRecord, Date) -> Bool
+    ) async throws -> Bool? {
+        let (user, rules, now) = (signedIn.user, rules, clock.now())
+        return try await store.changeFactors(of: user.id, challengeID: challengeID, sessionID: signedIn.session.id) { state in
+            guard
+                case .success(let (factor, challenge, _)) = Self.openChallenge(
+                    state, factorID: factorID, type: type, otherwise: .factorNotFound, user: user, ipAddress: ipAddress, now: now, rules: rules)
+            else { return FactorPlan(changes: [], result: nil) }
+            return FactorPlan(changes: [], result: judge(factor, challenge, now))
+        }
+    }
+
+    /// Asks the MFA verification attempt hook about an attempt on the factor, `valid` as the
+    /// verification judges it. A rejection ends every session of the user and is 403
     /// `mfa_verification_rejected` with the hook's message, as in GoTrue; a wrong code it
     /// rejects is still counted against the factor.
-    private func ask(_ hook: VerificationAttemptHook, factorID: UUID, code: String, user: UserRecord, ipAddress: String) async throws {
-        guard let factor = try await store.factors(userID: user.id).first(where: { $0.id == factorID }),
-            factor.factorType == FactorRecord.totpType, let secret = secrets.open(factor.sealedSecret, factorID: factor.id)
-        else { return }
-        let step = TOTP.matchingStep(of: code, secret: secret, at: clock.now())
-        let valid = step.map { $0 > (factor.lastUsedStep ?? .min) } ?? false
+    func ask(
+        _ hook: VerificationAttemptHook, valid: Bool, factor factorID: UUID, of type: String, user: UserRecord, ipAddress: String
+    )
+        async throws
+    {
         let decision = try await hook.decide(
-            userID: user.id, valid: valid, factor: VerificationAttemptHook.Factor(id: factor.id, type: factor.factorType), ipAddress: ipAddress)
+            userID: user.id, valid: valid, factor: VerificationAttemptHook.Factor(id: factorID, type: type), ipAddress: ipAddress)
         guard let rejection = decision else { return }
         if !valid { try await limits.recordFailedMFACode(for: factorID) }
         _ = try await store.endSessions(userID: user.id, except: nil, only: nil, audit: nil)
         logger.info(
             "factor verification refused by the MFA verification attempt hook", metadata: ["user_id": "\(user.id)", "factor_id": "\(factorID)"])
         throw AuthError.mfaAttemptRejected(rejection.message)
+    }
+
+    /// The time step `code` matches for a TOTP factor, when it is later than the last one
+    /// accepted (an earlier or the same step is a replay); `nil` for a wrong code.
+    static func acceptedStep(of code: String, by factor: FactorRecord, secret: [UInt8], at now: Date) -> Int64? {
+        guard let step = TOTP.matchingStep(of: code, secret: secret, at: now), step > (factor.lastUsedStep ?? .min) else { return nil }
+        return step
     }
 
     /// Runs a verification's plan in the store and answers its outcome: the raised session, or
@@ -148,7 +180,7 @@ struct FactorVerification: Sendable {
             "factor_type": .string(factor.factorType),
         ]
         // A step at or before the last accepted one is a replay (or an older code): refused like a wrong code.
-        guard let step = TOTP.matchingStep(of: code, secret: secret, at: now), step > (factor.lastUsedStep ?? .min) else {
+        guard let step = Self.acceptedStep(of: code, by: factor, secret: secret, at: now) else {
             traits["error_code"] = .string(AuthError.invalidTOTPCode.code)
             return refuse(.invalidTOTPCode, [.audit(audit(user, traits: traits, ipAddress: ipAddress, now: now))])
         }

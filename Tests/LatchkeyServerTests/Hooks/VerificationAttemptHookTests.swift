@@ -53,6 +53,27 @@ struct VerificationAttemptHookTests {
         }
     }
 
+    @Test("a banned account's attempts never reach the password hook; only the right password learns of the ban")
+    func bannedAccountNotAsked() async throws {
+        let hook = try await FakeHook.start()
+        defer { Task { await hook.stop() } }
+        try await TestServer.with(configure: Self.hooked(hook)) { server in
+            let session = try await server.signUp("banned@example.com")
+            let ban = try await server.request(
+                .PUT, "/admin/users/\(session.userID)", json: ["ban_duration": "1h"], bearer: server.server.serviceRoleKey)
+            #expect(ban.status == 200, "\(ban.text)")
+            hook.set(Self.decision(#"{"decision": "continue"}"#))
+            let before = hook.requests.count
+            try await server.signIn("banned@example.com").expectError(400, "user_banned")
+            try await server.signIn("banned@example.com", "wrong horse battery").expectError(400, "invalid_credentials")
+            #expect(hook.requests.count == before)
+            // Once the ban ends the hook is asked again.
+            server.clock.advance(by: 3601)
+            #expect(try await server.signIn("banned@example.com").status == 200)
+            #expect(hook.requests.count == before + 1)
+        }
+    }
+
     @Test("a rejection refuses the right password with the hook's message; should_logout_user ends every session, otherwise they live on")
     func passwordRejection() async throws {
         let hook = try await FakeHook.start()
@@ -137,6 +158,51 @@ struct VerificationAttemptHookTests {
             #expect(accepted.status == 200, "\(accepted.text)")
             let raised = try #require(TestSession(accepted))
             #expect(try MFATests.claims(raised.accessToken)["aal"] as? String == "aal2")
+        }
+    }
+
+    @Test("a challenge that does not open (unknown, expired) is refused before the MFA hook is asked, as in GoTrue")
+    func mfaChallengeCheckedFirst() async throws {
+        let hook = try await FakeHook.start()
+        defer { Task { await hook.stop() } }
+        try await TestServer.with(configure: Self.hooked(hook)) { server in
+            hook.set(.answer(status: 204, contentType: nil, body: ""))
+            let session = try await server.signUp("totp-order@example.com")
+            let factor = try await MFATests.enroll(server, session.accessToken)
+            let challenge = try await MFATests.challenge(server, session.accessToken, factor.id)
+            let before = hook.requests.count
+            let unknown = try await MFATests.verify(
+                server, session.accessToken, factor.id, challenge: UUID().uuidString.lowercased(), code: MFATests.code(factor.secret, server))
+            #expect(unknown.status == 422 && unknown.errorCode == "mfa_factor_not_found", "\(unknown.text)")
+            server.clock.advance(by: 301)
+            let expired = try await MFATests.verify(
+                server, session.accessToken, factor.id, challenge: challenge, code: MFATests.code(factor.secret, server))
+            #expect(expired.errorCode == "mfa_challenge_expired", "\(expired.text)")
+            #expect(hook.requests.count == before, "the hook was asked about an attempt that never reached its code")
+        }
+    }
+
+    @Test("the MFA hook sees phone factor codes too; its rejection of the right code is refused and ends every session")
+    func mfaPhoneRejection() async throws {
+        let hook = try await FakeHook.start()
+        defer { Task { await hook.stop() } }
+        try await PhoneFactorTests.withServer(configure: Self.hooked(hook)) { server, sms in
+            hook.set(.answer(status: 204, contentType: nil, body: ""))
+            let session = try await server.signUp("phone-hook@example.com")
+            let factorID = try await PhoneFactorTests.enroll(server, session.accessToken)
+            let challenge = try await PhoneFactorTests.challengeID(server, session.accessToken, factorID)
+            let code = try sms.code(to: PhoneFactorTests.number)
+            let wrong = try await MFATests.verify(server, session.accessToken, factorID, challenge: challenge, code: PhoneFactorTests.wrong(code))
+            #expect(wrong.status == 422, "\(wrong.text)")
+            let sent = try #require(hook.requests.last?.body)
+            #expect(sent["valid"] as? Bool == false && sent["factor_type"] as? String == "phone" && sent["factor_id"] as? String == factorID)
+            #expect(!"\(sent)".contains(code))
+
+            hook.set(Self.decision(#"{"decision": "reject", "message": "Not from here"}"#))
+            let rejected = try await MFATests.verify(server, session.accessToken, factorID, challenge: challenge, code: code)
+            #expect(rejected.status == 403 && rejected.errorCode == "mfa_verification_rejected" && rejected["msg"] as? String == "Not from here")
+            #expect(hook.requests.last?.body["valid"] as? Bool == true)
+            #expect(try await server.refresh(session.refreshToken).errorCode == "refresh_token_not_found")
         }
     }
 

@@ -42,8 +42,12 @@ struct PasswordGrant: TokenGrant {
         let check = try await dependencies.passwords.check(password, against: found?.passwordHash)
         if !check.matches { try await dependencies.limits.recordFailedPassword(for: account) }
         // The hook sees every attempt on an account with a password, right or wrong, and may
-        // refuse a right one; a hook that cannot be asked refuses it too (its error).
-        if let hook = dependencies.passwordAttemptHook, let found, found.passwordHash != nil {
+        // refuse a right one; a hook that cannot be asked refuses it too (its error). A banned
+        // account's attempts never reach it, as in GoTrue; the ban itself is only told to
+        // someone who knows the password (below), which GoTrue tells anyone.
+        if let hook = dependencies.passwordAttemptHook, let found, found.passwordHash != nil,
+            !found.isBanned(at: dependencies.clock.now())
+        {
             try await Self.ask(hook, about: found, valid: check.matches, ipAddress: ipAddress, dependencies)
         }
         guard check.matches, var user = found else {
