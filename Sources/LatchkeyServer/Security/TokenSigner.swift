@@ -23,7 +23,10 @@ final class TokenSigner: Sendable {
     /// The public keys `/.well-known/jwks.json` publishes.
     let publicKeys: [JSONWebKey]
     private let next = NIOLockedValueBox(0)
-    private let verified = VerifiedTokenCache()
+    /// Tokens whose signature was already checked, by their exact text, so that a client sending
+    /// the same token many times pays for the signature check and JSON decoding once; expiry
+    /// and the session are still checked on every request.
+    private let verified = BoundedCache<String, VerifiedClaims>(capacity: 16_384)
     private let verifier: JWTVerifier
     private let origin: ServerOrigin
 
@@ -75,7 +78,7 @@ final class TokenSigner: Sendable {
     /// `bad_jwt` (``AuthError/invalidJWT(_:)``) saying why not.
     func verify(_ token: String, now: Date) async throws(AuthError) -> VerifiedClaims {
         let claims: VerifiedClaims
-        if let cached = verified.claims(for: token) {
+        if let cached = verified.value(for: token) {
             claims = cached
         } else {
             claims = try verifier.claims(of: token)

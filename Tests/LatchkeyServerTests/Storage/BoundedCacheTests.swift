@@ -4,22 +4,33 @@ import Testing
 
 @testable import LatchkeyServer
 
-@Suite("Verified-token cache")
-struct VerifiedTokenCacheTests {
+/// The bounded cache behind the verified-token cache and the SQLite read cache, and the
+/// verified-token cache's use of it.
+@Suite("Bounded cache")
+struct BoundedCacheTests {
     func claims(_ sub: String) -> VerifiedClaims {
         VerifiedClaims(sub: sub, exp: Date().addingTimeInterval(60), role: "authenticated", sessionID: nil)
     }
 
-    @Test("only the exact token text hits, and the cache stays bounded")
+    @Test("only the exact key hits, and the cache stays bounded, keeping the newer half when full")
     func boundedExact() {
-        let cache = VerifiedTokenCache(capacity: 10)
+        let cache = BoundedCache<String, VerifiedClaims>(capacity: 10)
         cache.insert(claims("a"), for: "token-a")
-        #expect(cache.claims(for: "token-a")?.sub == "a")
-        #expect(cache.claims(for: "token-a ") == nil)
-        #expect(cache.claims(for: "token-b") == nil)
-        for index in 0..<100 { cache.insert(claims("\(index)"), for: "t\(index)") }
-        #expect(cache.claims(for: "t99") != nil, "recent entries stay")
-        #expect(cache.claims(for: "t0") == nil, "old entries go")
+        #expect(cache.value(for: "token-a")?.sub == "a")
+        #expect(cache.value(for: "token-a ") == nil)
+        #expect(cache.value(for: "token-b") == nil)
+        for index in 0..<100 {
+            cache.insert(claims("\(index)"), for: "t\(index)")
+            #expect(cache.value(for: "t\(index)") != nil, "what was just stored is there")
+        }
+        #expect(cache.value(for: "t99") != nil && cache.value(for: "t95") != nil, "recent entries stay")
+        #expect(cache.value(for: "t0") == nil && cache.value(for: "token-a") == nil, "old entries go")
+        let kept = (0..<100).filter { cache.value(for: "t\($0)") != nil }.count
+        #expect(kept <= 10 && kept >= 5, "never more than the capacity, and at least the newer half")
+        cache.insert(claims("again"), for: "t99")
+        #expect(cache.value(for: "t99")?.sub == "again", "an insert replaces")
+        cache.removeAll()
+        #expect(cache.value(for: "t99") == nil)
     }
 
     @Test("a cached token still expires on the server's clock")
