@@ -30,6 +30,7 @@ struct StoredSession: Codable, Sendable, Equatable {
     static func decode(_ data: Data) throws -> StoredSession {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.userInfo[.latchkeyStoredForm] = true
         do {
             return try decoder.decode(StoredSession.self, from: data)
         } catch {

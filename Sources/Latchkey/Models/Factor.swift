@@ -56,8 +56,8 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
         friendlyName = c.nonEmptyString(forKey: .friendlyName)
         factorType = ((try? c.decodeIfPresent(String.self, forKey: .factorType)) ?? nil) ?? "totp"
         status = ((try? c.decodeIfPresent(String.self, forKey: .status)) ?? nil).flatMap(Status.init(rawValue:)) ?? .unverified
-        createdAt = c.modelDate(forKey: .createdAt)
-        updatedAt = c.modelDate(forKey: .updatedAt)
+        createdAt = c.modelDate(forKey: .createdAt, storedForm: decoder.readsStoredForm)
+        updatedAt = c.modelDate(forKey: .updatedAt, storedForm: decoder.readsStoredForm)
     }
 
     public func encode(to encoder: any Encoder) throws {

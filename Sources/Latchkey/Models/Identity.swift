@@ -54,15 +54,16 @@ public struct Identity: Sendable, Hashable, Codable, Identifiable {
     /// Servers older than `identity_id` identify an identity by `id` alone.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let storedForm = decoder.readsStoredForm
         providerUserID = try container.decode(String.self, forKey: .providerUserID)
         identityID = (try? container.decodeIfPresent(String.self, forKey: .identityID)) ?? providerUserID
         userID = try? container.decodeIfPresent(String.self, forKey: .userID)
         provider = (try? container.decodeIfPresent(String.self, forKey: .provider)) ?? ""
         email = container.nonEmptyString(forKey: .email)
         identityData = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .identityData)) ?? [:]
-        createdAt = container.modelDate(forKey: .createdAt)
-        lastSignInAt = container.modelDate(forKey: .lastSignInAt)
-        updatedAt = container.modelDate(forKey: .updatedAt)
+        createdAt = container.modelDate(forKey: .createdAt, storedForm: storedForm)
+        lastSignInAt = container.modelDate(forKey: .lastSignInAt, storedForm: storedForm)
+        updatedAt = container.modelDate(forKey: .updatedAt, storedForm: storedForm)
     }
 
     public func encode(to encoder: any Encoder) throws {

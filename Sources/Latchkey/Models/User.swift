@@ -75,18 +75,19 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let storedForm = decoder.readsStoredForm
         id = try container.decode(String.self, forKey: .id)
         aud = try? container.decodeIfPresent(String.self, forKey: .aud)
         role = try? container.decodeIfPresent(String.self, forKey: .role)
         email = container.nonEmptyString(forKey: .email)
         phone = container.nonEmptyString(forKey: .phone)
-        emailConfirmedAt = container.modelDate(forKey: .emailConfirmedAt)
-        phoneConfirmedAt = container.modelDate(forKey: .phoneConfirmedAt)
-        confirmedAt = container.modelDate(forKey: .confirmedAt)
-        lastSignInAt = container.modelDate(forKey: .lastSignInAt)
-        createdAt = container.modelDate(forKey: .createdAt)
-        updatedAt = container.modelDate(forKey: .updatedAt)
-        bannedUntil = container.modelDate(forKey: .bannedUntil)
+        emailConfirmedAt = container.modelDate(forKey: .emailConfirmedAt, storedForm: storedForm)
+        phoneConfirmedAt = container.modelDate(forKey: .phoneConfirmedAt, storedForm: storedForm)
+        confirmedAt = container.modelDate(forKey: .confirmedAt, storedForm: storedForm)
+        lastSignInAt = container.modelDate(forKey: .lastSignInAt, storedForm: storedForm)
+        createdAt = container.modelDate(forKey: .createdAt, storedForm: storedForm)
+        updatedAt = container.modelDate(forKey: .updatedAt, storedForm: storedForm)
+        bannedUntil = container.modelDate(forKey: .bannedUntil, storedForm: storedForm)
         isAnonymous = (try? container.decodeIfPresent(Bool.self, forKey: .isAnonymous)) ?? false
         appMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata)) ?? [:]
         userMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata)) ?? [:]

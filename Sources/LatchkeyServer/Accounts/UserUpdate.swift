@@ -66,23 +66,27 @@ struct UserUpdate: Sendable {
             let email = try InputRules.normalizedEmail(rawEmail)
             if email != user.email {
                 if try await store.user(email: email) != nil { throw AuthError.emailExists }
-                if autoconfirm {
+                if autoconfirm, user.isAnonymous {
+                    // As GoTrue: only an anonymous user's first address is taken at once under
+                    // autoconfirm (it is a sign-up); a permanent user's new address is always
+                    // confirmed first, or a stolen session could take the account by changing it.
                     user.email = email
-                    if user.isAnonymous {
-                        user.isAnonymous = false
-                        user.emailConfirmedAt = now
-                    }
+                    user.isAnonymous = false
+                    user.emailConfirmedAt = now
                 } else {
                     pendingEmail = email
                 }
             }
         }
         var pendingPhone: (phone: String, channel: SMSMessage.Channel)?
+        // A number taken at once (SMS autoconfirm): the one it replaces, and whether the user had a phone identity.
+        var changedPhone: (old: String, hadIdentity: Bool)?
         if let newPhone, let phoneCodes {
             if try await store.user(phone: newPhone.phone) != nil {
                 throw AuthError.phoneTaken
             }
             if phoneCodes.settings.autoconfirm {
+                changedPhone = (user.phone, user.hasPhoneIdentity)
                 user.phone = newPhone.phone
                 user.phoneConfirmedAt = now
                 user.isAnonymous = false
@@ -97,6 +101,11 @@ struct UserUpdate: Sendable {
             ipAddress: ipAddress, createdAt: now)
         try await store.updateUser(user, audit: audit, endingSessions: body.password != nil ? .allBut(signedIn.session.id) : nil)
         if body.password != nil { notices.send(.passwordChanged, about: user) }
+        if let changedPhone {
+            // The notices the code's verification would have sent, as GoTrue's autoconfirm path sends them.
+            notices.send(.phoneChanged(oldPhone: changedPhone.old), about: user)
+            if !changedPhone.hadIdentity { notices.send(.identityLinked(provider: "phone"), about: user) }
+        }
         if let pendingEmail {
             let slot = try await limits.admitEmail(to: pendingEmail, for: .emailChange)
             try await emailLinks.sendEmailChange(

@@ -71,6 +71,31 @@ struct UserRoutesTests {
         }
     }
 
+    @Test("under autoconfirm a permanent user's new address still waits for its confirmations; an anonymous user's first one is taken at once")
+    func emailChangeUnderAutoconfirm() async throws {
+        try await TestServer.with(configure: {
+            $0.autoconfirm = true
+            $0.enableAnonymousUsers = true
+        }) { server in
+            // A stolen access token alone must not move the account to another address.
+            let session = try await server.signUp("owner@example.com")
+            let change = try await server.request(.PUT, "/user", json: ["email": "thief@example.com"], bearer: session.accessToken)
+            #expect(change.status == 200, "\(change.text)")
+            #expect(change["email"] as? String == "owner@example.com" && change["new_email"] as? String == "thief@example.com")
+            let stored = try await server.request(.GET, "/user", bearer: session.accessToken)
+            #expect(stored["email"] as? String == "owner@example.com")
+            #expect(try server.linkToken(to: "owner@example.com", type: "email_change").isEmpty == false, "the current address is asked")
+            #expect(try await server.signIn("thief@example.com").status == 400)
+            #expect(try await server.signIn("owner@example.com").status == 200)
+
+            let anonymous = try await server.request(.POST, "/signup", json: [:])
+            let guest = try #require(TestSession(anonymous), "\(anonymous.text)")
+            let upgraded = try await server.request(.PUT, "/user", json: ["email": "guest@example.com"], bearer: guest.accessToken)
+            #expect(upgraded.status == 200, "\(upgraded.text)")
+            #expect(upgraded["email"] as? String == "guest@example.com" && upgraded["is_anonymous"] as? Bool == false)
+        }
+    }
+
     @Test("any signed-in user reads any profile; only the owner writes it; anonymous readers are refused")
     func profileRule() async throws {
         try await TestServer.with { server in

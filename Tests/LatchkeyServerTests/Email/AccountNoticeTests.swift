@@ -150,6 +150,21 @@ struct AccountNoticeTests {
         }
     }
 
+    @Test("a number taken at once (SMS autoconfirm) sends the phone-changed and identity-linked notices a verified code would")
+    func phoneChangeUnderAutoconfirm() async throws {
+        try await PhoneSignInTests.withPhoneServer(configure: {
+            Self.allOn(&$0)
+            $0.autoconfirm = true
+            $0.phone.autoconfirm = true
+        }) { server, _ in
+            let ada = try await server.signUp("ada@example.com")
+            let changed = try await server.request(.PUT, "/user", json: ["phone": "15555550177"], bearer: ada.accessToken)
+            #expect(changed.status == 200 && changed["phone"] as? String == "15555550177", "\(changed.text)")
+            _ = try await Self.awaitNotice(server, .phoneChangedNotification, to: "ada@example.com")
+            _ = try await Self.awaitNotice(server, .identityLinkedNotification, to: "ada@example.com")
+        }
+    }
+
     @Test("an account without an email address gets none")
     func noneWithoutAddress() async throws {
         try await PhoneSignInTests.withPhoneServer(configure: {
