@@ -61,6 +61,16 @@ struct PhoneCodes: Sendable {
         return channel
     }
 
+    /// What a request that sends nothing answers, so that it cannot be told from one that sends:
+    /// the number's minimum interval (a second request within it is 429, as for a number that
+    /// was sent a code) and the server's SMS limit (429 `over_sms_send_rate_limit` once all
+    /// numbers together have spent it), without spending either on a message.
+    func admitNothingSent(to phone: String) async throws {
+        try await limits.admitUnsentCode(to: phone, interval: settings.maximumFrequency)
+        guard testCode(for: phone, at: clock.now()) == nil else { return }
+        await limits.release(try await limits.admitSMS())
+    }
+
     /// Sends `user` a code for `purpose` to `phone` and stores its hash; returns the user as
     /// saved (with `confirmation_sent_at`, or `phone_change` and `phone_change_sent_at`).
     @discardableResult

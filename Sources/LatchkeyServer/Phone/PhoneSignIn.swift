@@ -7,7 +7,8 @@ import LatchkeyWire
 /// code and, when `create_user` allows it, an account with no password that the code confirms.
 /// The answer is `{}` in every case — with `create_user: false` as well, where GoTrue answers 422
 /// for an unknown number and so tells which numbers have accounts; Latchkey then sends nothing,
-/// and a second request within `SMS_MAX_FREQUENCY` is 429 as for a number with an account.
+/// and a second request within `SMS_MAX_FREQUENCY`, or any once the server's SMS limit is spent,
+/// is 429 as for a number with an account.
 struct PhoneSignIn: Sendable {
     let store: any AuthStore
     let clock: any ServerClock
@@ -24,17 +25,13 @@ struct PhoneSignIn: Sendable {
         _ = try PKCEChallenge(challenge: body.code_challenge, method: body.code_challenge_method)
         try await limits.admitSignIn(from: ipAddress)
         if let existing = try await store.user(phone: phone) {
-            guard !existing.isBanned(at: clock.now()) else {
-                return try await limits.admitUnsentCode(to: phone, interval: codes.settings.maximumFrequency)
-            }
+            guard !existing.isBanned(at: clock.now()) else { return try await codes.admitNothingSent(to: phone) }
             try await codes.send(.confirmation, to: existing, phone: phone, channel: channel, ipAddress: ipAddress)
             return
         }
         // No account and none to create: nothing is sent, and a second request within the
         // minimum interval is refused as it is for a number with an account.
-        guard body.create_user ?? true, !signUpDisabled else {
-            return try await limits.admitUnsentCode(to: phone, interval: codes.settings.maximumFrequency)
-        }
+        guard body.create_user ?? true, !signUpDisabled else { return try await codes.admitNothingSent(to: phone) }
         let now = clock.now()
         let user = UserRecord(
             email: "", passwordHash: nil, appMetadata: ["provider": .string("phone"), "providers": .array([.string("phone")])],
@@ -54,17 +51,21 @@ struct PhoneSignIn: Sendable {
 
     /// `POST /resend` types `sms` (a sign-up's code again, while the number is unconfirmed) and
     /// `phone_change` (the code for the user's `new_phone` again), for the user whose number is
-    /// `body.phone`. The answer is `{}` whether or not there was anything to send.
+    /// `body.phone`. The answer is `{}` whether or not there was anything to send, and limited
+    /// alike (``PhoneCodes/admitNothingSent(to:)``), so it does not tell which numbers have
+    /// accounts.
     func resend(_ body: EmailBody, ipAddress: String) async throws {
         guard body.email == nil else { throw AuthError.validation("Only an email address or phone number should be provided.") }
         let phone = try InputRules.normalizedPhone(body.phone)
         try await limits.admitSignIn(from: ipAddress)
-        guard let user = try await store.user(phone: phone), !user.isBanned(at: clock.now()) else { return }
+        guard let user = try await store.user(phone: phone), !user.isBanned(at: clock.now()) else {
+            return try await codes.admitNothingSent(to: phone)
+        }
         if body.type == "phone_change" {
-            guard let newPhone = user.phoneChange else { return }
+            guard let newPhone = user.phoneChange else { return try await codes.admitNothingSent(to: phone) }
             try await codes.send(.phoneChange, to: user, phone: newPhone, channel: .sms, ipAddress: ipAddress)
         } else {
-            guard user.phoneConfirmedAt == nil else { return }
+            guard user.phoneConfirmedAt == nil else { return try await codes.admitNothingSent(to: phone) }
             try await codes.send(.confirmation, to: user, phone: phone, channel: .sms, ipAddress: ipAddress)
         }
     }

@@ -34,6 +34,7 @@ struct PhoneSignUp: Sendable {
             if existing.phoneConfirmedAt != nil {
                 guard !codes.settings.autoconfirm else { throw AuthError.userAlreadyExists }
                 _ = try await passwords.hash(checked: password)  // the same work as a new sign-up
+                try await codes.admitNothingSent(to: phone)  // and the same limits as the code it would send
                 return .user(Self.lookalike(phone: phone, data: body.data ?? [:], at: clock.now()))
             }
             let sent = try await codes.send(.confirmation, to: existing, phone: phone, channel: channel, ipAddress: ipAddress)

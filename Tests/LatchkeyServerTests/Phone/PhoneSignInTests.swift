@@ -192,6 +192,58 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test("once the server's SMS limit is spent, /otp and /resend refuse a number that would get no code as they refuse one that would")
+    func spentLimitNotRevealing() async throws {
+        try await Self.withPhoneServer(configure: { $0.rateLimits.smsPerHour = .init(count: 1, per: 3600) }) { server, sms in
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550124"]).status == 200)
+            #expect(sms.sent.count == 1, "the server's one SMS of the hour")
+            server.clock.advance(by: 61)
+            let known = try await server.request(.POST, "/otp", json: ["phone": "15555550124", "create_user": false])
+            let unknown = try await server.request(.POST, "/otp", json: ["phone": "15555550123", "create_user": false])
+            #expect(known.status == 429 && known.errorCode == "over_sms_send_rate_limit", "\(known.text)")
+            #expect(unknown.status == known.status && unknown.errorCode == known.errorCode, "\(unknown.text)")
+            let resendKnown = try await server.request(.POST, "/resend", json: ["type": "sms", "phone": "15555550124"])
+            let resendUnknown = try await server.request(.POST, "/resend", json: ["type": "sms", "phone": "15555550125"])
+            #expect(resendKnown.status == 429 && resendUnknown.status == 429, "\(resendKnown.text) \(resendUnknown.text)")
+            #expect(resendKnown.errorCode == resendUnknown.errorCode)
+            #expect(sms.sent.count == 1)
+            // Checking the limit for a message never sent spends none of it: an hour later one SMS goes out again.
+            server.clock.advance(by: 3600)
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550124"]).status == 200)
+            #expect(sms.sent.count == 2)
+        }
+    }
+
+    @Test("/resend and a repeated sign-up are limited alike for a number with an account and one without")
+    func repeatsNotRevealing() async throws {
+        try await Self.withPhoneServer { server, sms in
+            // A confirmed number signed up again, and a fresh one, twice each at once.
+            _ = try await server.request(.POST, "/signup", json: ["phone": "15555550123", "password": "phone password 1"])
+            let code = try sms.code(to: "15555550123")
+            #expect(try await server.request(.POST, "/verify", json: ["type": "sms", "phone": "15555550123", "token": code]).status == 200)
+            server.clock.advance(by: 61)
+            var statuses: [String: [Int]] = [:]
+            for phone in ["15555550123", "15555550777"] {
+                for _ in 0..<2 {
+                    statuses[phone, default: []].append(
+                        try await server.request(.POST, "/signup", json: ["phone": phone, "password": "other password 2"]).status)
+                }
+            }
+            #expect(statuses["15555550123"] == [200, 429] && statuses["15555550777"] == statuses["15555550123"], "\(statuses)")
+
+            // /resend for an unconfirmed number (the fresh one, once its interval passed), for a
+            // confirmed one and for one with no account: the same answers.
+            server.clock.advance(by: 61)
+            var resends: [String: [Int]] = [:]
+            for phone in ["15555550777", "15555550123", "15555550999"] {
+                for _ in 0..<2 {
+                    resends[phone, default: []].append(try await server.request(.POST, "/resend", json: ["type": "sms", "phone": phone]).status)
+                }
+            }
+            #expect(Set(resends.values).count == 1 && resends["15555550777"] == [200, 429], "\(resends)")
+        }
+    }
+
     @Test("a test number gets its fixed code and no SMS, until SMS_TEST_OTP_VALID_UNTIL")
     func testNumbers() async throws {
         try await Self.withPhoneServer(configure: {
