@@ -16,6 +16,6 @@ package struct ImportRefusal: Error, Sendable, Equatable, CustomStringConvertibl
 
     package init(_ reason: String) { self.reason = reason }
 
-    /// An account with a phone number and no address.
-    static let phoneOnly = "a phone-only account (Latchkey signs in with email addresses)"
+    /// A Firebase account with a phone number and no address.
+    static let phoneOnly = "a phone-only account (the Firebase import takes accounts with an email address)"
 }
