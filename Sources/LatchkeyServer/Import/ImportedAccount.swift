@@ -15,7 +15,4 @@ package struct ImportRefusal: Error, Sendable, Equatable, CustomStringConvertibl
     package var description: String { reason }
 
     package init(_ reason: String) { self.reason = reason }
-
-    /// A Firebase account with a phone number and no address.
-    static let phoneOnly = "a phone-only account (the Firebase import takes accounts with an email address)"
 }
