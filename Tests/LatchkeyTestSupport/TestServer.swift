@@ -16,10 +16,10 @@ package final class TestServer: Sendable {
 
     package static func start(
         autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, accessTokenTTL: TimeInterval = 3600,
-        configure: (inout ServerConfiguration) -> Void = { _ in }
+        smsSender: (any SMSSender)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let clock = ManualServerClock(Date())
-        let server = try await TestAuthServer.start(clock: clock) { configuration in
+        let server = try await TestAuthServer.start(clock: clock, store: nil, smsSender: smsSender) { configuration in
             configuration.autoconfirm = autoconfirm
             configuration.rateLimits = rateLimits
             configuration.accessTokenTTL = accessTokenTTL
@@ -72,13 +72,14 @@ package final class TestServer: Sendable {
     }
 }
 
-/// Runs `body` against a fresh server and always shuts it down afterwards.
+/// Runs `body` against a fresh server and always shuts it down afterwards; with `smsSender` the
+/// server's text messages go to it.
 package func withTestServer<T: Sendable>(
-    autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled,
+    autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, smsSender: (any SMSSender)? = nil,
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(autoconfirm: autoconfirm, rateLimits: rateLimits, configure: configure)
+    let server = try await TestServer.start(autoconfirm: autoconfirm, rateLimits: rateLimits, smsSender: smsSender, configure: configure)
     do {
         let result = try await body(server)
         await server.stop()

@@ -74,6 +74,12 @@ public protocol AuthBackend: Sendable {
     func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws -> Session
     /// Removes a factor (`DELETE /factors/{id}`); a verified one needs an `aal2` session.
     func unenrollFactor(accessToken: String, factorID: String) async throws
+    /// Enrolls a phone factor for the signed-in user (`POST /factors` with `factor_type: phone`
+    /// and `phone`); it stays unverified until a code texted to it is verified.
+    func enrollPhoneFactor(accessToken: String, phone: String, friendlyName: String?) async throws -> Factor
+    /// Starts a challenge for a phone factor (`POST /factors/{id}/challenge` with `channel`): the
+    /// server texts the code to the factor's number by SMS or WhatsApp.
+    func challengePhoneFactor(accessToken: String, factorID: String, channel: PhoneChannel) async throws -> FactorChallenge
     /// Enrolls a WebAuthn factor for the signed-in user (`POST /factors` with `factor_type:
     /// webauthn`); its challenge's ``FactorCeremony/create(_:)`` makes its credential.
     func enrollWebAuthnFactor(accessToken: String, friendlyName: String?) async throws -> Factor
@@ -155,6 +161,12 @@ extension AuthBackend {
     }
     public func unenrollFactor(accessToken: String, factorID: String) async throws {
         throw BackendError.unsupported("multi-factor authentication")
+    }
+    public func enrollPhoneFactor(accessToken: String, phone: String, friendlyName: String?) async throws -> Factor {
+        throw BackendError.unsupported("phone factors")
+    }
+    public func challengePhoneFactor(accessToken: String, factorID: String, channel: PhoneChannel) async throws -> FactorChallenge {
+        throw BackendError.unsupported("phone factors")
     }
     public func enrollWebAuthnFactor(accessToken: String, friendlyName: String?) async throws -> Factor {
         throw BackendError.unsupported("WebAuthn factors")

@@ -140,9 +140,28 @@ public struct GoTrueBackend: AuthBackend {
             secret: totp.secret, uri: totp.uri, qrCodeSVG: totp.qr_code)
     }
 
-    public func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge {
+    public func enrollPhoneFactor(accessToken: String, phone: String, friendlyName: String?) async throws -> Factor {
         let body = try await send(
-            "POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: ChallengeFactorBody(), accessToken: accessToken)
+            "POST", "factors", body: EnrollFactorBody(factor_type: "phone", friendly_name: friendlyName, phone: phone), accessToken: accessToken)
+        let response = try decode(EnrollFactorResponse.self, from: body)
+        guard response.type == "phone" else { throw BackendError.invalidResponse(reason: "the enrollment is not a phone factor") }
+        return Factor(
+            id: response.id, friendlyName: response.friendly_name.isEmpty ? nil : response.friendly_name, factorType: response.type,
+            status: .unverified, phone: response.phone.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    public func challengeFactor(accessToken: String, factorID: String) async throws -> FactorChallenge {
+        try await challengeFactor(accessToken: accessToken, factorID: factorID, body: ChallengeFactorBody())
+    }
+
+    public func challengePhoneFactor(accessToken: String, factorID: String, channel: PhoneChannel) async throws -> FactorChallenge {
+        try await challengeFactor(accessToken: accessToken, factorID: factorID, body: ChallengeFactorBody(channel: channel.rawValue))
+    }
+
+    /// `POST /factors/{id}/challenge` with `body`; a WebAuthn factor's answer carries its ceremony.
+    private func challengeFactor(accessToken: String, factorID: String, body request: ChallengeFactorBody) async throws -> FactorChallenge {
+        let body = try await send(
+            "POST", "factors/\(try Self.pathSegment(factorID))/challenge", body: request, accessToken: accessToken)
         let response = try decode(ChallengeFactorResponse.self, from: body)
         let ceremony: FactorCeremony? =
             switch response.webauthn?.options {

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// Second factors: an authenticator app (TOTP) or a security key or device (WebAuthn, see
+/// Second factors: an authenticator app (TOTP), a phone that gets codes by text message (see
+/// ``enrollPhone(_:friendlyName:)``) or a security key or device (WebAuthn, see
 /// ``enrollWebAuthn(friendlyName:)``) that protects the account beyond its password. Reached
 /// from the manager as ``SessionManager/mfa``.
 ///
@@ -54,11 +55,12 @@ public struct AuthMFA: Sendable {
         }
     }
 
-    /// Verifies a code from the authenticator app against a challenge. On success the server
-    /// answers with new tokens at `aal2`: they are stored exactly as a refresh stores its tokens
-    /// (under the cross-process lock; refreshes wait for it, and one that was running finishes
-    /// first), ``SessionEvent/secondFactorVerified(_:)`` is emitted, and an unverified factor
-    /// becomes verified.
+    /// Verifies a code from the authenticator app (or the one texted to a phone factor for this
+    /// challenge) against a challenge. On success the server answers with new tokens at `aal2`:
+    /// they are stored exactly as a refresh stores its tokens (under the cross-process lock;
+    /// refreshes wait for it, and one that was running finishes first),
+    /// ``SessionEvent/secondFactorVerified(_:)`` is emitted, and an unverified factor becomes
+    /// verified.
     ///
     /// A wrong code leaves the session as it was (still `aal1`): ask again.
     /// - Throws: ``AuthFailure``: ``AuthFailure/Category/invalidInput`` with code

@@ -1,8 +1,8 @@
 import Foundation
 internal import LatchkeyWire
 
-/// A second factor of an account: an authenticator app (TOTP) or another kind the server
-/// supports, as the user object lists it.
+/// A second factor of an account: an authenticator app (TOTP), a phone that receives codes by
+/// text message, or a security key or device (WebAuthn), as the user object lists it.
 public struct Factor: Sendable, Hashable, Codable, Identifiable {
     /// Where a factor's enrollment stands.
     public enum Status: String, Sendable, Hashable, Codable {
@@ -17,10 +17,14 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
     public var id: String
     /// The name the user gave it, e.g. "Phone"; `nil` when none.
     public var friendlyName: String?
-    /// `totp` for an authenticator app (GoTrue also has `phone` and `webauthn`).
+    /// `totp` for an authenticator app, `phone` for codes by text message, `webauthn` for a
+    /// security key or device.
     public var factorType: String
     /// Verified or not; a status Latchkey does not know reads as ``Status/unverified``.
     public var status: Status
+    /// A phone factor's number, E.164 as the server keeps it (`15555550100`); `nil` for other
+    /// kinds.
+    public var phone: String?
     public var createdAt: Date?
     public var updatedAt: Date?
 
@@ -28,21 +32,24 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
     public var isVerifiedTOTP: Bool { factorType == "totp" && status == .verified }
     /// A verified WebAuthn factor (a security key or device): ``AuthMFA/verifyWebAuthn(factorID:)``.
     public var isVerifiedWebAuthn: Bool { factorType == "webauthn" && status == .verified }
+    /// A verified phone factor: ``AuthMFA/challenge(factorID:channel:)`` texts it a code.
+    public var isVerifiedPhone: Bool { factorType == "phone" && status == .verified }
 
     public init(
-        id: String, friendlyName: String? = nil, factorType: String = "totp", status: Status, createdAt: Date? = nil,
+        id: String, friendlyName: String? = nil, factorType: String = "totp", status: Status, phone: String? = nil, createdAt: Date? = nil,
         updatedAt: Date? = nil
     ) {
         self.id = id
         self.friendlyName = friendlyName
         self.factorType = factorType
         self.status = status
+        self.phone = phone
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, status
+        case id, status, phone
         case friendlyName = "friendly_name"
         case factorType = "factor_type"
         case createdAt = "created_at"
@@ -56,6 +63,7 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
         friendlyName = c.nonEmptyString(forKey: .friendlyName)
         factorType = ((try? c.decodeIfPresent(String.self, forKey: .factorType)) ?? nil) ?? "totp"
         status = ((try? c.decodeIfPresent(String.self, forKey: .status)) ?? nil).flatMap(Status.init(rawValue:)) ?? .unverified
+        phone = c.nonEmptyString(forKey: .phone)
         createdAt = c.modelDate(forKey: .createdAt, storedForm: decoder.readsStoredForm)
         updatedAt = c.modelDate(forKey: .updatedAt, storedForm: decoder.readsStoredForm)
     }
@@ -66,6 +74,7 @@ public struct Factor: Sendable, Hashable, Codable, Identifiable {
         try c.encodeIfPresent(friendlyName, forKey: .friendlyName)
         try c.encode(factorType, forKey: .factorType)
         try c.encode(status, forKey: .status)
+        try c.encodeIfPresent(phone, forKey: .phone)
         try c.encodeModelDate(createdAt, forKey: .createdAt)
         try c.encodeModelDate(updatedAt, forKey: .updatedAt)
     }
@@ -113,7 +122,9 @@ extension TOTPEnrollment: CustomStringConvertible, CustomDebugStringConvertible,
     }
 }
 
-/// A challenge to answer with a code (``AuthMFA/verify(factorID:challengeID:code:)``).
+/// A challenge to answer with a code (``AuthMFA/verify(factorID:challengeID:code:)``): the
+/// authenticator app's, or for a phone factor the one the server texted when the challenge was
+/// made.
 public struct FactorChallenge: Sendable, Hashable, Identifiable {
     /// The challenge's identifier.
     public let id: String
@@ -121,7 +132,7 @@ public struct FactorChallenge: Sendable, Hashable, Identifiable {
     public let factorID: String
     /// When it expires (the server's clock); `nil` when the server did not say.
     public let expiresAt: Date?
-    /// For a WebAuthn factor, what the authenticator must do; `nil` for TOTP.
+    /// For a WebAuthn factor, what the authenticator must do; `nil` for TOTP and phone factors.
     public let ceremony: FactorCeremony?
 
     public init(id: String, factorID: String, expiresAt: Date?, ceremony: FactorCeremony? = nil) {

@@ -39,7 +39,7 @@ extension Factor {
     init(wire: FactorResponse) {
         self.init(
             id: wire.id, friendlyName: wire.friendly_name.flatMap { $0.isEmpty ? nil : $0 }, factorType: wire.factor_type,
-            status: Status(rawValue: wire.status) ?? .unverified,
+            status: Status(rawValue: wire.status) ?? .unverified, phone: wire.phone.flatMap { $0.isEmpty ? nil : $0 },
             createdAt: wire.created_at.flatMap(WireDate.parse), updatedAt: wire.updated_at.flatMap(WireDate.parse))
     }
 }

@@ -5,7 +5,7 @@ import Logging
 
 /// `latchkey import supabase --database-url URL`: the users of a Supabase project (or any
 /// GoTrue), read from its PostgreSQL `auth` schema with their ids, passwords, identities,
-/// passkeys, TOTP and WebAuthn factors and, with `--sessions`, their live sessions, written
+/// passkeys, TOTP, WebAuthn and phone factors and, with `--sessions`, their live sessions, written
 /// straight into the server's store.
 ///
 /// As `import firebase`, it writes through the store rather than the admin API, one transaction
@@ -20,14 +20,15 @@ struct ImportSupabaseCommand: AsyncParsableCommand {
             pg_dump of it. It is only read.
 
             Each user keeps their id, so the app's own tables keep their foreign keys, with the email \
-            address, its confirmation, the bcrypt password hash, the ban, the creation and last sign-in \
+            address and the phone number, their confirmations, the bcrypt password hash, the ban, the creation and last sign-in \
             times, raw_user_meta_data (user_metadata), raw_app_meta_data (app_metadata), anonymity and each \
             identity at an external provider. Verified TOTP factors come along while their secret is stored \
             in plain text (not with GoTrue's database encryption on). Passkeys and verified WebAuthn factors \
             come along with their credential; they keep working when the server runs with the project's \
             relying party (--webauthn-rp-id and --webauthn-rp-origins as GOTRUE_WEBAUTHN_RP_ID and \
-            GOTRUE_WEBAUTHN_RP_ORIGINS). Deleted and phone-only users are refused; a password hash the server \
-            cannot verify (argon2) leaves the user without a password.
+            GOTRUE_WEBAUTHN_RP_ORIGINS). Verified phone factors come along with their number. Phone-only \
+            users sign in with codes texted to their number here. Deleted users are refused; a password hash \
+            the server cannot verify (argon2) leaves the user without a password.
 
             With --sessions, each live session comes along with its newest refresh token: an app holding it \
             refreshes against Latchkey once and keeps its user signed in. Access tokens issued by Supabase stay \
@@ -75,7 +76,7 @@ struct ImportSupabaseCommand: AsyncParsableCommand {
         )
         print(
             "carried over: \(report.identities) identities, \(report.factors) TOTP factors, \(report.webAuthnFactors) WebAuthn factors, "
-                + "\(report.passkeys) passkeys" + (sessions ? ", \(report.sessions) sessions" : ""))
+                + "\(report.phoneFactors) phone factors, \(report.passkeys) passkeys" + (sessions ? ", \(report.sessions) sessions" : ""))
         for row in report.refused {
             print("refused user \(row.position)\(row.uid.map { " (id \($0))" } ?? ""): \(row.reason)")
         }

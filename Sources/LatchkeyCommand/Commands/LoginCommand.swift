@@ -13,7 +13,8 @@ struct LoginCommand: AsyncParsableCommand {
             account unless --no-create), and you type it. Scripts send the code on standard \
             input (--code-stdin), or mail it with --send-code and sign in later with --otp CODE. \
             An account with two-step verification (latchkey mfa enroll) also needs the 6-digit code \
-            of its authenticator app: asked for on a terminal, or given with --totp-code. \
+            of its authenticator app: asked for on a terminal, or given with --totp-code; when its \
+            second factor is a phone, the server texts the code and it is asked for on the terminal. \
             With --phone NUMBER the server texts a code to the number instead (creating the account \
             unless --no-create), and you type it; --code-stdin, --otp and --send-code work as with --code. \
             With --provider NAME (google, github, apple…) you sign in in the browser: the command \
@@ -259,20 +260,20 @@ struct LoginCommand: AsyncParsableCommand {
 }
 
 extension LoginCommand {
-    /// The second step of an account with a verified authenticator app: the session is `aal1`
-    /// until its code is verified. Without the code the half-finished session is ended on the
-    /// server and not kept.
+    /// The second step of an account with a verified authenticator app or phone factor: the
+    /// session is `aal1` until a code is verified (an app's, or one texted to the phone).
+    /// Without the code the half-finished session is ended on the server and not kept.
     private func secondFactor(_ flow: SignInFlow, _ prepared: SignInFlow.Prepared, session: Session) async throws -> Session {
-        guard session.requiresSecondFactor, let factor = session.firstVerifiedTOTPFactor else {
+        guard session.requiresSecondFactor, let factor = session.factorToAsk else {
             if totpCode != nil {
                 flow.context.terminal.message("latchkey: this account has no authenticator app; --totp-code was not needed.")
             }
             return session
         }
+        let needs = factor.displayedPhone.map { "a code texted to \($0)" } ?? "the 6-digit code from your authenticator app"
         do {
             return try await SecondFactorPrompt(context: flow.context, server: prepared.settings.server).verify(
-                factor, with: prepared.manager, given: totpCode,
-                reason: "This account uses two-step verification: it needs the 6-digit code from your authenticator app")
+                factor, with: prepared.manager, given: totpCode, reason: "This account uses two-step verification: it needs \(needs)")
         } catch {
             await prepared.manager.signOut(scope: .local)
             throw error

@@ -2,29 +2,40 @@ import ArgumentParser
 import Foundation
 import Latchkey
 
-/// `latchkey mfa`: two-step verification with an authenticator app (TOTP).
+/// `latchkey mfa`: two-step verification with an authenticator app (TOTP) or a phone that
+/// receives codes by text message.
 struct MFACommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mfa",
-        abstract: "Two-step verification: add, list, verify and remove authenticator apps.",
+        abstract: "Two-step verification: add, list, verify and remove authenticator apps and phones.",
         discussion: """
             Once an authenticator app is verified, 'latchkey login' asks for its 6-digit code after \
-            the password (--totp-code CODE in scripts).
+            the password (--totp-code CODE in scripts). Once a phone is verified (mfa enroll --phone \
+            NUMBER), 'latchkey login' has the server text it a code and asks for it on the terminal.
             """,
         subcommands: [MFAEnrollCommand.self, MFAVerifyCommand.self, MFAListCommand.self, MFARemoveCommand.self])
 }
 
-/// `latchkey mfa enroll`: adds an authenticator app and verifies its first code.
+/// `latchkey mfa enroll`: adds an authenticator app (or with `--phone` a phone number) and
+/// verifies its first code.
 struct MFAEnrollCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enroll",
-        abstract: "Add an authenticator app (TOTP) to the signed-in account.",
+        abstract: "Add an authenticator app (TOTP), or a phone with --phone, to the signed-in account.",
         discussion: """
             Prints the otpauth:// URI and the secret to add to the app (and a QR code on a \
             terminal), then asks for the first code the app shows. Without a terminal the new \
             factor is left unverified: finish with 'latchkey mfa verify FACTOR --totp-code CODE' \
-            (unverified factors expire). The URI and secret are shown once and never stored.
+            (unverified factors expire). The URI and secret are shown once and never stored. \
+            With --phone NUMBER the server texts a code to the number and the command asks for it \
+            on the terminal; without a terminal the phone is left unverified: finish with \
+            'latchkey mfa verify FACTOR' at a terminal.
             """)
+
+    @Option(
+        name: .customLong("phone"),
+        help: ArgumentHelp("Add this phone number (E.164, such as +15555550100): codes by text message instead of an app.", valueName: "number"))
+    var phone: String?
 
     @Option(name: .customLong("name"), help: ArgumentHelp("A name for the app, unique on the account (e.g. \"Phone\").", valueName: "name"))
     var name: String?
@@ -41,12 +52,20 @@ struct MFAEnrollCommand: AsyncParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
+    func validate() throws {
+        if phone != nil, issuer != nil { throw ValidationError("--issuer names the service in an authenticator app; a phone has none") }
+    }
+
     func run() async throws {
         try await client.run { context in
             let mfa = try await MFAContext.restore(context)
             let profile = mfa.profile
             try await mfa.raiseIfNeeded(
-                given: totpCode, reason: "Adding an authenticator app to this account needs a code from the one it already has")
+                given: totpCode, reason: "Adding a second factor to this account needs a code from the one it already has")
+            if let phone {
+                try await enrollPhone(phone, mfa: mfa)
+                return
+            }
             let enrollment = try await mfa.call("Adding the authenticator app…") {
                 try await profile.manager.mfa.enrollTOTP(friendlyName: name, issuer: issuer)
             }
@@ -65,17 +84,23 @@ struct MFAEnrollCommand: AsyncParsableCommand {
                 return
             }
             let factor = Factor(id: enrollment.factorID, friendlyName: enrollment.friendlyName, status: .unverified)
-            do {
-                _ = try await mfa.verify(factor, given: nil, reason: "Verifying the authenticator app needs its code")
-            } catch {
-                context.terminal.message("latchkey: \(label) is added but not verified, so it does not protect the account yet.")
-                context.terminal.message(
-                    "  Verify it with 'latchkey mfa verify \(enrollment.factorID)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(enrollment.factorID)'."
-                )
-                throw error
-            }
-            context.terminal.output(MFAContext.turnedOn(label))
+            try await mfa.verifyNew(factor, label: label, reason: "Verifying the authenticator app needs its code")
         }
+    }
+
+    /// Adds `phone` as a factor and, on a terminal, verifies the code the server texts to it.
+    private func enrollPhone(_ phone: String, mfa: MFAContext) async throws {
+        let context = mfa.context
+        let manager = mfa.profile.manager
+        let enrolled = try await mfa.call("Adding the phone…") { try await manager.mfa.enrollPhone(phone, friendlyName: name) }
+        let label = enrolled.friendlyName.map { "'\($0)'" } ?? enrolled.displayedPhone ?? "the phone"
+        context.terminal.output("Added \(enrolled.displayedPhone ?? phone) as a second factor (factor \(enrolled.id)).")
+        guard context.terminal.inputIsTerminal else {
+            context.terminal.output(
+                "Verify it at a terminal (a code is texted then): latchkey mfa verify \(enrolled.id)\(ProfileName.flag(context.profile))")
+            return
+        }
+        try await mfa.verifyNew(enrolled, label: label, reason: "Verifying the phone needs the code texted to it")
     }
 }
 
@@ -84,8 +109,11 @@ struct MFAEnrollCommand: AsyncParsableCommand {
 struct MFAVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify a code from an authenticator app: finishes adding it, or verifies this session.",
-        discussion: "Without FACTOR, the account's verified authenticator app (or its only one).")
+        abstract: "Verify a code from an authenticator app or texted to a phone: finishes adding it, or verifies this session.",
+        discussion: """
+            Without FACTOR, the account's verified authenticator app, else its verified phone (or its only \
+            factor). A phone's code is texted when the command runs and asked for on the terminal.
+            """)
 
     @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
     var factor: String?
@@ -101,7 +129,9 @@ struct MFAVerifyCommand: AsyncParsableCommand {
             let chosen: Factor
             if let factor {
                 chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
-            } else if let only = factors.first(where: \.isVerifiedTOTP) ?? (factors.count == 1 ? factors.first : nil) {
+            } else if let only = factors.first(where: \.isVerifiedTOTP) ?? factors.first(where: \.isVerifiedPhone)
+                ?? (factors.count == 1 ? factors.first : nil)
+            {
                 chosen = only
             } else if factors.isEmpty {
                 throw ClientFailure(
@@ -120,11 +150,12 @@ struct MFAVerifyCommand: AsyncParsableCommand {
     }
 }
 
-/// `latchkey mfa list`: the account's authenticator apps.
+/// `latchkey mfa list`: the account's second factors (authenticator apps, phones with their
+/// numbers).
 struct MFAListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the account's authenticator apps (second factors).")
+        abstract: "List the account's second factors: authenticator apps and phones.")
 
     @Flag(name: .customLong("json"), help: "Print the factors as JSON.") var json = false
     @OptionGroup var client: ClientOptions
@@ -141,21 +172,28 @@ struct MFAListCommand: AsyncParsableCommand {
                 return
             }
             let rows = factors.map {
-                [$0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-"]
+                [
+                    $0.id, $0.friendlyName ?? "-", $0.factorType, $0.status.rawValue, $0.createdAt.map(Durations.timestamp) ?? "-",
+                    $0.displayedPhone ?? "-",
+                ]
             }
-            for line in TextTable.render(header: ["ID", "NAME", "TYPE", "STATUS", "CREATED"], rows: rows) {
+            for line in TextTable.render(header: ["ID", "NAME", "TYPE", "STATUS", "CREATED", "PHONE"], rows: rows) {
                 context.terminal.output(line)
             }
         }
     }
 }
 
-/// `latchkey mfa remove`: removes an authenticator app.
+/// `latchkey mfa remove` (or `unenroll`): removes an authenticator app or a phone.
 struct MFARemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
-        abstract: "Remove an authenticator app from the account.",
-        discussion: "Removing a verified app needs this session verified with a code (asked for on a terminal, or --totp-code).")
+        abstract: "Remove an authenticator app or a phone from the account.",
+        discussion: """
+            Removing a verified factor needs this session verified with a code (asked for on a terminal, or \
+            --totp-code for an authenticator app).
+            """,
+        aliases: ["unenroll"])
 
     @Argument(help: ArgumentHelp("The factor's id or name (see 'latchkey mfa list').", valueName: "factor"))
     var factor: String
@@ -174,10 +212,9 @@ struct MFARemoveCommand: AsyncParsableCommand {
             let profile = mfa.profile
             let chosen = try MFAContext.resolve(factor, in: factors, profile: context.profile)
             if chosen.status == .verified {
-                try await mfa.raiseIfNeeded(
-                    given: totpCode, reason: "Removing a verified authenticator app needs its code (or another verified app's)")
+                try await mfa.raiseIfNeeded(given: totpCode, reason: "Removing a verified factor needs a code from a verified factor")
             }
-            try await mfa.call("Removing the authenticator app…") { try await profile.manager.mfa.unenroll(factorID: chosen.id) }
+            try await mfa.call("Removing the factor…") { try await profile.manager.mfa.unenroll(factorID: chosen.id) }
             let label = chosen.friendlyName.map { "'\($0)' (\(chosen.id))" } ?? chosen.id
             context.terminal.output("Removed \(label).")
             if !factors.contains(where: { $0.id != chosen.id && $0.status == .verified }) {
@@ -217,6 +254,21 @@ struct MFAContext {
             factor, with: profile.manager, given: given, reason: reason)
     }
 
+    /// Verifies the first code of `factor`, just enrolled and called `label`: it then protects
+    /// the account; when the code is not verified the command says how to finish or remove it.
+    func verifyNew(_ factor: Factor, label: String, reason: String) async throws {
+        do {
+            _ = try await verify(factor, given: nil, reason: reason)
+        } catch {
+            context.terminal.message("latchkey: \(label) is added but not verified, so it does not protect the account yet.")
+            context.terminal.message(
+                "  Verify it with 'latchkey mfa verify \(factor.id)\(ProfileName.flag(context.profile))', or remove it with 'latchkey mfa remove \(factor.id)'."
+            )
+            throw error
+        }
+        context.terminal.output(Self.turnedOn(label))
+    }
+
     /// Runs `body` behind a progress line; a failure becomes the command's words.
     func call<T>(_ label: String, _ body: () async throws -> T) async throws -> T {
         do {
@@ -227,10 +279,10 @@ struct MFAContext {
     }
 
     /// Verifies a code first when the session is `aal1` and the account has a verified
-    /// authenticator app (the server refuses the change otherwise).
+    /// authenticator app or phone (the server refuses the change otherwise).
     func raiseIfNeeded(given: String?, reason: String) async throws {
         guard let session = await profile.manager.currentSession, session.requiresSecondFactor,
-            let factor = session.firstVerifiedTOTPFactor
+            let factor = session.factorToAsk
         else { return }
         _ = try await verify(factor, given: given, reason: reason)
     }
@@ -254,6 +306,8 @@ struct FactorSummary: Encodable {
     let factorType: String
     let status: String
     let createdAt: String?
+    /// A phone factor's number (`+15555550100`).
+    let phone: String?
 
     init(_ factor: Factor) {
         id = factor.id
@@ -261,10 +315,11 @@ struct FactorSummary: Encodable {
         factorType = factor.factorType
         status = factor.status.rawValue
         createdAt = factor.createdAt.map(Durations.timestamp)
+        phone = factor.displayedPhone
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, status
+        case id, status, phone
         case friendlyName = "friendly_name"
         case factorType = "factor_type"
         case createdAt = "created_at"

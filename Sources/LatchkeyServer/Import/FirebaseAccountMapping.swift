@@ -14,7 +14,11 @@ import LatchkeyWire
 /// - the password hash and salt, with the project's ``FirebaseHashConfig``, as a
 ///   ``FirebaseScryptHash``;
 /// - each `providerUserInfo` as an identity at `google`, `apple`, `github`, `facebook` or
-///   `twitter` (`google.com` and so on; any other provider id as it is), its `rawId` the subject.
+///   `twitter` (`google.com` and so on; any other provider id as it is), its `rawId` the subject;
+/// - an account with a `phoneNumber` and no `email` (a phone-only one) keeps the number (E.164,
+///   confirmed at `createdAt`: Firebase holds only numbers it verified) and signs in with it
+///   here (GoTrue's `phone` identity); its `phone` provider entry is that number, not an
+///   identity.
 package enum FirebaseAccountMapping {
     /// The ban of a disabled account: until the end of year 9999.
     package static let disabledUntil = Date(timeIntervalSince1970: 253_402_300_799)
@@ -51,12 +55,15 @@ package enum FirebaseAccountMapping {
     ) throws(ImportRefusal) -> ImportedAccount {
         let uid = exported.localId
         guard !uid.isEmpty, uid.count <= 128 else { throw ImportRefusal("localId is empty or longer than 128 characters") }
-        guard let rawEmail = exported.email, !rawEmail.isEmpty else {
-            throw ImportRefusal(
-                exported.phoneNumber != nil ? ImportRefusal.phoneOnly : "no email address")
-        }
         let email: String
-        do { email = try InputRules.normalizedEmail(rawEmail) } catch { throw ImportRefusal("the email address is not valid") }
+        var phone = ""
+        if let rawEmail = exported.email, !rawEmail.isEmpty {
+            do { email = try InputRules.normalizedEmail(rawEmail) } catch { throw ImportRefusal("the email address is not valid") }
+        } else {
+            guard let rawPhone = exported.phoneNumber, !rawPhone.isEmpty else { throw ImportRefusal("no email address or phone number") }
+            do { phone = try InputRules.normalizedPhone(rawPhone) } catch { throw ImportRefusal("phoneNumber is not E.164") }
+            email = ""
+        }
         let id = userID(forUID: uid)
         let createdAt = exported.createdAt?.date ?? now
 
@@ -84,11 +91,12 @@ package enum FirebaseAccountMapping {
         var identities: [IdentityRecord] = []
         // Every user's UID as a `firebase` identity: a Firebase ID token (`sub` = the UID) the
         // app still holds signs this user in (``ResolvedProvider``, provider `firebase`).
+        let ownData: [String: JSONValue] = phone.isEmpty ? ["email": .string(email)] : ["phone": .string(phone)]
         identities.append(
             IdentityRecord(
-                subject: uid, userID: id, provider: "firebase", identityData: ["sub": .string(uid), "email": .string(email)], email: email,
-                lastSignInAt: nil, createdAt: createdAt, updatedAt: createdAt))
-        for info in exported.providerUserInfo ?? [] {
+                subject: uid, userID: id, provider: "firebase", identityData: ownData.merging(["sub": .string(uid)]) { $1 },
+                email: email.isEmpty ? nil : email, lastSignInAt: nil, createdAt: createdAt, updatedAt: createdAt))
+        for info in exported.providerUserInfo ?? [] where phone.isEmpty || info.providerId != "phone" {
             guard let subject = info.rawId, !subject.isEmpty else { throw ImportRefusal("a providerUserInfo entry has no rawId") }
             let provider = provider(forFirebase: info.providerId)
             guard !identities.contains(where: { $0.provider == provider && $0.subject == subject }) else { continue }
@@ -103,14 +111,16 @@ package enum FirebaseAccountMapping {
                     createdAt: createdAt, updatedAt: createdAt))
         }
         let linked = identities.map(\.provider)
-        appMetadata["provider"] = .string("email")
-        appMetadata["providers"] = .array((["email"] + linked).map(JSONValue.string))
+        let own = phone.isEmpty ? "email" : "phone"
+        appMetadata["provider"] = .string(own)
+        appMetadata["providers"] = .array(([own] + linked).map(JSONValue.string))
 
-        let confirmed = exported.emailVerified == true || confirmUnverified
+        let confirmed = phone.isEmpty && (exported.emailVerified == true || confirmUnverified)
         let user = UserRecord(
             id: id, email: email, passwordHash: passwordHash, emailConfirmedAt: confirmed ? createdAt : nil,
             lastSignInAt: exported.lastSignedInAt?.date, bannedUntil: exported.disabled == true ? disabledUntil : nil,
-            appMetadata: appMetadata, userMetadata: userMetadata, createdAt: createdAt, updatedAt: now)
+            appMetadata: appMetadata, userMetadata: userMetadata, createdAt: createdAt, updatedAt: now, phone: phone,
+            phoneConfirmedAt: phone.isEmpty ? nil : createdAt)
         return ImportedAccount(user: user, identities: identities)
     }
 }

@@ -46,7 +46,8 @@ package struct FirebaseImport: Sendable {
         let account = try FirebaseAccountMapping.account(exported, hashConfig: hashConfig, confirmUnverified: confirmUnverified, now: now)
         let firebase = account.identities.first { $0.provider == "firebase" }
         let lookup = IdentityLookup(
-            provider: firebase?.provider, subject: firebase?.subject, emails: [account.user.email], userID: account.user.id)
+            provider: firebase?.provider, subject: firebase?.subject, emails: account.user.email.isEmpty ? [] : [account.user.email],
+            userID: account.user.id)
         return try await store.changeIdentities(lookup) { state in try ImportPlan.plan(account, state: state, now: now) }
     }
 

@@ -17,7 +17,9 @@ package enum ImportOutcome: Sendable, Equatable {
 /// at the next sign-in (never a bcrypt hash, which an import, the user's sign-in or a password
 /// change made), an anonymous account that got an address here keeps it, an address confirmed
 /// here stays confirmed, a ban set here stays, `last_sign_in_at` keeps the later time, and
-/// metadata keys the export does not name are kept. A row whose address belongs to another user is refused.
+/// metadata keys the export does not name are kept; an account with no address in the export
+/// (anonymous or phone-only) keeps an address it got here, and a number it got here stays
+/// (with its confirmation). A row whose address belongs to another user is refused.
 package enum ImportPlan {
     package static func plan(_ account: ImportedAccount, state: IdentityState, now: Date) throws -> IdentityPlan<ImportOutcome> {
         let new = account.user
@@ -31,11 +33,17 @@ package enum ImportPlan {
             return IdentityPlan(changes: [.insertUser(new)] + account.identities.map(IdentityChange.insertIdentity), result: .created)
         }
         var merged = existing
-        if !new.isAnonymous || existing.isAnonymous {
+        if !new.email.isEmpty || existing.email.isEmpty {
             merged.email = new.email
             merged.isAnonymous = new.isAnonymous
         }
         merged.emailConfirmedAt = existing.emailConfirmedAt ?? new.emailConfirmedAt
+        if existing.phone.isEmpty {
+            merged.phone = new.phone
+            merged.phoneConfirmedAt = new.phone.isEmpty ? nil : new.phoneConfirmedAt
+        } else if existing.phone == new.phone {
+            merged.phoneConfirmedAt = stored(existing.phoneConfirmedAt, or: existing.phoneConfirmedAt ?? new.phoneConfirmedAt)
+        }
         if existing.passwordHash.map(isReplaceable) ?? true, let hash = new.passwordHash {
             merged.passwordHash = hash
         }
@@ -72,7 +80,9 @@ package enum ImportPlan {
     /// factor already there is left as it is (its secret or credential cannot change, and its
     /// name, last used code and counter are the user's). A WebAuthn factor whose credential the
     /// user already has here, as another factor or as one of `passkeys` (credential ids), is
-    /// refused, as the server refuses registering it. The result says whether it was added.
+    /// refused, as the server refuses registering it; so is a phone factor whose number is
+    /// another verified phone factor of the user here, as the server refuses enrolling it. The
+    /// result says whether it was added.
     package static func factor(_ factor: FactorRecord, state: FactorState, passkeys: [[UInt8]] = []) -> FactorPlan<Result<Bool, ImportRefusal>> {
         guard !state.factors.contains(where: { $0.id == factor.id }) else { return FactorPlan(changes: [], result: .success(false)) }
         if let credential = factor.webAuthnCredential?.credentialID {
@@ -82,6 +92,9 @@ package enum ImportPlan {
             if passkeys.contains(credential) {
                 return FactorPlan(changes: [], result: .failure(ImportRefusal("its credential is one of the user's passkeys here")))
             }
+        }
+        if let phone = factor.phone, state.factors.contains(where: { $0.isVerified && $0.phone == phone }) {
+            return FactorPlan(changes: [], result: .failure(ImportRefusal("its number is another verified phone factor of the user here")))
         }
         return FactorPlan(changes: [.insertFactor(factor)], result: .success(true))
     }

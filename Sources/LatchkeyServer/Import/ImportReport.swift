@@ -19,10 +19,12 @@ package struct ImportReport: Sendable, Equatable {
     /// verify, a factor whose secret is encrypted, a session it cannot carry), and why.
     package var leftOut: [Refused] = []
     /// Identities at external providers the imported accounts have; TOTP factors, WebAuthn
-    /// factors, passkeys and sessions stored (new or already there from an earlier run).
+    /// factors, phone factors, passkeys and sessions stored (new or already there from an
+    /// earlier run).
     package var identities = 0
     package var factors = 0
     package var webAuthnFactors = 0
+    package var phoneFactors = 0
     package var passkeys = 0
     package var sessions = 0
 
@@ -51,6 +53,8 @@ package struct ImportReport: Sendable, Equatable {
             refuse(position: position, uid: uid, reason: refusal.reason)
         } catch StoreError.duplicateEmail {
             refuse(position: position, uid: uid, reason: "the email address belongs to another user")
+        } catch StoreError.duplicatePhone {
+            refuse(position: position, uid: uid, reason: "the phone number belongs to another user")
         } catch let error as StoreError {
             throw error
         } catch {

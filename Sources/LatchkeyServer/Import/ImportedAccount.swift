@@ -15,7 +15,4 @@ package struct ImportRefusal: Error, Sendable, Equatable, CustomStringConvertibl
     package var description: String { reason }
 
     package init(_ reason: String) { self.reason = reason }
-
-    /// An account with a phone number and no address.
-    static let phoneOnly = "a phone-only account (Latchkey signs in with email addresses)"
 }

@@ -2,12 +2,14 @@ import Foundation
 import LatchkeyWire
 
 /// A verified factor of the source as Latchkey stores it: a TOTP factor with its secret (not
-/// yet sealed), or a WebAuthn factor with its credential.
+/// yet sealed), a WebAuthn factor with its credential, or a phone factor with its number.
 package struct ImportedFactor: Sendable, Equatable {
     /// What proves the factor.
     package enum Proof: Sendable, Equatable {
         case totp(secret: [UInt8])
         case webAuthn(FactorCredential)
+        /// The number in E.164 digits without the `+`.
+        case phone(String)
     }
 
     package var id: UUID
@@ -32,21 +34,25 @@ package struct ImportedFactor: Sendable, Equatable {
 
 /// How the rows of a Supabase (GoTrue) `auth` schema become Latchkey's:
 ///
-/// - a user keeps their `id`, `email` (lowercased), `email_confirmed_at`, `banned_until`,
-///   `created_at`, `last_sign_in_at` and `is_anonymous`; `raw_user_meta_data` becomes user
-///   metadata and `raw_app_meta_data` app metadata;
+/// - a user keeps their `id`, `email` (lowercased), `email_confirmed_at`, `phone` (E.164),
+///   `phone_confirmed_at`, `banned_until`, `created_at`, `last_sign_in_at` and `is_anonymous`;
+///   `raw_user_meta_data` becomes user metadata and `raw_app_meta_data` app metadata;
 /// - `encrypted_password` is kept when the server can verify it (bcrypt, or Firebase scrypt that
 ///   GoTrue's admin API took in); another hash (argon2) leaves the user without a password, and
 ///   the report says so;
-/// - a soft-deleted user (`deleted_at`), a user without an address (a phone-only one) and a row
-///   whose metadata is not a JSON object are refused;
+/// - a user with a number and no address (a phone-only one) signs in with the number here; a
+///   soft-deleted user (`deleted_at`), a user with neither an address nor a number (unless
+///   anonymous), a number that is not E.164 and a row whose metadata is not a JSON object are
+///   refused;
 /// - each identity at an external provider keeps its provider, `provider_id` (the subject) and
 ///   `identity_data`; GoTrue's `email` and `phone` identities are the account's own address
-///   and number, which Latchkey keeps on the user instead;
+///   and number, which Latchkey keeps on the user instead (`app_metadata.providers` names them;
+///   a `phone` identity row adds `phone` there when the source's metadata lacks it);
 /// - a verified TOTP factor keeps its id, name and secret while the secret is in plain text
 ///   (base32); a verified WebAuthn factor keeps its id, name and credential
-///   (`web_authn_credential`: credential id, COSE public key, counter, flags, AAGUID); phone
-///   factors, secrets GoTrue encrypted and credentials that cannot be read are left out;
+///   (`web_authn_credential`: credential id, COSE public key, counter, flags, AAGUID); a verified
+///   phone factor keeps its id, name and number (`phone`); secrets GoTrue encrypted and
+///   credentials that cannot be read are left out;
 /// - a passkey (`webauthn_credentials`) keeps its id, credential id, COSE public key, counter,
 ///   AAGUID, transports, backup flags, name and times; one whose public key is not a COSE key
 ///   the server verifies (ES256, EdDSA, RS256) is left out. The user handle both servers give
@@ -59,7 +65,7 @@ package enum SupabaseAccountMapping {
     static let ownIdentityProviders: Set<String> = ["email", "phone"]
     /// The `mfa_amr_claims` methods of the second factors Latchkey has: a session keeps them
     /// as verified in it (its `amr`); the first other method is how it signed in.
-    static let secondFactorMethods: Set<String> = ["totp", "mfa/webauthn"]
+    static let secondFactorMethods: Set<String> = ["totp", "mfa/phone", "mfa/webauthn"]
 
     /// The account `rows` describe as Latchkey stores it, or why it cannot be imported. What is
     /// left out (a password hash the server cannot verify) is in ``ImportedAccount/leftOut``.
@@ -69,13 +75,16 @@ package enum SupabaseAccountMapping {
         row.bannedUntil = milliseconds(row.bannedUntil)
         row.lastSignInAt = milliseconds(row.lastSignInAt)
         row.createdAt = milliseconds(row.createdAt)
+        row.phoneConfirmedAt = milliseconds(row.phoneConfirmedAt)
         guard row.deletedAt == nil else { throw ImportRefusal("deleted at the source (deleted_at is set)") }
+        var phone = ""
+        if let rawPhone = row.phone, !rawPhone.isEmpty {
+            do { phone = try InputRules.normalizedPhone(rawPhone) } catch { throw ImportRefusal("the phone number is not valid (E.164)") }
+        }
         let rawEmail = row.email ?? ""
         let email: String
         if rawEmail.isEmpty {
-            guard row.isAnonymous else {
-                throw ImportRefusal(row.phone.map { !$0.isEmpty } == true ? ImportRefusal.phoneOnly : "no email address")
-            }
+            guard row.isAnonymous || !phone.isEmpty else { throw ImportRefusal("no email address or phone number") }
             email = ""
         } else {
             do { email = try InputRules.normalizedEmail(rawEmail) } catch { throw ImportRefusal("the email address is not valid") }
@@ -110,27 +119,33 @@ package enum SupabaseAccountMapping {
                     email: data["email"]?.stringValue.map { $0.lowercased() }, lastSignInAt: identity.lastSignInAt,
                     createdAt: identityCreatedAt, updatedAt: identity.updatedAt ?? identityCreatedAt))
         }
+        // A phone-only account signs in with its number: GoTrue gave it a phone identity.
+        let phoneIdentity = !phone.isEmpty && (email.isEmpty || rows.identities.contains { $0.provider == "phone" }) ? ["phone"] : []
         var providers = appMetadata["providers"]?.arrayValue?.compactMap(\.stringValue) ?? (email.isEmpty ? [] : ["email"])
-        for provider in identities.map(\.provider) where !providers.contains(provider) { providers.append(provider) }
+        for provider in phoneIdentity + identities.map(\.provider) where !providers.contains(provider) { providers.append(provider) }
         appMetadata["providers"] = .array(providers.map(JSONValue.string))
         if appMetadata["provider"] == nil, let first = providers.first { appMetadata["provider"] = .string(first) }
 
         let user = UserRecord(
             id: row.id, email: email, passwordHash: passwordHash, emailConfirmedAt: email.isEmpty ? nil : row.emailConfirmedAt,
-            lastSignInAt: row.lastSignInAt, bannedUntil: row.bannedUntil, isAnonymous: row.isAnonymous && email.isEmpty,
-            appMetadata: appMetadata, userMetadata: userMetadata, createdAt: createdAt, updatedAt: now)
+            lastSignInAt: row.lastSignInAt, bannedUntil: row.bannedUntil, isAnonymous: row.isAnonymous && email.isEmpty && phone.isEmpty,
+            appMetadata: appMetadata, userMetadata: userMetadata, createdAt: createdAt, updatedAt: now, phone: phone,
+            phoneConfirmedAt: phone.isEmpty ? nil : row.phoneConfirmedAt)
         return ImportedAccount(user: user, identities: identities, leftOut: leftOut)
     }
 
-    /// The factor as Latchkey stores it; `nil` for a TOTP or WebAuthn factor never verified (an
-    /// enrollment the user did not finish); throws why a verified factor cannot be taken.
+    /// The factor as Latchkey stores it; `nil` for a factor never verified (an enrollment the
+    /// user did not finish); throws why a verified factor cannot be taken.
     package static func factor(_ row: SupabaseFactorRow) throws(ImportRefusal) -> ImportedFactor? {
-        guard row.factorType == FactorRecord.totpType || row.factorType == FactorRecord.webAuthnType else {
-            throw ImportRefusal("a \(row.factorType) factor (only verified TOTP and WebAuthn factors are imported)")
+        guard [FactorRecord.totpType, FactorRecord.webAuthnType, FactorRecord.phoneType].contains(row.factorType) else {
+            throw ImportRefusal("a \(row.factorType) factor (only verified TOTP, WebAuthn and phone factors are imported)")
         }
         guard row.status == FactorRecord.Status.verified.rawValue else { return nil }
         let proof: ImportedFactor.Proof
-        if row.factorType == FactorRecord.webAuthnType {
+        if row.factorType == FactorRecord.phoneType {
+            guard let number = row.phone, !number.isEmpty else { throw ImportRefusal("a phone factor without a number") }
+            do { proof = .phone(try InputRules.normalizedPhone(number)) } catch { throw ImportRefusal("a phone factor whose number is not E.164") }
+        } else if row.factorType == FactorRecord.webAuthnType {
             proof = .webAuthn(try GoWebAuthnCredential.factorCredential(row.webAuthnCredential, aaguid: row.webAuthnAAGUID))
         } else {
             guard let text = row.secret, !text.isEmpty else { throw ImportRefusal("a TOTP factor without a secret") }
@@ -175,7 +190,7 @@ package enum SupabaseAccountMapping {
             throw ImportRefusal("a session whose refresh tokens GoTrue signs (refresh_token_hmac_key), which Latchkey cannot verify")
         }
         guard let token = row.refreshToken, !token.isEmpty else { return nil }
-        let signIn = row.methods.first { !secondFactorMethods.contains($0.method) && $0.method != "mfa/phone" }?.method ?? "password"
+        let signIn = row.methods.first { !secondFactorMethods.contains($0.method) }?.method ?? "password"
         let aal: AssuranceLevel = row.aal == "aal2" || row.aal == "aal3" ? .aal2 : .aal1
         let updatedAt = row.updatedAt ?? row.createdAt
         let session = SessionRecord(

@@ -122,7 +122,8 @@ package struct SupabaseAuthSchema: Sendable {
               \(column("users", ["email_confirmed_at", "confirmed_at"], "timestamptz")), \(column("users", ["banned_until"], "timestamptz")),
               \(column("users", ["last_sign_in_at"], "timestamptz")), \(column("users", ["created_at"], "timestamptz")),
               \(column("users", ["raw_user_meta_data"], "text")), \(column("users", ["raw_app_meta_data"], "text")),
-              coalesce(\(column("users", ["is_anonymous"], "boolean")), false), \(column("users", ["deleted_at"], "timestamptz"))
+              coalesce(\(column("users", ["is_anonymous"], "boolean")), false), \(column("users", ["deleted_at"], "timestamptz")),
+              \(column("users", ["phone_confirmed_at"], "timestamptz"))
             FROM \(table("users")) t WHERE ($1::uuid IS NULL OR t.id > $1::uuid) ORDER BY t.id LIMIT $2
             """
         let rows = try await run(sql) { binds in
@@ -131,13 +132,16 @@ package struct SupabaseAuthSchema: Sendable {
         }
         var users: [SupabaseUserRow] = []
         for try await row in rows {
-            let (id, email, phone, password, confirmedAt, bannedUntil, lastSignInAt, createdAt, userMetadata, appMetadata, anonymous, deletedAt) =
-                try row.decode((UUID, String?, String?, String?, Date?, Date?, Date?, Date?, String?, String?, Bool, Date?).self)
+            let (
+                id, email, phone, password, confirmedAt, bannedUntil, lastSignInAt, createdAt, userMetadata, appMetadata, anonymous, deletedAt,
+                phoneConfirmedAt
+            ) =
+                try row.decode((UUID, String?, String?, String?, Date?, Date?, Date?, Date?, String?, String?, Bool, Date?, Date?).self)
             users.append(
                 SupabaseUserRow(
                     id: id, email: email, phone: phone, encryptedPassword: password, emailConfirmedAt: confirmedAt, bannedUntil: bannedUntil,
                     lastSignInAt: lastSignInAt, createdAt: createdAt, rawUserMetaData: userMetadata, rawAppMetaData: appMetadata,
-                    isAnonymous: anonymous, deletedAt: deletedAt))
+                    isAnonymous: anonymous, deletedAt: deletedAt, phoneConfirmedAt: phoneConfirmedAt))
         }
         return users
     }
@@ -170,18 +174,18 @@ package struct SupabaseAuthSchema: Sendable {
         let sql = """
             SELECT t.id, t.user_id, t.friendly_name::text, t.factor_type::text, t.status::text, \(column("mfa_factors", ["secret"], "text")),
               t.created_at::timestamptz, t.updated_at::timestamptz, \(column("mfa_factors", ["web_authn_credential"], "text")),
-              \(column("mfa_factors", ["web_authn_aaguid"], "uuid"))
+              \(column("mfa_factors", ["web_authn_aaguid"], "uuid")), \(column("mfa_factors", ["phone"], "text"))
             FROM \(table("mfa_factors")) t WHERE t.user_id = ANY($1) ORDER BY t.user_id, t.created_at, t.id
             """
         let rows = try await run(sql) { $0.append(userIDs) }
         var factors: [SupabaseFactorRow] = []
-        for try await (id, userID, name, type, status, secret, createdAt, updatedAt, credential, aaguid) in rows.decode(
-            (UUID, UUID, String?, String, String, String?, Date, Date, String?, UUID?).self)
+        for try await (id, userID, name, type, status, secret, createdAt, updatedAt, credential, aaguid, phone) in rows.decode(
+            (UUID, UUID, String?, String, String, String?, Date, Date, String?, UUID?, String?).self)
         {
             factors.append(
                 SupabaseFactorRow(
                     id: id, userID: userID, friendlyName: name, factorType: type, status: status, secret: secret, createdAt: createdAt,
-                    updatedAt: updatedAt, webAuthnCredential: credential, webAuthnAAGUID: aaguid))
+                    updatedAt: updatedAt, webAuthnCredential: credential, webAuthnAAGUID: aaguid, phone: phone))
         }
         return factors
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// `latchkey import supabase`: reads a Supabase (GoTrue) `auth` schema one page of users at a
 /// time (``SupabaseAuthSchema``) and writes each user through the store in its own transaction
-/// (``ImportPlan``), then their passkeys, TOTP and WebAuthn factors and, when asked, their
+/// (``ImportPlan``), then their passkeys, TOTP, WebAuthn and phone factors and, when asked, their
 /// live sessions, so an interrupted import is finished by running it again. Nothing it reports
 /// or logs holds an address, a hash, a secret or a token: rows are named by their position and
 /// user id.
@@ -89,13 +89,21 @@ package struct SupabaseImport: Sendable {
                     record = FactorRecord(
                         id: factor.id, userID: factor.userID, friendlyName: factor.friendlyName, factorType: FactorRecord.webAuthnType,
                         status: .verified, sealedSecret: "", createdAt: factor.createdAt, updatedAt: factor.updatedAt, webAuthnCredential: credential)
+                case .phone(let number):
+                    record = FactorRecord(
+                        id: factor.id, userID: factor.userID, friendlyName: factor.friendlyName, factorType: FactorRecord.phoneType,
+                        status: .verified, sealedSecret: "", createdAt: factor.createdAt, updatedAt: factor.updatedAt, phone: number)
                 }
                 let outcome = try await store.changeFactors(of: factor.userID, challengeID: nil, sessionID: nil) { state in
                     ImportPlan.factor(record, state: state, passkeys: passkeys)
                 }
                 _ = try outcome.get()
                 factorIDs.insert(factor.id)
-                if record.factorType == FactorRecord.webAuthnType { report.webAuthnFactors += 1 } else { report.factors += 1 }
+                switch record.factorType {
+                case FactorRecord.webAuthnType: report.webAuthnFactors += 1
+                case FactorRecord.phoneType: report.phoneFactors += 1
+                default: report.factors += 1
+                }
             } catch {
                 try report.leaveOut(position: position, uid: uid, what: "factor \(row.id.lowercasedString)", error)
             }

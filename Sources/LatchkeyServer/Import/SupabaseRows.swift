@@ -5,7 +5,9 @@ import Foundation
 package struct SupabaseUserRow: Sendable, Equatable {
     package var id: UUID
     package var email: String?
+    /// The number in E.164 digits, as GoTrue keeps it (no `+`).
     package var phone: String?
+    package var phoneConfirmedAt: Date?
     /// `encrypted_password`: bcrypt for GoTrue's own users; GoTrue's admin API also stores
     /// imported Firebase scrypt and argon2 hashes here. Empty for users without a password.
     package var encryptedPassword: String?
@@ -24,11 +26,12 @@ package struct SupabaseUserRow: Sendable, Equatable {
     package init(
         id: UUID, email: String? = nil, phone: String? = nil, encryptedPassword: String? = nil, emailConfirmedAt: Date? = nil,
         bannedUntil: Date? = nil, lastSignInAt: Date? = nil, createdAt: Date? = nil, rawUserMetaData: String? = nil,
-        rawAppMetaData: String? = nil, isAnonymous: Bool = false, deletedAt: Date? = nil
+        rawAppMetaData: String? = nil, isAnonymous: Bool = false, deletedAt: Date? = nil, phoneConfirmedAt: Date? = nil
     ) {
         self.id = id
         self.email = email
         self.phone = phone
+        self.phoneConfirmedAt = phoneConfirmedAt
         self.encryptedPassword = encryptedPassword
         self.emailConfirmedAt = emailConfirmedAt
         self.bannedUntil = bannedUntil
@@ -88,11 +91,14 @@ package struct SupabaseFactorRow: Sendable, Equatable {
     package var webAuthnCredential: String?
     /// `web_authn_aaguid`: the authenticator model GoTrue read from the registration.
     package var webAuthnAAGUID: UUID?
+    /// `phone`: a phone factor's number (GoTrue's 2024-06 migration); `NULL` for other factors.
+    package var phone: String?
 
     package init(
         id: UUID, userID: UUID, friendlyName: String?, factorType: String, status: String, secret: String?, createdAt: Date, updatedAt: Date,
-        webAuthnCredential: String? = nil, webAuthnAAGUID: UUID? = nil
+        webAuthnCredential: String? = nil, webAuthnAAGUID: UUID? = nil, phone: String? = nil
     ) {
+        self.phone = phone
         self.id = id
         self.userID = userID
         self.friendlyName = friendlyName

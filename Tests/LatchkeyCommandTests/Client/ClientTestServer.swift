@@ -21,7 +21,7 @@ final class ClientTestServer: Sendable {
     /// server keeps real time, as the commands it serves do.
     static func start(
         port: Int = 0, dataDirectory: URL? = nil, accessTokenTTL: TimeInterval = 3600,
-        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled,
+        autoconfirm: Bool = true, rateLimits: RateLimitConfiguration = .disabled, smsSender: (any SMSSender)? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> ClientTestServer {
         var configuration = ServerConfiguration(dataDirectory: dataDirectory ?? TemporaryDirectory.make("latchkey-cli-server"))
@@ -31,13 +31,13 @@ final class ClientTestServer: Sendable {
         configuration.rateLimits = rateLimits
         configuration.bcryptCost = 4
         configure(&configuration)
-        return try await start(configuration)
+        return try await start(configuration, smsSender: smsSender)
     }
 
-    /// Starts a server with `configuration`.
-    static func start(_ configuration: ServerConfiguration) async throws -> ClientTestServer {
+    /// Starts a server with `configuration`; with `smsSender` its text messages go there.
+    static func start(_ configuration: ServerConfiguration, smsSender: (any SMSSender)? = nil) async throws -> ClientTestServer {
         let server = try await TestAuthServer.start(
-            dataDirectory: configuration.dataDirectory, port: configuration.port, clock: SystemServerClock(),
+            dataDirectory: configuration.dataDirectory, port: configuration.port, clock: SystemServerClock(), store: nil, smsSender: smsSender,
             configure: { $0 = configuration })
         return ClientTestServer(server: server)
     }

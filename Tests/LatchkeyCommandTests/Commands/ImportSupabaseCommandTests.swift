@@ -33,6 +33,8 @@ struct ImportSupabaseCommandTests {
     static let totpSecret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
     static let alicePasskey = "0a11ce00-0000-4000-8000-0000000000b1"
     static let aliceKeyFactor = "0a11ce00-0000-4000-8000-0000000000f2"
+    static let alicePhoneFactor = "0a11ce00-0000-4000-8000-0000000000f3"
+    static let phoneOnly = "0ff00000-0000-4000-8000-000000000005"
     /// A COSE_Key (EC2, ES256, P-256) whose point is the curve's generator: a valid public key.
     static let coseKey: [UInt8] =
         [0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]
@@ -46,10 +48,11 @@ struct ImportSupabaseCommandTests {
     static let revokedToken = "b8rt5nz1ce4d"
 
     /// The users: three with bcrypt passwords (`$2a$`, `$2b$` banned, `$2y$` unconfirmed), one
-    /// deleted, one phone-only, one with an argon2 hash, one whose factor secret and session
-    /// GoTrue encrypted or signed, and one anonymous; Alice has a GitHub identity, a verified
-    /// TOTP factor, a passkey, a verified WebAuthn factor (go-webauthn's credential JSON) and a
-    /// live session with a rotated refresh token.
+    /// deleted, one phone-only (a confirmed number and its phone identity), one with an argon2
+    /// hash, one whose factor secret and session GoTrue encrypted or signed, and one anonymous;
+    /// Alice has a GitHub identity, a verified TOTP factor, a passkey, a verified WebAuthn factor
+    /// (go-webauthn's credential JSON), a verified phone factor and an unverified one, and a live
+    /// session with a rotated refresh token.
     static func fill(_ url: String, hashes: [String]) async throws {
         let q = SupabaseAuthFixture.literal
         func user(_ id: String, _ email: String?, _ hash: String?, confirmed: Bool = true, extra: String = "NULL, NULL, NULL, false") -> String {
@@ -89,6 +92,11 @@ struct ImportSupabaseCommandTests {
                     "flags": {"backupEligible": false, "backupState": false}, "authenticator": {"AAGUID": null, "signCount": 0}}')
                 """,
                 """
+                INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, phone) VALUES
+                  ('\(alicePhoneFactor)', '\(alice.id)', 'mobile', 'phone', 'verified', now(), now(), '15555550199'),
+                  ('0a11ce00-0000-4000-8000-0000000000f4', '\(alice.id)', 'old mobile', 'phone', 'unverified', now(), now(), '15555550198')
+                """,
+                """
                 INSERT INTO auth.sessions (id, user_id, created_at, updated_at, aal, refreshed_at)
                 VALUES ('\(aliceSession)', '\(alice.id)', now() - interval '2 days', now(), 'aal1', now() at time zone 'utc')
                 """,
@@ -104,7 +112,15 @@ struct ImportSupabaseCommandTests {
                 user(bob.id, bob.email, hashes[1], extra: "NULL, now() + interval '30 days', NULL, false"),
                 user(carol.id, carol.email, hashes[2], confirmed: false),
                 user("0dae0000-0000-4000-8000-000000000004", "dave@example.com", hashes[0], extra: "NULL, NULL, now(), false"),
-                user("0ff00000-0000-4000-8000-000000000005", nil, "", extra: "'15555550100', NULL, NULL, false"),
+                user(phoneOnly, nil, "", extra: "'15555550100', NULL, NULL, false"),
+                """
+                UPDATE auth.users SET phone_confirmed_at = now() - interval '9 days',
+                  raw_app_meta_data = '{"provider": "phone", "providers": ["phone"]}' WHERE id = '\(phoneOnly)'
+                """,
+                """
+                INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)
+                VALUES ('\(phoneOnly)', '\(phoneOnly)', '{"sub": "\(phoneOnly)", "phone": "15555550100"}', 'phone', now(), now())
+                """,
                 user("0e100000-0000-4000-8000-000000000006", "erin@example.com", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"),
                 user("0f000000-0000-4000-8000-000000000007", "frank@example.com", hashes[1]),
                 """
@@ -120,7 +136,9 @@ struct ImportSupabaseCommandTests {
             ], on: url)
     }
 
-    func post(_ server: TestAuthServer, _ path: String, _ body: [String: Any], bearer: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+    func post(
+        _ server: TestAuthServer, _ path: String, _ body: [String: Any], bearer: String? = nil
+    ) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -144,7 +162,10 @@ struct ImportSupabaseCommandTests {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-import-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let clock = ManualServerClock(Date())
-            let server = try await TestAuthServer.start(dataDirectory: folder, clock: clock)
+            let server = try await TestAuthServer.start(dataDirectory: folder, clock: clock) {
+                $0.phone.enabled = true
+                $0.phone.testCodes = "15555550100:123456"
+            }
             do {
                 let arguments = [
                     "import", "supabase", "--database-url", url, "--sessions", "--data-dir", folder.path,
@@ -152,12 +173,17 @@ struct ImportSupabaseCommandTests {
                 ]
                 let first = try await CommandRunner.run(arguments)
                 #expect(first.status == 0, "\(first.stderr)")
-                #expect(first.stdout.contains("read 8 users: 6 created, 0 updated, 0 unchanged, 2 refused"), "\(first.stdout)")
-                #expect(first.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 WebAuthn factors, 1 passkeys, 1 sessions"), "\(first.stdout)")
+                #expect(first.stdout.contains("read 8 users: 7 created, 0 updated, 0 unchanged, 1 refused"), "\(first.stdout)")
+                #expect(
+                    first.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 WebAuthn factors, 1 phone factors, 1 passkeys, 1 sessions"),
+                    "\(first.stdout)")
                 #expect(first.stdout.contains("(id 0dae0000-0000-4000-8000-000000000004): deleted at the source"), "\(first.stdout)")
-                #expect(first.stdout.contains("(id 0ff00000-0000-4000-8000-000000000005): a phone-only account"), "\(first.stdout)")
-                #expect(first.stdout.contains("(id 0e100000-0000-4000-8000-000000000006): imported without its password: encrypted_password is argon2"))
-                #expect(first.stdout.contains("factor 0f000000-0000-4000-8000-0000000000f7: a TOTP factor whose secret GoTrue's database encryption sealed"))
+                #expect(!first.stdout.contains(Self.phoneOnly), "the phone-only account is imported: \(first.stdout)")
+                #expect(
+                    first.stdout.contains("(id 0e100000-0000-4000-8000-000000000006): imported without its password: encrypted_password is argon2"))
+                #expect(
+                    first.stdout.contains(
+                        "factor 0f000000-0000-4000-8000-0000000000f7: a TOTP factor whose secret GoTrue's database encryption sealed"))
                 #expect(first.stdout.contains("session 0f000000-0000-4000-8000-0000000000a7: a session whose refresh tokens GoTrue signs"))
 
                 // Passwords hashed by PyPI's bcrypt, $2a$, $2b$ and $2y$; the id, identity and metadata kept.
@@ -165,9 +191,28 @@ struct ImportSupabaseCommandTests {
                 #expect(aliceIn.status == 200, "\(aliceIn.json)")
                 let alice = aliceIn.json["user"] as? [String: Any]
                 #expect(alice?["id"] as? String == Self.alice.id)
-                #expect(((alice?["identities"] as? [[String: Any]]) ?? []).contains { $0["provider"] as? String == "github" && $0["id"] as? String == "4242" })
+                #expect(
+                    ((alice?["identities"] as? [[String: Any]]) ?? []).contains {
+                        $0["provider"] as? String == "github" && $0["id"] as? String == "4242"
+                    })
                 #expect((alice?["user_metadata"] as? [String: Any])?["full_name"] as? String == "Alice Example")
                 #expect((alice?["app_metadata"] as? [String: Any])?["plan"] as? String == "pro")
+                // The verified phone factor keeps its id and number; the unverified one is not taken.
+                let factors = (alice?["factors"] as? [[String: Any]]) ?? []
+                #expect(factors.count == 3, "TOTP, WebAuthn and phone: \(factors)")
+                let phoneFactor = factors.first { $0["factor_type"] as? String == "phone" }
+                #expect(phoneFactor?["id"] as? String == Self.alicePhoneFactor && phoneFactor?["phone"] as? String == "15555550199")
+                #expect(phoneFactor?["status"] as? String == "verified" && phoneFactor?["friendly_name"] as? String == "mobile")
+
+                // The phone-only account signs in with a code texted to its number (a test number here).
+                #expect(try await post(server, "/otp", ["phone": "+15555550100", "create_user": false]).status == 200)
+                let texted = try await post(server, "/verify", ["type": "sms", "phone": "+15555550100", "token": "123456"])
+                #expect(texted.status == 200, "\(texted.json)")
+                let phoneUser = texted.json["user"] as? [String: Any]
+                #expect(phoneUser?["id"] as? String == Self.phoneOnly && phoneUser?["phone"] as? String == "15555550100")
+                #expect(phoneUser?["phone_confirmed_at"] is String && (phoneUser?["email"] as? String ?? "").isEmpty)
+                #expect(
+                    ((phoneUser?["identities"] as? [[String: Any]]) ?? []).contains { $0["provider"] as? String == "phone" }, "\(phoneUser ?? [:])")
                 #expect(try await signIn(server, Account(id: "", email: "alice@example.com", password: "alice password 1", prefix: "")).status == 400)
                 #expect(try await signIn(server, Self.bob).json["error_code"] as? String == "user_banned")
                 #expect(try await signIn(server, Self.carol).json["error_code"] as? String == "email_not_confirmed")
@@ -191,13 +236,16 @@ struct ImportSupabaseCommandTests {
                 #expect(challenge.status == 200, "\(challenge.json)")
                 let code = try await BcryptPeer.totpCode(secret: Self.totpSecret, at: clock.now())
                 let verified = try await post(
-                    server, "/factors/\(Self.aliceFactor)/verify", ["challenge_id": challenge.json["id"] as? String ?? "", "code": code], bearer: access)
+                    server, "/factors/\(Self.aliceFactor)/verify", ["challenge_id": challenge.json["id"] as? String ?? "", "code": code],
+                    bearer: access)
                 #expect(verified.status == 200, "\(verified.json)")
 
                 let rerun = try await CommandRunner.run(arguments)
                 #expect(rerun.status == 0, "\(rerun.stderr)")
-                #expect(rerun.stdout.contains("read 8 users: 0 created, 0 updated, 6 unchanged, 2 refused"), "\(rerun.stdout)")
-                #expect(rerun.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 WebAuthn factors, 1 passkeys, 1 sessions"), "\(rerun.stdout)")
+                #expect(rerun.stdout.contains("read 8 users: 0 created, 0 updated, 7 unchanged, 1 refused"), "\(rerun.stdout)")
+                #expect(
+                    rerun.stdout.contains("carried over: 1 identities, 1 TOTP factors, 1 WebAuthn factors, 1 phone factors, 1 passkeys, 1 sessions"),
+                    "\(rerun.stdout)")
                 #expect(try await signIn(server, Self.alice).status == 200)
                 let afterRerun = try await post(server, "/token?grant_type=refresh_token", ["refresh_token": try #require(successor)])
                 #expect(afterRerun.json["error_code"] as? String == "refresh_token_not_found", "the re-run did not bring back a session ended here")

@@ -46,11 +46,10 @@ struct FirebaseImportTests {
         defer { try? FileManager.default.removeItem(at: file) }
         try await kind.withStore { store in
             let report = try await run(store, file)
-            #expect(report.read == 6 && report.created == 3 && report.updated == 0 && report.refused.count == 3)
-            #expect(report.refused.map(\.position) == [4, 5, 6])
-            #expect(report.refused[0].reason.contains("phone-only"))
-            #expect(report.refused[1].reason.contains("base64"))
-            #expect(report.refused[2].uid == nil && report.refused[2].reason.contains("localId"))
+            #expect(report.read == 6 && report.created == 4 && report.updated == 0 && report.refused.count == 2)
+            #expect(report.refused.map(\.position) == [5, 6])
+            #expect(report.refused[0].reason.contains("base64"))
+            #expect(report.refused[1].uid == nil && report.refused[1].reason.contains("localId"))
             #expect(!report.refused.contains { $0.reason.contains("@") || $0.reason.contains("***") }, "reasons name no value")
 
             let derived = FirebaseAccountMapping.userID(forUID: "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
@@ -71,9 +70,37 @@ struct FirebaseImportTests {
             let kept = try #require(try await store.user(id: UUID(uuidString: "8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f")!), "a UUID UID is the id")
             #expect(kept.emailConfirmedAt == nil && kept.passwordHash == nil && kept.providers == ["email", "firebase"])
             let keptIdentities = try await store.identities(userID: kept.id)
-            #expect(keptIdentities.map { "\($0.provider):\($0.subject)" } == ["firebase:8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f"], "every UID is a firebase identity")
+            #expect(
+                keptIdentities.map { "\($0.provider):\($0.subject)" } == ["firebase:8f0d2c1e-3b4a-4c5d-9e6f-7a8b9c0d1e2f"],
+                "every UID is a firebase identity")
             let disabled = try #require(try await store.user(email: "off@test.com"))
             #expect(disabled.isBanned(at: Self.now))
+        }
+    }
+
+    @Test(
+        "a phone-only account keeps its number, confirmed, signs in with it and its UID; its phone entry is no identity; a re-run is unchanged",
+        arguments: StoreKind.available)
+    func phoneOnly(kind: StoreKind) async throws {
+        let entry: [String: Any] = [
+            "localId": "phone-uid", "phoneNumber": "+1 555 555 0100", "createdAt": "1508893925000",
+            "providerUserInfo": [["providerId": "phone", "rawId": "+15555550100", "phoneNumber": "+15555550100"]],
+        ]
+        let file = try Self.export([entry, ["localId": "nothing-uid"], ["localId": "bad-phone-uid", "phoneNumber": "+0123"]])
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await kind.withStore { store in
+            let report = try await run(store, file)
+            #expect(report.created == 1 && report.refused.map(\.reason) == ["no email address or phone number", "phoneNumber is not E.164"])
+            let id = FirebaseAccountMapping.userID(forUID: "phone-uid")
+            let user = try #require(try await store.user(id: id))
+            #expect(user.email.isEmpty && !user.isAnonymous && user.emailConfirmedAt == nil)
+            #expect(user.phone == "15555550100" && user.phoneConfirmedAt == Date(timeIntervalSince1970: 1_508_893_925))
+            #expect(user.providers == ["phone", "firebase"] && user.appMetadata["provider"] == .string("phone"))
+            let identities = try await store.identities(userID: id)
+            #expect(identities.map { "\($0.provider):\($0.subject)" } == ["firebase:phone-uid"], "the phone entry is the number, not an identity")
+            #expect(identities.first?.email == nil && identities.first?.identityData["phone"] == .string("15555550100"))
+            let again = try await run(store, file)
+            #expect(again.unchanged == 1 && again.created == 0 && again.updated == 0)
         }
     }
 

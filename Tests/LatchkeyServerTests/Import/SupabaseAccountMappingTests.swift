@@ -23,7 +23,8 @@ struct SupabaseAccountMappingTests {
 
     @Test("a user keeps id, address, bcrypt hash, times and metadata; the email identity stays on the user")
     func kept() throws {
-        let github = SupabaseIdentityRow(userID: Self.id, provider: "github", providerID: "4242", identityData: #"{"sub": "4242", "email": "A@B.com"}"#)
+        let github = SupabaseIdentityRow(
+            userID: Self.id, provider: "github", providerID: "4242", identityData: #"{"sub": "4242", "email": "A@B.com"}"#)
         let email = SupabaseIdentityRow(userID: Self.id, provider: "email", providerID: Self.id.lowercasedString, identityData: "{}")
         let account = try SupabaseAccountMapping.account(Self.rows(identities: [email, github]), now: Self.now)
         #expect(account.user.id == Self.id && account.user.email == "alice@example.com" && account.user.passwordHash == Self.bcrypt)
@@ -44,24 +45,103 @@ struct SupabaseAccountMappingTests {
         #expect(try ImportPlan.plan(account, state: offState, now: Self.now).result == .unchanged)
     }
 
-    @Test("deleted, phone-only and address-less users are refused; an argon2 hash is left out")
+    @Test("deleted users, users with neither address nor number and numbers that are not E.164 are refused; an argon2 hash is left out")
     func refused() throws {
         #expect(throws: ImportRefusal("deleted at the source (deleted_at is set)")) {
             try SupabaseAccountMapping.account(Self.rows { $0.deletedAt = Self.now }, now: Self.now)
         }
-        #expect(throws: ImportRefusal(ImportRefusal.phoneOnly)) {
-            try SupabaseAccountMapping.account(Self.rows { $0.email = nil; $0.phone = "15555550100" }, now: Self.now)
+        #expect(throws: ImportRefusal("no email address or phone number")) {
+            try SupabaseAccountMapping.account(Self.rows { $0.email = nil }, now: Self.now)
+        }
+        #expect(throws: ImportRefusal("the phone number is not valid (E.164)")) {
+            try SupabaseAccountMapping.account(
+                Self.rows {
+                    $0.email = nil
+                    $0.phone = "0123"
+                }, now: Self.now)
         }
         #expect(throws: ImportRefusal("raw_user_meta_data is not a JSON object")) {
             try SupabaseAccountMapping.account(Self.rows { $0.rawUserMetaData = "[1]" }, now: Self.now)
         }
-        let argon = try SupabaseAccountMapping.account(Self.rows { $0.encryptedPassword = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA" }, now: Self.now)
+        let argon = try SupabaseAccountMapping.account(
+            Self.rows { $0.encryptedPassword = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA" }, now: Self.now)
         #expect(argon.user.passwordHash == nil && argon.leftOut.count == 1 && !argon.leftOut[0].contains("c2FsdA"))
-        let anonymous = try SupabaseAccountMapping.account(Self.rows { $0.email = nil; $0.isAnonymous = true }, now: Self.now)
+        let anonymous = try SupabaseAccountMapping.account(
+            Self.rows {
+                $0.email = nil
+                $0.isAnonymous = true
+            }, now: Self.now)
         #expect(anonymous.user.isAnonymous && anonymous.user.email.isEmpty)
     }
 
-    @Test("verified TOTP factors with a plain secret are taken; encrypted, phone and unverified ones are not")
+    @Test("a phone-only user keeps the number, its confirmation and the phone identity; a re-run is unchanged and keeps an address added here")
+    func phoneOnly() throws {
+        let identity = SupabaseIdentityRow(userID: Self.id, provider: "phone", providerID: Self.id.lowercasedString, identityData: "{}")
+        let confirmed = Date(timeIntervalSince1970: 1_800_000_000.123456)
+        let rows = Self.rows(
+            {
+                $0.email = nil
+                $0.encryptedPassword = ""
+                $0.phone = "15555550100"
+                $0.phoneConfirmedAt = confirmed
+                $0.rawAppMetaData = nil
+            }, identities: [identity])
+        let account = try SupabaseAccountMapping.account(rows, now: Self.now)
+        #expect(account.user.email.isEmpty && !account.user.isAnonymous && account.user.emailConfirmedAt == nil)
+        #expect(account.user.phone == "15555550100" && account.user.phoneConfirmedAt?.timeIntervalSince1970 == 1_800_000_000.123)
+        #expect(account.user.providers == ["phone"] && account.identities.isEmpty, "the phone identity is the user's own number")
+        #expect(account.user.passwordHash == nil)
+
+        let state = IdentityState(user: account.user, userIdentities: [])
+        #expect(try ImportPlan.plan(account, state: state, now: Self.now).result == .unchanged)
+        // The user added an address and changed the number here: a re-run keeps both.
+        var movedOn = account.user
+        movedOn.email = "new@example.com"
+        movedOn.phone = "15555550111"
+        let plan = try ImportPlan.plan(account, state: IdentityState(user: movedOn, userIdentities: []), now: Self.now)
+        #expect(plan.result == .unchanged, "\(plan.changes)")
+
+        // An address and a number: the number is kept; the phone identity only where the source has one.
+        let both = try SupabaseAccountMapping.account(Self.rows { $0.phone = "+44 7700 900123" }, now: Self.now)
+        #expect(both.user.phone == "447700900123" && both.user.providers == ["email"])
+        let linked = try SupabaseAccountMapping.account(Self.rows({ $0.phone = "15555550100" }, identities: [identity]), now: Self.now)
+        #expect(linked.user.providers == ["email", "phone"])
+    }
+
+    @Test("a verified phone factor keeps its number; an unverified one is skipped; a verified one here for the number refuses it")
+    func phoneFactors() throws {
+        let row = SupabaseFactorRow(
+            id: UUID(), userID: Self.id, friendlyName: "mobile", factorType: "phone", status: "verified", secret: "", createdAt: Self.now,
+            updatedAt: Self.now, phone: "15555550100")
+        let factor = try #require(try SupabaseAccountMapping.factor(row))
+        #expect(factor.proof == .phone("15555550100") && factor.friendlyName == "mobile" && factor.id == row.id && factor.secret == nil)
+        var unverified = row
+        unverified.status = "unverified"
+        #expect(try SupabaseAccountMapping.factor(unverified) == nil)
+        var missing = row
+        missing.phone = nil
+        #expect(throws: ImportRefusal("a phone factor without a number")) { try SupabaseAccountMapping.factor(missing) }
+        var invalid = row
+        invalid.phone = "0123"
+        #expect(throws: ImportRefusal("a phone factor whose number is not E.164")) { try SupabaseAccountMapping.factor(invalid) }
+
+        let record = FactorRecord(
+            id: row.id, userID: Self.id, friendlyName: "mobile", factorType: FactorRecord.phoneType, status: .verified, sealedSecret: "",
+            createdAt: Self.now, updatedAt: Self.now, phone: "15555550100")
+        #expect(ImportPlan.factor(record, state: FactorState(factors: [], challenge: nil, session: nil)).result == .success(true))
+        #expect(
+            ImportPlan.factor(record, state: FactorState(factors: [record], challenge: nil, session: nil)).result == .success(false),
+            "a re-run adds nothing")
+        var other = record
+        other.id = UUID()
+        #expect(
+            ImportPlan.factor(record, state: FactorState(factors: [other], challenge: nil, session: nil)).result
+                == .failure(ImportRefusal("its number is another verified phone factor of the user here")))
+        other.status = .unverified
+        #expect(ImportPlan.factor(record, state: FactorState(factors: [other], challenge: nil, session: nil)).result == .success(true))
+    }
+
+    @Test("verified TOTP factors with a plain secret are taken; encrypted and unverified ones are not")
     func factors() throws {
         let row = SupabaseFactorRow(
             id: UUID(), userID: Self.id, friendlyName: nil, factorType: "totp", status: "verified", secret: "JBSWY3DPEHPK3PXP", createdAt: Self.now,
@@ -73,10 +153,10 @@ struct SupabaseAccountMappingTests {
         var encrypted = row
         encrypted.secret = #"{"key_id":"k","alg":"aes-gcm-hkdf","nonce":"n","data":"d"}"#
         #expect(throws: ImportRefusal.self) { try SupabaseAccountMapping.factor(encrypted) }
-        var phone = row
-        phone.factorType = "phone"
-        #expect(throws: ImportRefusal("a phone factor (only verified TOTP and WebAuthn factors are imported)")) {
-            try SupabaseAccountMapping.factor(phone)
+        var other = row
+        other.factorType = "sms"
+        #expect(throws: ImportRefusal("a sms factor (only verified TOTP, WebAuthn and phone factors are imported)")) {
+            try SupabaseAccountMapping.factor(other)
         }
     }
 
@@ -111,7 +191,8 @@ struct SupabaseAccountMappingTests {
             {"ID":"\(id)","PublicKey":"\(cose)","AttestationType":"none","Transport":null,
              "Flags":{"BackupEligible":false,"BackupState":false},"Authenticator":{"AAGUID":null,"SignCount":7,"CloneWarning":false}}
             """
-        let older = try #require(try SupabaseAccountMapping.factor(Self.webAuthnFactor(legacy, aaguid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))))
+        let older = try #require(
+            try SupabaseAccountMapping.factor(Self.webAuthnFactor(legacy, aaguid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))))
         #expect(older.webAuthnCredential?.signCount == 7 && older.webAuthnCredential?.aaguid == nil && older.webAuthnCredential?.transports == [])
         let model = UUID()
         #expect(try SupabaseAccountMapping.factor(Self.webAuthnFactor(legacy, aaguid: model))?.webAuthnCredential?.aaguid == model)
@@ -122,7 +203,10 @@ struct SupabaseAccountMappingTests {
             ("[1]", "not a JSON object"),
             (#"{"publicKey":"\#(cose)"}"#, "no credential id"),
             (#"{"id":"\#(id)","publicKey":"not base64!"}"#, "no publicKey"),
-            (#"{"id":"\#(id)","publicKey":"\#(Data("junk".utf8).base64EncodedString())"}"#, "publicKey is not a COSE key this server verifies (not CBOR)"),
+            (
+                #"{"id":"\#(id)","publicKey":"\#(Data("junk".utf8).base64EncodedString())"}"#,
+                "publicKey is not a COSE key this server verifies (not CBOR)"
+            ),
             (#"{"id":"\#(id)","publicKey":"\#(cose)","authenticator":{"signCount":-1}}"#, "signCount is out of range"),
         ]
         for (credential, reason) in refusals {
@@ -139,7 +223,8 @@ struct SupabaseAccountMappingTests {
             transports: #"["internal", 3]"#, backupEligible: true, backedUp: true, friendlyName: "iPhone",
             createdAt: Date(timeIntervalSince1970: 1_700_000_000.123456), updatedAt: Self.now, lastUsedAt: Self.now)
         let passkey = try SupabaseAccountMapping.passkey(row)
-        #expect(passkey.id == row.id && passkey.userID == Self.id && passkey.credentialID == key.credentialID && passkey.publicKey == key.coseKeyBytes)
+        #expect(
+            passkey.id == row.id && passkey.userID == Self.id && passkey.credentialID == key.credentialID && passkey.publicKey == key.coseKeyBytes)
         #expect(passkey.signCount == 12 && passkey.attestationType == "none" && passkey.aaguid == nil && passkey.transports == ["internal"])
         #expect(passkey.backupEligible && passkey.backedUp && passkey.friendlyName == "iPhone" && passkey.lastUsedAt == Self.now)
         #expect(passkey.createdAt.timeIntervalSince1970 == 1_700_000_000.123)
