@@ -125,7 +125,8 @@ struct PhoneCodes: Sendable {
     }
 
     /// Redeems a code the provider made: the provider must approve it (its own expiry applies),
-    /// then the row recording that a code went to `phone` is spent. A refusal, or a provider that
+    /// then the row recording that a code went to `phone` is spent, and must be younger than the
+    /// server's code lifetime. A refusal, or a provider that
     /// cannot be asked, counts as a wrong code.
     private func redeem(
         _ code: String, phone: String, purpose: Purpose, checkedBy checker: any SMSCodeChecker
@@ -145,6 +146,8 @@ struct PhoneCodes: Sendable {
             try await limits.recordFailedCode(for: phone)
             throw AuthError.codeExpired
         }
+        // The provider keeps its own expiry; the server's holds too, as for its own codes.
+        guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
         return redeemed
     }
 

@@ -157,6 +157,18 @@ struct TwilioVerifySMSSenderTests {
         }
     }
 
+    @Test("a code Twilio still approves is refused once the server's code lifetime has passed")
+    func serverExpiryHolds() async throws {
+        try await Self.withServer { server, fake in
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550123"]).status == 200)
+            let code = try fake.code(to: "+15555550123")
+            server.clock.advance(by: PhoneSettings().codeTTL + 1)
+            let late = try await server.request(.POST, "/verify", json: ["type": "sms", "phone": "15555550123", "token": code])
+            #expect(late.status == 403 && late.errorCode == "otp_expired", "\(late.text)")
+            #expect(fake.requests.contains { $0.path.hasSuffix("/VerificationCheck") }, "Twilio approved it")
+        }
+    }
+
     @Test("test numbers keep their fixed codes and never reach Twilio")
     func testNumbers() async throws {
         try await Self.withServer(configure: { $0.phone.testCodes = "15555550100:123456" }) { server, fake in
