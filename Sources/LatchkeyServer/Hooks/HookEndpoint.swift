@@ -34,8 +34,10 @@ struct HookEndpoint: Sendable, Equatable {
             guard components.host?.isEmpty == false else { throw URIError(description: "needs a host") }
         case "http":
             let host = components.host?.lowercased() ?? ""
-            guard ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) else {
-                throw URIError(description: "must be https (http only for localhost, 127.0.0.1 and ::1)")
+            // As GoTrue: plain HTTP only to this machine, or to the host of a Docker container
+            // (`host.docker.internal`, as the Supabase CLI's local setup names it).
+            guard ["localhost", "127.0.0.1", "::1", "[::1]", "host.docker.internal"].contains(host) else {
+                throw URIError(description: "must be https (http only for localhost, 127.0.0.1, ::1 and host.docker.internal)")
             }
         case "pg-functions":
             throw URIError(description: "names a PostgreSQL function, not an HTTP endpoint")
