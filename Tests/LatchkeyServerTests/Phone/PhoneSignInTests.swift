@@ -245,6 +245,36 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test("a banned user's code signs nobody in (403 user_banned), and a banned number is sent nothing")
+    func bannedNumber() async throws {
+        try await Self.withPhoneServer { server, sms in
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550123"]).status == 200)
+            let code = try sms.code(to: "15555550123")
+            let users = try await server.request(.GET, "/admin/users", bearer: server.server.serviceRoleKey)
+            let id = try #require(((users["users"] as? [[String: Any]])?.first)?["id"] as? String)
+            let ban = try await server.request(.PUT, "/admin/users/\(id)", json: ["ban_duration": "1h"], bearer: server.server.serviceRoleKey)
+            #expect(ban.status == 200, "\(ban.text)")
+            let refused = try await server.request(.POST, "/verify", json: ["type": "sms", "phone": "15555550123", "token": code])
+            #expect(refused.status == 403 && refused.errorCode == "user_banned" && refused["access_token"] == nil, "\(refused.text)")
+            server.clock.advance(by: 61)
+            let sentBefore = sms.sent.count
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550123"]).status == 200)
+            #expect(sms.sent.count == sentBefore, "a banned number is sent no code")
+        }
+    }
+
+    @Test("with a verified factor, a new number needs an aal2 session (401 insufficient_aal), as a new password or address does")
+    func phoneChangeNeedsAAL2() async throws {
+        try await Self.withPhoneServer(configure: { MFATests.roomy(&$0) }) { server, sms in
+            let session = try await server.signUp("aal@example.com")
+            _ = try await MFATests.enrollAndVerify(server, session)
+            let low = try #require(TestSession(try await server.signIn("aal@example.com")))
+            let refused = try await server.request(.PUT, "/user", json: ["phone": "15555550188"], bearer: low.accessToken)
+            #expect(refused.status == 401 && refused.errorCode == "insufficient_aal", "\(refused.text)")
+            #expect(sms.sent.isEmpty)
+        }
+    }
+
     @Test("a test number gets its fixed code and no SMS, until SMS_TEST_OTP_VALID_UNTIL")
     func testNumbers() async throws {
         try await Self.withPhoneServer(configure: {
