@@ -72,6 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
     var hookMFAVerificationAttemptEnabled = false
     @Option(name: .setting(.hookMFAVerificationAttemptURI), help: .setting(.hookMFAVerificationAttemptURI))
     var hookMFAVerificationAttemptURI: String?
+    @Flag(name: .setting(.hookSendSMSEnabled), help: .setting(.hookSendSMSEnabled)) var hookSendSMSEnabled = false
+    @Option(name: .setting(.hookSendSMSURI), help: .setting(.hookSendSMSURI)) var hookSendSMSURI: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -198,6 +200,8 @@ struct ServeCommand: AsyncParsableCommand {
         add(.hookPasswordVerificationAttemptURI, .given(hookPasswordVerificationAttemptURI))
         add(.hookMFAVerificationAttemptEnabled, .given(hookMFAVerificationAttemptEnabled))
         add(.hookMFAVerificationAttemptURI, .given(hookMFAVerificationAttemptURI))
+        add(.hookSendSMSEnabled, .given(hookSendSMSEnabled))
+        add(.hookSendSMSURI, .given(hookSendSMSURI))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))

@@ -141,10 +141,14 @@ struct AuthService: Sendable {
         let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
             BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
         }
+        let sendSMSHook = (try? configuration.hooks.sendSMSTarget())?.map { SendSMSHook(dispatcher: hookDispatcher($0)) }
         let phoneCodes =
             configuration.phone.enabled
             ? sms.map {
-                PhoneCodes(store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+                var codes = PhoneCodes(
+                    store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+                codes.hook = sendSMSHook
+                return codes
             } : nil
         phoneSignIn = phoneCodes.map {
             PhoneSignIn(
@@ -207,7 +211,7 @@ struct AuthService: Sendable {
                 PhoneFactorMessages(
                     sender: $0, limits: limits, tokens: tokens, codeLength: configuration.mfaPhoneCodeLength,
                     template: configuration.mfaPhoneTemplate,
-                    logger: logger)
+                    logger: logger, hook: sendSMSHook)
             } : nil
         factorChallenges = FactorChallenges(
             store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
