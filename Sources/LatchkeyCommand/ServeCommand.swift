@@ -74,6 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
     var hookMFAVerificationAttemptURI: String?
     @Flag(name: .setting(.hookSendSMSEnabled), help: .setting(.hookSendSMSEnabled)) var hookSendSMSEnabled = false
     @Option(name: .setting(.hookSendSMSURI), help: .setting(.hookSendSMSURI)) var hookSendSMSURI: String?
+    @Flag(name: .setting(.hookSendEmailEnabled), help: .setting(.hookSendEmailEnabled)) var hookSendEmailEnabled = false
+    @Option(name: .setting(.hookSendEmailURI), help: .setting(.hookSendEmailURI)) var hookSendEmailURI: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -202,6 +204,8 @@ struct ServeCommand: AsyncParsableCommand {
         add(.hookMFAVerificationAttemptURI, .given(hookMFAVerificationAttemptURI))
         add(.hookSendSMSEnabled, .given(hookSendSMSEnabled))
         add(.hookSendSMSURI, .given(hookSendSMSURI))
+        add(.hookSendEmailEnabled, .given(hookSendEmailEnabled))
+        add(.hookSendEmailURI, .given(hookSendEmailURI))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))

@@ -1,8 +1,8 @@
-"""The custom access token hook against a hook written with PyPI's standardwebhooks: the hook
-verifies each request's Standard Webhooks signature with that library (an implementation nobody
-here wrote) and adds a claim; the real supabase-auth client signs in and the claim is in its
-access token. A request whose signature does not verify is refused by the hook, so a wrong
-signature would fail the sign-in."""
+"""Auth hooks against a hook written with PyPI's standardwebhooks: the hook verifies each
+request's Standard Webhooks signature with that library (an implementation nobody here wrote).
+The custom access token hook adds a claim the real supabase-auth client's tokens then carry; the
+send SMS and send email hooks get codes the client then signs in with. A request whose signature
+does not verify is refused by the hook, so a wrong signature would fail the flow."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ class HookServer:
                     claims = dict(payload["claims"])
                     claims["favourite_colour"] = "teal"
                     answer = json.dumps({"claims": claims}).encode()
-                else:  # the send SMS hook: delivered
+                else:  # the send SMS and send email hooks: delivered
                     answer = b"{}"
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -140,3 +140,31 @@ def test_send_sms_hook_gets_a_verifiable_code_the_supabase_client_signs_in_with(
     assert payload["sms"]["phone"] == "15555550177"
     verified = client.verify_otp({"phone": "+15555550177", "token": payload["sms"]["otp"], "type": "sms"})
     assert verified.session is not None and verified.user.phone == "15555550177"
+
+
+@pytest.fixture(scope="module")
+def email_hooked_server(latchkey_bin, _server_root, hook: HookServer) -> Iterator[Server]:
+    server = _start_server(
+        latchkey_bin, _server_root, autoconfirm=False, name="email-hooked",
+        extra_env={
+            "GOTRUE_HOOK_SEND_EMAIL_ENABLED": "true",
+            "GOTRUE_HOOK_SEND_EMAIL_URI": hook.url,
+            "GOTRUE_HOOK_SEND_EMAIL_SECRETS": "v1," + SECRET,
+        },
+    )
+    yield server
+    _stop_server(server)
+
+
+def test_send_email_hook_gets_a_code_the_supabase_client_signs_in_with(email_hooked_server: Server, hook: HookServer, make_client):
+    email = unique_email("email-hooked")
+    client = make_client(email_hooked_server)
+    client.sign_in_with_otp({"email": email})
+    assert hook.refused == 0
+    payload = hook.verified[-1]
+    assert payload["metadata"]["name"] == "send-email"
+    assert payload["user"]["email"] == email
+    data = payload["email_data"]
+    assert data["email_action_type"] in ("signup", "magiclink")
+    verified = client.verify_otp({"email": email, "token": data["token"], "type": "email"})
+    assert verified.session is not None and verified.user.email == email

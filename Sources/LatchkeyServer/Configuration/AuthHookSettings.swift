@@ -43,6 +43,8 @@ public struct AuthHooks: Sendable, Equatable {
     public var mfaVerificationAttempt = AuthHookSettings()
     /// `GOTRUE_HOOK_SEND_SMS_*`: every SMS code goes to it instead of the SMS provider.
     public var sendSMS = AuthHookSettings()
+    /// `GOTRUE_HOOK_SEND_EMAIL_*`: every email goes to it instead of the mailer.
+    public var sendEmail = AuthHookSettings()
 
     public init() {}
 
@@ -72,6 +74,11 @@ public struct AuthHooks: Sendable, Equatable {
         try sendSMS.target(uriSetting: .hookSendSMSURI, secretsSetting: .hookSendSMSSecrets)
     }
 
+    /// The send email hook's target, or `nil` when it is off.
+    func sendEmailTarget() throws(ConfigurationError) -> HookTarget? {
+        try sendEmail.target(uriSetting: .hookSendEmailURI, secretsSetting: .hookSendEmailSecrets)
+    }
+
     /// Throws, naming the setting, for an unusable hook, or a PostgreSQL function hook when the
     /// store is not PostgreSQL (`postgres`: it is).
     func validate(postgres: Bool = false) throws(ConfigurationError) {
@@ -79,6 +86,7 @@ public struct AuthHooks: Sendable, Equatable {
             (try customAccessTokenEndpoint(), .hookCustomAccessTokenURI), (try beforeUserCreatedEndpoint(), .hookBeforeUserCreatedURI),
             (try passwordVerificationAttemptEndpoint(), .hookPasswordVerificationAttemptURI),
             (try mfaVerificationAttemptEndpoint(), .hookMFAVerificationAttemptURI), (try sendSMSTarget(), .hookSendSMSURI),
+            (try sendEmailTarget(), .hookSendEmailURI),
         ]
         for case (.postgresFunction?, let setting) in targets where !postgres {
             throw setting.error("names a PostgreSQL function: pg-functions:// hooks need the PostgreSQL store (--database postgres://…)")

@@ -237,6 +237,22 @@ extension ServerSetting {
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.hooks.sendSMS.secrets = try Parser<String?>.optionalText.parse(value, setting)
         })
+    package static let hookSendEmailEnabled = ServerSetting(
+        "hook-send-email-enabled", \.hooks.sendEmail.enabled, .switch, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_ENABLED")],
+        help:
+            "Send every email (confirmation, invitation, magic link, recovery, email change, reauthentication, account-change notices) to the send email hook instead of the mailer. Needs its URI and GOTRUE_HOOK_SEND_EMAIL_SECRETS."
+    )
+    package static let hookSendEmailURI = ServerSetting(
+        "hook-send-email-uri", \.hooks.sendEmail.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_URI")],
+        help:
+            "The send email hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookSendEmailSecrets = ServerSetting(
+        "GOTRUE_HOOK_SEND_EMAIL_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_SECRETS")],
+        help: "The send email hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.sendEmail.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
         help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
@@ -506,6 +522,7 @@ extension ServerSetting {
             passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
             hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, hookPasswordVerificationAttemptEnabled,
             hookPasswordVerificationAttemptURI, hookMFAVerificationAttemptEnabled, hookMFAVerificationAttemptURI, hookSendSMSEnabled, hookSendSMSURI,
+            hookSendEmailEnabled, hookSendEmailURI,
             bcryptCost, noRateLimits,
             rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
@@ -519,7 +536,7 @@ extension ServerSetting {
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
             databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
-            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, hookSendSMSSecrets, smsTwilioAuthToken,
+            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, hookSendSMSSecrets, hookSendEmailSecrets, smsTwilioAuthToken,
             smsTwilioVerifyAuthToken,
             smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,

@@ -125,12 +125,18 @@ struct AuthService: Sendable {
             codeTTL: configuration.emailCodeTTL,
             redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
             siteIsServer: siteURL == nil || siteURL == origin.url, secureEmailChange: configuration.secureEmailChange)
-        let emailLinks = EmailLinks(
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        let sendEmailHook = (try? configuration.hooks.sendEmailTarget())?.map {
+            SendEmailHook(dispatcher: hookDispatcher($0), origin: origin)
+        }
+        var emailLinks = EmailLinks(
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
             logger: logger)
-        let notices = AccountNotices(
+        emailLinks.hook = sendEmailHook
+        var notices = AccountNotices(
             settings: configuration.notifications, mailer: mailer, templates: mailTemplates, siteURL: linkSettings.redirects.siteURL,
             logger: logger)
+        notices.hook = sendEmailHook
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)

@@ -103,6 +103,24 @@ final class FakeHook: Sendable {
     }
 }
 
+/// Why a server whose hook at `hook` is on, at `uri` with ``FakeHook/secret`` and then changed
+/// by `change`, refuses to start (SQLite store); `nil` when it starts.
+func hookConfigurationRefusal(
+    _ hook: WritableKeyPath<AuthHooks, AuthHookSettings>, uri: String, _ change: (inout AuthHookSettings) -> Void
+) -> String? {
+    var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+    configuration.hooks[keyPath: hook].enabled = true
+    configuration.hooks[keyPath: hook].uri = uri
+    configuration.hooks[keyPath: hook].secrets = FakeHook.secret
+    change(&configuration.hooks[keyPath: hook])
+    do {
+        try configuration.validate()
+        return nil
+    } catch {
+        return "\(error)"
+    }
+}
+
 /// The payload of a JWT, decoded without checking it.
 func unverifiedClaims(of token: String) throws -> [String: Any] {
     let parts = token.split(separator: ".")

@@ -130,6 +130,25 @@ struct PostgresFunctionHookTests {
         }
     }
 
+    @Test("a send email function gets the confirmation's code instead of the mailer; the code confirms the account")
+    func sendEmail() async throws {
+        try await Self.withDatabase { configuration in
+            configuration.autoconfirm = false
+            configuration.hooks.sendEmail.enabled = true
+            configuration.hooks.sendEmail.uri = "pg-functions://postgres/public/record"
+        } _: { server, url in
+            let signUp = try await server.request(.POST, "/signup", json: ["email": "fn-mail@example.com", "password": "correct horse battery"])
+            #expect(signUp.status == 200, "\(signUp.text)")
+            #expect(try await Self.lastRecorded("{metadata,name}", on: url) == "send-email")
+            #expect(try await Self.lastRecorded("{email_data,email_action_type}", on: url) == "signup")
+            #expect(try await Self.lastRecorded("{user,email}", on: url) == "fn-mail@example.com")
+            let code = try #require(try await Self.lastRecorded("{email_data,token}", on: url))
+            let verified = try await server.request(.POST, "/verify", json: ["type": "signup", "email": "fn-mail@example.com", "token": code])
+            #expect(TestSession(verified) != nil, "\(verified.text)")
+            #expect(try server.outbox().isEmpty)
+        }
+    }
+
     @Test("a function that raises is a 500 naming the hook, and no account or token is made")
     func raises() async throws {
         try await Self.with(Self.accessTokenHook("broken")) { server in

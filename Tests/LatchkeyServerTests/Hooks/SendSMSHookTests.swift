@@ -166,23 +166,13 @@ struct SendSMSHookTests {
 
     @Test("an absent or malformed secret, or a URI that is neither https nor a loopback http, refuses the start naming the setting")
     func configuration() throws {
-        func refusal(_ change: (inout ServerConfiguration) -> Void) -> String? {
-            var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
-            configuration.hooks.sendSMS.enabled = true
-            configuration.hooks.sendSMS.uri = "https://hooks.example.com/sms"
-            configuration.hooks.sendSMS.secrets = FakeHook.secret
-            change(&configuration)
-            do {
-                try configuration.validate()
-                return nil
-            } catch {
-                return "\(error)"
-            }
+        func refusal(_ change: (inout AuthHookSettings) -> Void) -> String? {
+            hookConfigurationRefusal(\.sendSMS, uri: "https://hooks.example.com/sms", change)
         }
         #expect(refusal { _ in } == nil)
-        #expect(refusal { $0.hooks.sendSMS.secrets = nil }?.contains("GOTRUE_HOOK_SEND_SMS_SECRETS") == true)
-        #expect(refusal { $0.hooks.sendSMS.secrets = "whsec_abc" }?.contains("GOTRUE_HOOK_SEND_SMS_SECRETS") == true)
-        #expect(refusal { $0.hooks.sendSMS.uri = "http://hooks.example.com/sms" }?.contains("hook-send-sms-uri") == true)
-        #expect(refusal { $0.hooks.sendSMS.uri = "pg-functions://postgres/public/send_sms" }?.contains("PostgreSQL") == true)
+        #expect(refusal { $0.secrets = nil }?.contains("GOTRUE_HOOK_SEND_SMS_SECRETS") == true)
+        #expect(refusal { $0.secrets = "whsec_abc" }?.contains("GOTRUE_HOOK_SEND_SMS_SECRETS") == true)
+        #expect(refusal { $0.uri = "http://hooks.example.com/sms" }?.contains("hook-send-sms-uri") == true)
+        #expect(refusal { $0.uri = "pg-functions://postgres/public/send_sms" }?.contains("PostgreSQL") == true)
     }
 }
