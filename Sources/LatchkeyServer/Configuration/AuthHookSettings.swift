@@ -45,6 +45,8 @@ public struct AuthHooks: Sendable, Equatable {
     public var sendSMS = AuthHookSettings()
     /// `GOTRUE_HOOK_SEND_EMAIL_*`: every email goes to it instead of the mailer.
     public var sendEmail = AuthHookSettings()
+    /// `GOTRUE_HOOK_AFTER_USER_CREATED_*`: every new account is sent to it once it is stored.
+    public var afterUserCreated = AuthHookSettings()
 
     public init() {}
 
@@ -79,6 +81,11 @@ public struct AuthHooks: Sendable, Equatable {
         try sendEmail.target(uriSetting: .hookSendEmailURI, secretsSetting: .hookSendEmailSecrets)
     }
 
+    /// The after user created hook's target, or `nil` when it is off.
+    func afterUserCreatedTarget() throws(ConfigurationError) -> HookTarget? {
+        try afterUserCreated.target(uriSetting: .hookAfterUserCreatedURI, secretsSetting: .hookAfterUserCreatedSecrets)
+    }
+
     /// Throws, naming the setting, for an unusable hook, or a PostgreSQL function hook when the
     /// store is not PostgreSQL (`postgres`: it is).
     func validate(postgres: Bool = false) throws(ConfigurationError) {
@@ -87,6 +94,7 @@ public struct AuthHooks: Sendable, Equatable {
             (try passwordVerificationAttemptEndpoint(), .hookPasswordVerificationAttemptURI),
             (try mfaVerificationAttemptEndpoint(), .hookMFAVerificationAttemptURI), (try sendSMSTarget(), .hookSendSMSURI),
             (try sendEmailTarget(), .hookSendEmailURI),
+            (try afterUserCreatedTarget(), .hookAfterUserCreatedURI),
         ]
         for case (.postgresFunction?, let setting) in targets where !postgres {
             throw setting.error("names a PostgreSQL function: pg-functions:// hooks need the PostgreSQL store (--database postgres://…)")

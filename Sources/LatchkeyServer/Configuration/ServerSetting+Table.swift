@@ -253,6 +253,22 @@ extension ServerSetting {
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.hooks.sendEmail.secrets = try Parser<String?>.optionalText.parse(value, setting)
         })
+    package static let hookAfterUserCreatedEnabled = ServerSetting(
+        "hook-after-user-created-enabled", \.hooks.afterUserCreated.enabled, .switch, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_ENABLED")],
+        help:
+            "Send every new account, once stored, to the after user created hook; its error is the answer (the account stays). Needs its URI and GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS."
+    )
+    package static let hookAfterUserCreatedURI = ServerSetting(
+        "hook-after-user-created-uri", \.hooks.afterUserCreated.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_URI")],
+        help:
+            "The after user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookAfterUserCreatedSecrets = ServerSetting(
+        "GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS")],
+        help: "The after user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.afterUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
         help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
@@ -522,7 +538,7 @@ extension ServerSetting {
             passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
             hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, hookPasswordVerificationAttemptEnabled,
             hookPasswordVerificationAttemptURI, hookMFAVerificationAttemptEnabled, hookMFAVerificationAttemptURI, hookSendSMSEnabled, hookSendSMSURI,
-            hookSendEmailEnabled, hookSendEmailURI,
+            hookSendEmailEnabled, hookSendEmailURI, hookAfterUserCreatedEnabled, hookAfterUserCreatedURI,
             bcryptCost, noRateLimits,
             rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
@@ -536,7 +552,8 @@ extension ServerSetting {
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
             databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
-            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, hookSendSMSSecrets, hookSendEmailSecrets, smsTwilioAuthToken,
+            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, hookSendSMSSecrets, hookSendEmailSecrets,
+            hookAfterUserCreatedSecrets, smsTwilioAuthToken,
             smsTwilioVerifyAuthToken,
             smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,

@@ -147,6 +147,9 @@ struct AuthService: Sendable {
         let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
             BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
         }
+        let afterUserCreated = (try? configuration.hooks.afterUserCreatedTarget())?.map {
+            AfterUserCreatedHook(dispatcher: hookDispatcher($0))
+        }
         let sendSMSHook = (try? configuration.hooks.sendSMSTarget())?.map { SendSMSHook(dispatcher: hookDispatcher($0)) }
         let phoneCodes =
             configuration.phone.enabled
@@ -159,7 +162,7 @@ struct AuthService: Sendable {
         phoneSignIn = phoneCodes.map {
             PhoneSignIn(
                 store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
-                beforeUserCreated: beforeUserCreated)
+                beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
         }
         phoneVerification = phoneCodes.map {
             PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions, notices: notices)
@@ -169,11 +172,11 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger,
-            beforeUserCreated: beforeUserCreated,
+            beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated,
             phone: phoneCodes.map {
                 PhoneSignUp(
                     store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger,
-                    beforeUserCreated: beforeUserCreated)
+                    beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
             })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
@@ -183,7 +186,7 @@ struct AuthService: Sendable {
         let providers = ProviderSignIn(
             settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
             signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, notices: notices, logger: logger,
-            beforeUserCreated: beforeUserCreated)
+            beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
         self.providers = providers
         browserSignIn = BrowserSignIn(
             providers: BrowserProviders(
@@ -248,9 +251,10 @@ struct AuthService: Sendable {
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated)
+            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
         invitations = Invitations(
-            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated)
+            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated,
+            afterUserCreated: afterUserCreated)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
