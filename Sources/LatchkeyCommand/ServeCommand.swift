@@ -72,6 +72,12 @@ struct ServeCommand: AsyncParsableCommand {
     var hookMFAVerificationAttemptEnabled = false
     @Option(name: .setting(.hookMFAVerificationAttemptURI), help: .setting(.hookMFAVerificationAttemptURI))
     var hookMFAVerificationAttemptURI: String?
+    @Flag(name: .setting(.hookSendSMSEnabled), help: .setting(.hookSendSMSEnabled)) var hookSendSMSEnabled = false
+    @Option(name: .setting(.hookSendSMSURI), help: .setting(.hookSendSMSURI)) var hookSendSMSURI: String?
+    @Flag(name: .setting(.hookSendEmailEnabled), help: .setting(.hookSendEmailEnabled)) var hookSendEmailEnabled = false
+    @Option(name: .setting(.hookSendEmailURI), help: .setting(.hookSendEmailURI)) var hookSendEmailURI: String?
+    @Flag(name: .setting(.hookAfterUserCreatedEnabled), help: .setting(.hookAfterUserCreatedEnabled)) var hookAfterUserCreatedEnabled = false
+    @Option(name: .setting(.hookAfterUserCreatedURI), help: .setting(.hookAfterUserCreatedURI)) var hookAfterUserCreatedURI: String?
     @Option(name: .setting(.bcryptCost), help: .setting(.bcryptCost)) var bcryptCost: String?
     @Flag(name: .setting(.noRateLimits), help: .setting(.noRateLimits)) var noRateLimits = false
     @Option(name: .setting(.rateLimitSignIn), help: .setting(.rateLimitSignIn)) var signInLimit: String?
@@ -198,6 +204,12 @@ struct ServeCommand: AsyncParsableCommand {
         add(.hookPasswordVerificationAttemptURI, .given(hookPasswordVerificationAttemptURI))
         add(.hookMFAVerificationAttemptEnabled, .given(hookMFAVerificationAttemptEnabled))
         add(.hookMFAVerificationAttemptURI, .given(hookMFAVerificationAttemptURI))
+        add(.hookSendSMSEnabled, .given(hookSendSMSEnabled))
+        add(.hookSendSMSURI, .given(hookSendSMSURI))
+        add(.hookSendEmailEnabled, .given(hookSendEmailEnabled))
+        add(.hookSendEmailURI, .given(hookSendEmailURI))
+        add(.hookAfterUserCreatedEnabled, .given(hookAfterUserCreatedEnabled))
+        add(.hookAfterUserCreatedURI, .given(hookAfterUserCreatedURI))
         add(.bcryptCost, .given(bcryptCost))
         add(.noRateLimits, .given(noRateLimits))
         add(.rateLimitSignIn, .given(signInLimit))

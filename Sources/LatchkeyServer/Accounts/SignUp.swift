@@ -40,6 +40,8 @@ struct SignUp: Sendable {
     let logger: Logger
     /// The before user created hook, when one is configured.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// The after user created hook, when one is configured: told of each account made here.
+    var afterUserCreated: AfterUserCreatedHook? = nil
     /// Sign-up with a phone number; `nil` when phone sign-in is off.
     var phone: PhoneSignUp? = nil
 
@@ -97,6 +99,7 @@ struct SignUp: Sendable {
                     session.user, audit: audit,
                     start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
+                try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))
             }
             let link = emailLinks.prepare(.signup, for: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
@@ -108,6 +111,7 @@ struct SignUp: Sendable {
             }
             logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
             try await emailLinks.deliver(link, slot: slot)
+            try await afterUserCreated?.notifySignedUp(link.user)
             return .user(UserResponse(link.user))
         } catch StoreError.duplicateEmail {
             throw AuthError.userAlreadyExists
@@ -132,6 +136,7 @@ struct SignUp: Sendable {
                 createdAt: now),
             start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
         logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
+        try await afterUserCreated?.notify(session.user)
         return try await sessions.started(session)
     }
 

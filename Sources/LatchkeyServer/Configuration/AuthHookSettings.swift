@@ -41,6 +41,12 @@ public struct AuthHooks: Sendable, Equatable {
     /// `GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_*`: every TOTP or phone factor code checked is sent
     /// to it, which may refuse it.
     public var mfaVerificationAttempt = AuthHookSettings()
+    /// `GOTRUE_HOOK_SEND_SMS_*`: every SMS code goes to it instead of the SMS provider.
+    public var sendSMS = AuthHookSettings()
+    /// `GOTRUE_HOOK_SEND_EMAIL_*`: every email goes to it instead of the mailer.
+    public var sendEmail = AuthHookSettings()
+    /// `GOTRUE_HOOK_AFTER_USER_CREATED_*`: every new account is sent to it once it is stored.
+    public var afterUserCreated = AuthHookSettings()
 
     public init() {}
 
@@ -65,13 +71,30 @@ public struct AuthHooks: Sendable, Equatable {
         try mfaVerificationAttempt.target(uriSetting: .hookMFAVerificationAttemptURI, secretsSetting: .hookMFAVerificationAttemptSecrets)
     }
 
+    /// The send SMS hook's target, or `nil` when it is off.
+    func sendSMSTarget() throws(ConfigurationError) -> HookTarget? {
+        try sendSMS.target(uriSetting: .hookSendSMSURI, secretsSetting: .hookSendSMSSecrets)
+    }
+
+    /// The send email hook's target, or `nil` when it is off.
+    func sendEmailTarget() throws(ConfigurationError) -> HookTarget? {
+        try sendEmail.target(uriSetting: .hookSendEmailURI, secretsSetting: .hookSendEmailSecrets)
+    }
+
+    /// The after user created hook's target, or `nil` when it is off.
+    func afterUserCreatedTarget() throws(ConfigurationError) -> HookTarget? {
+        try afterUserCreated.target(uriSetting: .hookAfterUserCreatedURI, secretsSetting: .hookAfterUserCreatedSecrets)
+    }
+
     /// Throws, naming the setting, for an unusable hook, or a PostgreSQL function hook when the
     /// store is not PostgreSQL (`postgres`: it is).
     func validate(postgres: Bool = false) throws(ConfigurationError) {
         let targets: [(HookTarget?, ServerSetting)] = [
             (try customAccessTokenEndpoint(), .hookCustomAccessTokenURI), (try beforeUserCreatedEndpoint(), .hookBeforeUserCreatedURI),
             (try passwordVerificationAttemptEndpoint(), .hookPasswordVerificationAttemptURI),
-            (try mfaVerificationAttemptEndpoint(), .hookMFAVerificationAttemptURI),
+            (try mfaVerificationAttemptEndpoint(), .hookMFAVerificationAttemptURI), (try sendSMSTarget(), .hookSendSMSURI),
+            (try sendEmailTarget(), .hookSendEmailURI),
+            (try afterUserCreatedTarget(), .hookAfterUserCreatedURI),
         ]
         for case (.postgresFunction?, let setting) in targets where !postgres {
             throw setting.error("names a PostgreSQL function: pg-functions:// hooks need the PostgreSQL store (--database postgres://…)")

@@ -221,6 +221,54 @@ extension ServerSetting {
         store: { value, setting, configuration throws(ConfigurationError) in
             configuration.hooks.mfaVerificationAttempt.secrets = try Parser<String?>.optionalText.parse(value, setting)
         })
+    package static let hookSendSMSEnabled = ServerSetting(
+        "hook-send-sms-enabled", \.hooks.sendSMS.enabled, .switch, variables: [Variable("GOTRUE_HOOK_SEND_SMS_ENABLED")],
+        help:
+            "Send every SMS code (sign-in, phone change, phone factor challenge) to the send SMS hook instead of the SMS provider, which it replaces. Needs its URI and GOTRUE_HOOK_SEND_SMS_SECRETS."
+    )
+    package static let hookSendSMSURI = ServerSetting(
+        "hook-send-sms-uri", \.hooks.sendSMS.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_SEND_SMS_URI")],
+        help:
+            "The send SMS hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookSendSMSSecrets = ServerSetting(
+        "GOTRUE_HOOK_SEND_SMS_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_SEND_SMS_SECRETS")],
+        help: "The send SMS hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.sendSMS.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookSendEmailEnabled = ServerSetting(
+        "hook-send-email-enabled", \.hooks.sendEmail.enabled, .switch, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_ENABLED")],
+        help:
+            "Send every email (confirmation, invitation, magic link, recovery, email change, reauthentication, account-change notices) to the send email hook instead of the mailer. Needs its URI and GOTRUE_HOOK_SEND_EMAIL_SECRETS."
+    )
+    package static let hookSendEmailURI = ServerSetting(
+        "hook-send-email-uri", \.hooks.sendEmail.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_URI")],
+        help:
+            "The send email hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookSendEmailSecrets = ServerSetting(
+        "GOTRUE_HOOK_SEND_EMAIL_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_SECRETS")],
+        help: "The send email hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.sendEmail.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
+    package static let hookAfterUserCreatedEnabled = ServerSetting(
+        "hook-after-user-created-enabled", \.hooks.afterUserCreated.enabled, .switch, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_ENABLED")],
+        help:
+            "Send every new account, once stored, to the after user created hook; its error is the answer (the account stays). Needs its URI and GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS."
+    )
+    package static let hookAfterUserCreatedURI = ServerSetting(
+        "hook-after-user-created-uri", \.hooks.afterUserCreated.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_URI")],
+        help:
+            "The after user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
+    )
+    package static let hookAfterUserCreatedSecrets = ServerSetting(
+        "GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS")],
+        help: "The after user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
+        store: { value, setting, configuration throws(ConfigurationError) in
+            configuration.hooks.afterUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
+        })
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
         help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
@@ -489,7 +537,9 @@ extension ServerSetting {
             passwordRequiredCharacters,
             passwordLeakCheck, passwordLeakCheckFailClosed, captchaEnabled, captchaProvider, hookCustomAccessTokenEnabled,
             hookCustomAccessTokenURI, hookBeforeUserCreatedEnabled, hookBeforeUserCreatedURI, hookPasswordVerificationAttemptEnabled,
-            hookPasswordVerificationAttemptURI, hookMFAVerificationAttemptEnabled, hookMFAVerificationAttemptURI, bcryptCost, noRateLimits,
+            hookPasswordVerificationAttemptURI, hookMFAVerificationAttemptEnabled, hookMFAVerificationAttemptURI, hookSendSMSEnabled, hookSendSMSURI,
+            hookSendEmailEnabled, hookSendEmailURI, hookAfterUserCreatedEnabled, hookAfterUserCreatedURI,
+            bcryptCost, noRateLimits,
             rateLimitSignIn,
             rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
@@ -502,7 +552,9 @@ extension ServerSetting {
             appleAppIDs, smtpURL,
             mailFrom, pageTemplates, mailTemplates, logLevel, logFormat, trustedProxy, metricsToken, metricsEnabled, jwtKeys, jwtKeysFile,
             databaseURLFile, jwtSecret, captchaSecret, hookCustomAccessTokenSecrets, hookBeforeUserCreatedSecrets,
-            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, smsTwilioAuthToken, smsTwilioVerifyAuthToken,
+            hookPasswordVerificationAttemptSecrets, hookMFAVerificationAttemptSecrets, hookSendSMSSecrets, hookSendEmailSecrets,
+            hookAfterUserCreatedSecrets, smsTwilioAuthToken,
+            smsTwilioVerifyAuthToken,
             smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,
         ] + externalProviders

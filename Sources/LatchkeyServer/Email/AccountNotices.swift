@@ -6,13 +6,17 @@ import Logging
 /// A notice goes to the account's address (for an email change, the previous one), never to a
 /// user without one. It is sent off the request's path: the answer does not wait for the mailer,
 /// and a notice that cannot be sent is logged (without the address) and changes nothing else.
-/// With every notice off, ``send(_:about:to:)`` returns at once and starts nothing.
+/// With every notice off, ``send(_:about:to:)`` returns at once and starts nothing. With the send
+/// email hook on, a notice goes to the hook (GoTrue's `email_action_type` is the notice's kind,
+/// with `old_email`, `old_phone`, `provider` or `factor_type`) instead of the mailer.
 struct AccountNotices: Sendable {
     private let enabled: Set<MailTemplates.Kind>
     private let mailer: any Mailer
     private let templates: MailTemplates
     private let siteURL: String
     private let logger: Logger
+    /// The send email hook, when on: notices go to it instead of ``mailer``.
+    var hook: SendEmailHook? = nil
 
     init(settings: AccountNoticeSettings, mailer: any Mailer, templates: MailTemplates, siteURL: String, logger: Logger) {
         self.enabled = settings.enabledKinds
@@ -34,10 +38,15 @@ struct AccountNotices: Sendable {
         let recipient = address ?? user.email
         guard !recipient.isEmpty else { return nil }
         let message = templates.message(notice, about: user, to: recipient, siteURL: siteURL)
-        let (mailer, logger, kind, userID) = (mailer, logger, notice.kind, user.id)
+        let (mailer, logger, kind, userID, hook) = (mailer, logger, notice.kind, user.id, hook)
+        let data = Self.hookData(notice)
         return Task {
             do {
-                try await mailer.send(message)
+                if let hook {
+                    try await hook.send(data, about: user)
+                } else {
+                    try await mailer.send(message)
+                }
             } catch {
                 // Mailers' errors carry no credentials, and a notice carries no secret.
                 logger.warning(
@@ -48,5 +57,18 @@ struct AccountNotices: Sendable {
                     ])
             }
         }
+    }
+
+    /// What the send email hook is told of `notice`.
+    static func hookData(_ notice: AccountNotice) -> SendEmailHook.EmailData {
+        var data = SendEmailHook.EmailData(actionType: notice.kind.rawValue)
+        switch notice {
+        case .passwordChanged: break
+        case .emailChanged(let oldEmail): data.oldEmail = oldEmail
+        case .phoneChanged(let oldPhone): data.oldPhone = oldPhone
+        case .identityLinked(let provider), .identityUnlinked(let provider): data.provider = provider
+        case .factorEnrolled(let factorType), .factorUnenrolled(let factorType): data.factorType = factorType
+        }
+        return data
     }
 }

@@ -46,6 +46,8 @@ struct EmailLinks: Sendable {
     private let templates: MailTemplates
     let settings: Settings
     private let logger: Logger
+    /// The send email hook, when on: every email goes to it instead of ``mailer``.
+    var hook: SendEmailHook? = nil
 
     init(
         store: any AuthStore, clock: any ServerClock, mailer: any Mailer, limits: RateLimits, tokens: OpaqueTokens, settings: Settings,
@@ -185,19 +187,33 @@ struct EmailLinks: Sendable {
             }
             if let flow = toNew.flow { try await store.saveFlowState(flow) }
             try await store.saveOneTimeToken(toNew.token, updatingUser: toNew.user, audit: toNew.audit)
-            if let toCurrent { try await deliver(toCurrent, slot: nil) }
-            try await deliver(toNew, slot: nil)
+            if let hook {
+                try await hand(toNew, to: hook, pairedWith: toCurrent)
+            } else {
+                if let toCurrent { try await deliver(toCurrent, slot: nil) }
+                try await deliver(toNew, slot: nil)
+            }
         } catch {
             if let slot { await limits.release(slot) }
             throw error
         }
     }
 
-    /// Mails a stored token. A mail that cannot be handed over is GoTrue's 500 "Error sending …
-    /// email", logged without the link or the code; `slot` (the rate-limit slot taken for it)
-    /// is given back then.
+    /// Mails a stored token, or with the send email hook on hands it to the hook. A mail that
+    /// cannot be handed over is GoTrue's 500 "Error sending … email", and a hook that refuses
+    /// or fails answers its error; either is logged without the link or the code, and `slot`
+    /// (the rate-limit slot taken for it) is given back then.
     func deliver(_ pending: Pending, slot: RateLimits.MessageSlot?) async throws {
         let purpose = pending.purpose
+        if let hook {
+            do {
+                try await hand(pending, to: hook)
+            } catch {
+                if let slot { await limits.release(slot) }
+                throw error
+            }
+            return
+        }
         do {
             try await mailer.send(message(for: pending))
         } catch {
@@ -211,6 +227,31 @@ struct EmailLinks: Sendable {
                     "transient": "\(transient.map(String.init) ?? "unknown")",
                 ])
             throw AuthError.mailNotSent(purpose.mailName)
+        }
+    }
+
+    /// Hands a stored token's email to the send email hook, as GoTrue describes it: one call
+    /// for both halves of an email change, `token`/`token_hash_new` the current address's code
+    /// and link token and `token_new`/`token_hash` the new one's (GoTrue's pairing); without a
+    /// current half, `token` and `token_hash` are the new address's. The hook's error is the
+    /// answer; it is logged by its code only, never with the token.
+    private func hand(_ pending: Pending, to hook: SendEmailHook, pairedWith current: Pending? = nil) async throws(AuthError) {
+        var data = SendEmailHook.EmailData(
+            actionType: pending.purpose.verificationType, token: pending.issued.code,
+            tokenHash: pending.issued.link == nil ? "" : pending.issued.linkToken,
+            redirectTo: pending.issued.redirectTo)
+        if let current {
+            data.token = current.issued.code
+            data.tokenNew = pending.issued.code
+            data.tokenHashNew = current.issued.linkToken
+        }
+        do {
+            try await hook.send(data, about: pending.user)
+        } catch {
+            logger.error(
+                "email not sent: the send email hook failed",
+                metadata: ["purpose": "\(pending.purpose.rawValue)", "email_hash": "\(EmailHash.of(pending.address))", "error_code": "\(error.code)"])
+            throw error
         }
     }
 

@@ -19,6 +19,8 @@ struct EmailSignIn: Sendable {
     /// The before user created hook, when it is on: its refusal is the request's error, and
     /// nothing is stored or mailed.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// The after user created hook, when one is configured: told of each account made here.
+    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// Mails `body.email` a sign-in link and code; `queryRedirect` is the request's
     /// `redirect_to` parameter.
@@ -71,5 +73,6 @@ struct EmailSignIn: Sendable {
             throw error
         }
         try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
+        try await afterUserCreated?.notifySignedUp(user)
     }
 }

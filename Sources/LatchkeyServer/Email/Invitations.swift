@@ -11,6 +11,8 @@ struct Invitations: Sendable {
     /// The before user created hook, when it is on: asked before an invitation or a generated
     /// sign-up link makes an account; its refusal stores nothing.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// The after user created hook, when one is configured: told of each account made here.
+    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// `POST /invite`: creates the account (no password) unless an unconfirmed one exists, and
     /// mails it an invitation link and code. An address with a confirmed account is 422
@@ -67,6 +69,7 @@ struct Invitations: Sendable {
                 // The account and its confirmation link in one transaction.
                 let link = emailLinks.prepare(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress)
                 try await store.insertUser(link.user, audit: nil, start: .confirmation(link.token, flow: nil, audit: link.audit))
+                try await afterUserCreated?.notify(link.user)
                 issued = link.issued
             }
             user = record
@@ -115,6 +118,7 @@ struct Invitations: Sendable {
         let user = UserRecord(email: email, passwordHash: nil, userMetadata: data ?? [:], createdAt: now, updatedAt: now)
         if let beforeUserCreated { try await beforeUserCreated.check(user) }
         try await insert(user, ipAddress: "")
+        try await afterUserCreated?.notify(user)
         return user
     }
 

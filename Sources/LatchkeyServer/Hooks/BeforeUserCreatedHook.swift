@@ -10,20 +10,6 @@ struct BeforeUserCreatedHook: Sendable {
 
     /// Throws the hook's refusal of `user`, or GoTrue's hook error when the hook fails.
     func check(_ user: UserRecord) async throws(AuthError) {
-        let payload: Data
-        do {
-            let encoder = JSONEncoder()
-            let input: JSONValue = .object([
-                "metadata": HookMetadata(name: "before-user-created", now: dispatcher.clock.now()).json,
-                "user": try JSONDecoder().decode(JSONValue.self, from: encoder.encode(UserResponse(user))),
-            ])
-            payload = try encoder.encode(input)
-        } catch {
-            throw AuthError.hookFailed("Error marshaling JSON input.")
-        }
-        guard let answer = try await dispatcher.dispatch(payload) else { return }
-        guard (try? JSONDecoder().decode(JSONValue.self, from: answer)) != nil else {
-            throw AuthError.hookFailed("Error unmarshaling JSON output.")
-        }
+        try await dispatcher.call("before-user-created", user: user)
     }
 }

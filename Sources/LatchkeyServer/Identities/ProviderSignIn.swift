@@ -19,6 +19,8 @@ struct ProviderSignIn: Sendable {
     let logger: Logger
     /// The before user created hook, when it is on: asked before a first sign-in makes an account.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// The after user created hook, when one is configured: told of each account made here.
+    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// The provider a request names, with its ID token's claims once verified.
     func verify(
@@ -73,6 +75,7 @@ struct ProviderSignIn: Sendable {
             logger.info(
                 created ? "account created with a provider" : "signed in with a provider",
                 metadata: ["user_id": "\(user.id)", "provider": "\(provider)"])
+            if created, let afterUserCreated { try await afterUserCreated.notify(user) }
             return user
         }
     }

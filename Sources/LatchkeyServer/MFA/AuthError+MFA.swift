@@ -17,6 +17,8 @@ extension AuthError {
         .unprocessableContent, "mfa_phone_verify_not_enabled", "MFA verification is disabled for Phone")
     /// 500: the SMS provider did not take a phone factor's code.
     package static let phoneFactorMessageNotSent = AuthError(.internalServerError, "unexpected_failure", "error sending message")
+    /// 500: the send SMS hook refused or failed a phone factor's code (GoTrue hides its error here).
+    package static let phoneFactorHookFailed = AuthError(.internalServerError, "unexpected_failure", "error invoking hook")
     package static let emptyFactorCode = AuthError(.badRequest, "validation_failed", "Code needs to be non-empty")
     package static let tooManyFactors = AuthError(
         .unprocessableContent, "too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")

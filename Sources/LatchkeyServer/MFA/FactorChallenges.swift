@@ -69,7 +69,7 @@ struct FactorChallenges: Sendable {
         let opened = try outcome.get()
         if opened.factor.factorType == FactorRecord.phoneType, let phone, let code, let number = opened.factor.phone {
             do {
-                try await phone.send(code, to: number, channel: (try? channel.get()) ?? .sms, factorID: factorID)
+                try await phone.send(code, to: number, channel: (try? channel.get()) ?? .sms, factorID: factorID, user: user)
             } catch {
                 try await withdraw(challengeID, of: opened, userID: user.id, at: now)
                 throw error

@@ -33,6 +33,8 @@ struct PhoneCodes: Sendable {
     let testCodes: [String: String]
     let testCodesValidUntil: Date?
     let logger: Logger
+    /// The send SMS hook, when on: codes go to it instead of ``sender``, which it replaces.
+    var hook: SendSMSHook? = nil
 
     init(
         store: any AuthStore, clock: any ServerClock, limits: RateLimits, tokens: OpaqueTokens, sender: any SMSSender, settings: PhoneSettings,
@@ -88,7 +90,16 @@ struct PhoneCodes: Sendable {
             let slot = try await limits.admitSMS()
             code = Self.randomCode(length: settings.codeLength)
             do {
-                _ = try await sender.send(SMSMessage(to: phone, body: settings.message(code: code), channel: channel, code: code))
+                if let hook {
+                    try await hook.send(code: code, phone: phone, to: user)
+                } else {
+                    _ = try await sender.send(SMSMessage(to: phone, body: settings.message(code: code), channel: channel, code: code))
+                }
+            } catch let error as AuthError {
+                // The send SMS hook's refusal or failure is the answer, as in GoTrue.
+                await limits.release(slot)
+                logger.warning("SMS not sent: the send SMS hook failed", metadata: ["user_id": "\(user.id)", "error_code": "\(error.code)"])
+                throw error
             } catch {
                 await limits.release(slot)
                 logger.warning("SMS not sent", metadata: ["user_id": "\(user.id)", "error": "\(error)"])
@@ -104,7 +115,7 @@ struct PhoneCodes: Sendable {
             updated.phoneChange = phone
             updated.phoneChangeSentAt = now
         }
-        let providerChecks = sender is any SMSCodeChecker && testCode(for: phone, at: now) == nil
+        let providerChecks = providerChecksCodes && testCode(for: phone, at: now) == nil
         let token = OneTimeToken(
             userID: user.id, kind: purpose.kind, tokenHash: OpaqueTokens.hash(OpaqueTokens.random()),
             codeHash: tokens.codeHash(providerChecks ? providerCheckedCode(for: phone) : code, address: phone), relatesTo: phone, createdAt: now)
@@ -116,7 +127,7 @@ struct PhoneCodes: Sendable {
     /// against the number (refused for a while after too many, as email codes); every failure
     /// is 403 `otp_expired` "Token has expired or is invalid".
     func redeem(_ code: String, phone: String, purpose: Purpose) async throws -> (token: OneTimeToken, user: UserRecord) {
-        if let checker = sender as? any SMSCodeChecker, testCode(for: phone, at: clock.now()) == nil {
+        if hook == nil, let checker = sender as? any SMSCodeChecker, testCode(for: phone, at: clock.now()) == nil {
             return try await redeem(code, phone: phone, purpose: purpose, checkedBy: checker)
         }
         let redeemed = try await store.spendSentCode(code, sentTo: phone, kinds: [purpose.kind], tokens: tokens, limits: limits)
@@ -150,6 +161,9 @@ struct PhoneCodes: Sendable {
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < settings.codeTTL else { throw AuthError.codeExpired }
         return redeemed
     }
+
+    /// Whether the provider makes and checks the codes (Twilio Verify without the send SMS hook).
+    private var providerChecksCodes: Bool { hook == nil && sender is any SMSCodeChecker }
 
     /// What stands for the code in the row of a code the provider made: derived from the
     /// server's key and the number, so no client can present it.

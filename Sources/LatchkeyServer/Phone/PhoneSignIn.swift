@@ -17,6 +17,8 @@ struct PhoneSignIn: Sendable {
     let signUpDisabled: Bool
     /// The before user created hook, when it is on: its refusal is the request's error.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// The after user created hook, when one is configured: told of each account made here.
+    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// Sends `body.phone` a sign-in code.
     func send(_ body: OTPBody, ipAddress: String) async throws {
@@ -46,7 +48,8 @@ struct PhoneSignIn: Sendable {
         } catch StoreError.duplicatePhone {
             return  // signed up a moment ago by another request, which sends the code
         }
-        try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
+        let sent = try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
+        try await afterUserCreated?.notifySignedUp(sent)
     }
 
     /// `POST /resend` types `sms` (a sign-up's code again, while the number is unconfirmed) and

@@ -19,6 +19,8 @@ struct PhoneSignUp: Sendable {
     let logger: Logger
     /// The before user created hook, when it is on.
     var beforeUserCreated: BeforeUserCreatedHook? = nil
+    /// The after user created hook, when one is configured: told of each account made here.
+    var afterUserCreated: AfterUserCreatedHook? = nil
 
     func signUp(_ body: SignUpBody, ipAddress: String) async throws -> SignUp.Outcome {
         let channel = try PhoneCodes.channel(body.channel)
@@ -58,6 +60,7 @@ struct PhoneSignUp: Sendable {
                     session.user, audit: audit,
                     start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "provider": "phone"])
+                try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))
             }
             try await store.insertUser(user, audit: audit)
@@ -65,13 +68,16 @@ struct PhoneSignUp: Sendable {
             throw AuthError.userAlreadyExists
         }
         logger.info("user signed up", metadata: ["user_id": "\(user.id)", "provider": "phone"])
+        let sent: UserRecord
         do {
-            return .user(UserResponse(try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)))
+            sent = try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
         } catch {
             // No code went out: the account could never be confirmed, so it is not kept.
             _ = try? await store.deleteUser(id: user.id, audit: nil)
             throw error
         }
+        try await afterUserCreated?.notifySignedUp(sent)
+        return .user(UserResponse(sent))
     }
 
     /// What a new, unconfirmed sign-up of `phone` answers — with an id that belongs to nobody.

@@ -125,12 +125,18 @@ struct AuthService: Sendable {
             codeTTL: configuration.emailCodeTTL,
             redirects: RedirectPolicy(siteURL: siteURL, origin: origin, additionalURLs: configuration.additionalRedirectURLs),
             siteIsServer: siteURL == nil || siteURL == origin.url, secureEmailChange: configuration.secureEmailChange)
-        let emailLinks = EmailLinks(
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        let sendEmailHook = (try? configuration.hooks.sendEmailTarget())?.map {
+            SendEmailHook(dispatcher: hookDispatcher($0), origin: origin)
+        }
+        var emailLinks = EmailLinks(
             store: store, clock: clock, mailer: mailer, limits: limits, tokens: tokens, settings: linkSettings, templates: mailTemplates,
             logger: logger)
-        let notices = AccountNotices(
+        emailLinks.hook = sendEmailHook
+        var notices = AccountNotices(
             settings: configuration.notifications, mailer: mailer, templates: mailTemplates, siteURL: linkSettings.redirects.siteURL,
             logger: logger)
+        notices.hook = sendEmailHook
         let reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
@@ -141,15 +147,22 @@ struct AuthService: Sendable {
         let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
             BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
         }
+        let afterUserCreated = (try? configuration.hooks.afterUserCreatedTarget())?.map {
+            AfterUserCreatedHook(dispatcher: hookDispatcher($0))
+        }
+        let sendSMSHook = (try? configuration.hooks.sendSMSTarget())?.map { SendSMSHook(dispatcher: hookDispatcher($0)) }
         let phoneCodes =
             configuration.phone.enabled
             ? sms.map {
-                PhoneCodes(store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+                var codes = PhoneCodes(
+                    store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+                codes.hook = sendSMSHook
+                return codes
             } : nil
         phoneSignIn = phoneCodes.map {
             PhoneSignIn(
                 store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
-                beforeUserCreated: beforeUserCreated)
+                beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
         }
         phoneVerification = phoneCodes.map {
             PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions, notices: notices)
@@ -159,11 +172,11 @@ struct AuthService: Sendable {
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
             logger: logger,
-            beforeUserCreated: beforeUserCreated,
+            beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated,
             phone: phoneCodes.map {
                 PhoneSignUp(
                     store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger,
-                    beforeUserCreated: beforeUserCreated)
+                    beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
             })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
@@ -173,7 +186,7 @@ struct AuthService: Sendable {
         let providers = ProviderSignIn(
             settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
             signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, notices: notices, logger: logger,
-            beforeUserCreated: beforeUserCreated)
+            beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
         self.providers = providers
         browserSignIn = BrowserSignIn(
             providers: BrowserProviders(
@@ -207,7 +220,7 @@ struct AuthService: Sendable {
                 PhoneFactorMessages(
                     sender: $0, limits: limits, tokens: tokens, codeLength: configuration.mfaPhoneCodeLength,
                     template: configuration.mfaPhoneTemplate,
-                    logger: logger)
+                    logger: logger, hook: sendSMSHook)
             } : nil
         factorChallenges = FactorChallenges(
             store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
@@ -238,9 +251,10 @@ struct AuthService: Sendable {
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
         emailSignIn = EmailSignIn(
             store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated)
+            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
         invitations = Invitations(
-            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated)
+            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated,
+            afterUserCreated: afterUserCreated)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)

@@ -38,6 +38,20 @@ final class FakeHook: Sendable {
     }
 
     func set(_ mode: Mode) { self.mode.withLockedValue { $0 = mode } }
+    /// What it was sent, oldest first: the headers and the body as sent.
+    var rawRequests: [(headers: [String: String], body: Data)] { received.withLockedValue { $0 } }
+
+    /// Whether the last request carries the Standard Webhooks signature of its body, its
+    /// `webhook-id` and `webhook-timestamp` with ``secret``.
+    func lastRequestIsSigned() throws -> Bool {
+        let request = try #require(rawRequests.last)
+        let key = try #require(Data(base64Encoded: String(Self.secret.dropFirst("v1,whsec_".count))))
+        let id = try #require(request.headers["webhook-id"])
+        let timestamp = try #require(request.headers["webhook-timestamp"].flatMap(TimeInterval.init))
+        let expected = WebhookSignature.headers(
+            id: id, timestamp: Date(timeIntervalSince1970: timestamp), body: request.body, keys: [.init(data: key)])
+        return request.headers["webhook-signature"] == expected.first { $0.0 == "webhook-signature" }?.1
+    }
     /// What it was sent, oldest first: the headers and the JSON body.
     var requests: [(headers: [String: String], body: [String: Any])] {
         received.withLockedValue { $0 }.map { ($0.headers, (try? JSONSerialization.jsonObject(with: $0.body)) as? [String: Any] ?? [:]) }
@@ -86,6 +100,24 @@ final class FakeHook: Sendable {
     func stop() async {
         done.withLockedValue { $0 = true }
         try? await server.stop()
+    }
+}
+
+/// Why a server whose hook at `hook` is on, at `uri` with ``FakeHook/secret`` and then changed
+/// by `change`, refuses to start (SQLite store); `nil` when it starts.
+func hookConfigurationRefusal(
+    _ hook: WritableKeyPath<AuthHooks, AuthHookSettings>, uri: String, _ change: (inout AuthHookSettings) -> Void
+) -> String? {
+    var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+    configuration.hooks[keyPath: hook].enabled = true
+    configuration.hooks[keyPath: hook].uri = uri
+    configuration.hooks[keyPath: hook].secrets = FakeHook.secret
+    change(&configuration.hooks[keyPath: hook])
+    do {
+        try configuration.validate()
+        return nil
+    } catch {
+        return "\(error)"
     }
 }
 

@@ -30,6 +30,14 @@ struct PostgresFunctionHookTests {
           RAISE EXCEPTION 'broken hook';
         END $$
         """,
+        "CREATE TABLE public.hook_calls (id serial PRIMARY KEY, event jsonb NOT NULL)",
+        """
+        CREATE FUNCTION public.record(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO public.hook_calls (event) VALUES (event);
+          RETURN '{}'::jsonb;
+        END $$
+        """,
         """
         CREATE FUNCTION public.slow(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
         BEGIN
@@ -43,14 +51,31 @@ struct PostgresFunctionHookTests {
     static func with(
         _ configure: @escaping @Sendable (inout ServerConfiguration) -> Void, _ body: @escaping @Sendable (TestServer) async throws -> Void
     ) async throws {
+        try await withDatabase(configure) { server, _ in try await body(server) }
+    }
+
+    /// Runs `body` against a server on a fresh PostgreSQL database holding the test functions,
+    /// with the database's URL.
+    static func withDatabase(
+        smsSender: (any SMSSender)? = nil, _ configure: @escaping @Sendable (inout ServerConfiguration) -> Void,
+        _ body: @escaping @Sendable (TestServer, String) async throws -> Void
+    ) async throws {
         try await PostgresTestDatabase.with { url in
             for function in functions { try await PostgresTestDatabase.execute(function, on: url) }
-            try await TestServer.with(configure: { configuration in
-                configuration.databaseURL = url
-                configuration.autoconfirm = true
-                configure(&configuration)
-            }) { server in try await body(server) }
+            try await TestServer.with(
+                smsSender: smsSender,
+                configure: { configuration in
+                    configuration.databaseURL = url
+                    configuration.autoconfirm = true
+                    configure(&configuration)
+                }
+            ) { server in try await body(server, url) }
         }
+    }
+
+    /// The `path` (a `#>>` text path such as `{sms,otp}`) of the last event `record` was called with.
+    static func lastRecorded(_ path: String, on url: String) async throws -> String? {
+        try await PostgresTestDatabase.text("SELECT event #>> '\(path)' FROM public.hook_calls ORDER BY id DESC LIMIT 1", on: url)
     }
 
     static func accessTokenHook(_ function: String) -> @Sendable (inout ServerConfiguration) -> Void {
@@ -83,6 +108,44 @@ struct PostgresFunctionHookTests {
             #expect(refused.status == 403 && refused["msg"] as? String == "No sign-ups from example.org", "\(refused.text)")
             #expect(try await server.signIn("new@example.org").errorCode == "invalid_credentials")
             try await server.signUp("new@example.com")
+        }
+    }
+
+    @Test("a send SMS function gets the code and the number; the code signs in, and no provider is called")
+    func sendSMS() async throws {
+        let sender = RecordingSMSSender()
+        try await Self.withDatabase(smsSender: sender) { configuration in
+            configuration.phone.enabled = true
+            configuration.hooks.sendSMS.enabled = true
+            configuration.hooks.sendSMS.uri = "pg-functions://postgres/public/record"
+        } _: { server, url in
+            let sent = try await server.request(.POST, "/otp", json: ["phone": "+1 555 555 0123"])
+            #expect(sent.status == 200, "\(sent.text)")
+            #expect(try await Self.lastRecorded("{metadata,name}", on: url) == "send-sms")
+            #expect(try await Self.lastRecorded("{sms,phone}", on: url) == "15555550123")
+            let code = try #require(try await Self.lastRecorded("{sms,otp}", on: url))
+            let verified = try await server.request(.POST, "/verify", json: ["type": "sms", "phone": "15555550123", "token": code])
+            #expect(TestSession(verified) != nil, "\(verified.text)")
+            #expect(sender.sent.isEmpty)
+        }
+    }
+
+    @Test("a send email function gets the confirmation's code instead of the mailer; the code confirms the account")
+    func sendEmail() async throws {
+        try await Self.withDatabase { configuration in
+            configuration.autoconfirm = false
+            configuration.hooks.sendEmail.enabled = true
+            configuration.hooks.sendEmail.uri = "pg-functions://postgres/public/record"
+        } _: { server, url in
+            let signUp = try await server.request(.POST, "/signup", json: ["email": "fn-mail@example.com", "password": "correct horse battery"])
+            #expect(signUp.status == 200, "\(signUp.text)")
+            #expect(try await Self.lastRecorded("{metadata,name}", on: url) == "send-email")
+            #expect(try await Self.lastRecorded("{email_data,email_action_type}", on: url) == "signup")
+            #expect(try await Self.lastRecorded("{user,email}", on: url) == "fn-mail@example.com")
+            let code = try #require(try await Self.lastRecorded("{email_data,token}", on: url))
+            let verified = try await server.request(.POST, "/verify", json: ["type": "signup", "email": "fn-mail@example.com", "token": code])
+            #expect(TestSession(verified) != nil, "\(verified.text)")
+            #expect(try server.outbox().isEmpty)
         }
     }
 

@@ -61,4 +61,23 @@ enum PostgresTestDatabase {
             throw error
         }
     }
+
+    /// The first column of the first row `sql` answers on `url`, as text (`nil`: no row, or SQL `NULL`).
+    static func text(_ sql: String, on url: String) async throws -> String? {
+        let parsed = try PostgresDatabaseURL(url)
+        let logger = Logger(label: "test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection = try await PostgresConnection.connect(configuration: parsed.connectionConfiguration(), id: 1, logger: logger)
+        do {
+            var value: String?
+            for try await (text) in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(String?.self) {
+                value = text
+                break
+            }
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
 }
