@@ -1,7 +1,9 @@
 import Foundation
 
-/// `GET /reauthenticate` and the nonce it mails: proof, shortly before a password change, that
-/// the person holding the session still reads the account's email.
+/// `GET /reauthenticate` and the nonce it sends: proof, shortly before a password change, that
+/// the person holding the session still reads the account's email — or, for an account with
+/// only a phone number, its texts (as GoTrue: the nonce goes by SMS, and is checked as that
+/// number's codes are, by the provider itself with Twilio Verify).
 ///
 /// With secure password change on, a session older than 24 hours needs the emailed nonce to
 /// change the password (GoTrue's rule); a fresher session does not.
@@ -16,12 +18,20 @@ struct Reauthentication: Sendable {
     let emailLinks: EmailLinks
     /// Whether a password change needs a nonce (`--secure-password-change`).
     let required: Bool
+    /// Texts the nonce to a phone-only account; `nil` while phone sign-in is off.
+    var phoneCodes: PhoneCodes? = nil
 
-    /// Mails the signed-in user a nonce.
+    /// Sends the signed-in user a nonce: by email, or by SMS to an account with only a number.
     func request(for signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws {
         let user = signedIn.user
         guard !user.email.isEmpty else {
-            throw AuthError.validation("Reauthentication requires the user to have an email or a phone number")
+            guard !user.phone.isEmpty else {
+                throw AuthError.validation("Reauthentication requires the user to have an email or a phone number")
+            }
+            guard user.phoneConfirmedAt != nil else { throw AuthError.verifyPhoneFirst }
+            guard let phoneCodes else { throw AuthError.phoneProviderDisabled() }
+            try await phoneCodes.send(.reauthentication, to: user, phone: user.phone, channel: .sms, ipAddress: ipAddress)
+            return
         }
         guard user.emailConfirmedAt != nil else {
             throw AuthError.verifyEmailFirst
@@ -37,6 +47,9 @@ struct Reauthentication: Sendable {
         guard required, clock.now().timeIntervalSince(signedIn.session.createdAt) > Self.freshSessionAge else { return }
         guard let nonce, !nonce.isEmpty else { throw AuthError.reauthenticationNeeded }
         let address = signedIn.user.email
+        if address.isEmpty, !signedIn.user.phone.isEmpty, let phoneCodes {
+            return try await authorizeByPhone(signedIn, nonce: nonce, codes: phoneCodes)
+        }
         guard !address.isEmpty else { throw AuthError.reauthenticationNotValid }
         try await limits.checkCodeAttempts(for: address)
         guard let redeemed = try await store.consumeOneTimeToken(codeHash: tokens.codeHash(nonce, address: address), kinds: [.reauthentication]),
@@ -48,5 +61,19 @@ struct Reauthentication: Sendable {
         guard clock.now().timeIntervalSince(redeemed.token.createdAt) < emailLinks.settings.codeTTL else {
             throw AuthError.reauthenticationNotValid
         }
+    }
+
+    /// A phone-only account's nonce: the code texted to its number for reauthentication, spent
+    /// as that number's codes are (guesses counted, the code's lifetime, the provider asked
+    /// with Twilio Verify) and only for this user. A wrong one is GoTrue's 422
+    /// `reauthentication_not_valid`; with Twilio Verify, its 403 `otp_expired`.
+    private func authorizeByPhone(_ signedIn: BearerAuthentication.Authenticated, nonce: String, codes: PhoneCodes) async throws {
+        let redeemed: (token: OneTimeToken, user: UserRecord)
+        do {
+            redeemed = try await codes.redeem(nonce, phone: signedIn.user.phone, purpose: .reauthentication)
+        } catch let error as AuthError where error == .codeExpired && !codes.providerChecksCodes {
+            throw AuthError.reauthenticationNotValid
+        }
+        guard redeemed.user.id == signedIn.user.id else { throw AuthError.reauthenticationNotValid }
     }
 }

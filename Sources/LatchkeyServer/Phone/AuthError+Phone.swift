@@ -5,6 +5,8 @@ extension AuthError {
     /// `PUT /user` with a number another user has (the administrator's `phone_exists` words differ).
     package static let phoneTaken = AuthError(.unprocessableContent, "phone_exists", "A user with this phone number has already been registered")
     package static let phoneNotConfirmed = AuthError(.badRequest, "phone_not_confirmed", "Phone not confirmed")
+    /// `GET /reauthenticate` for an account whose only number is not confirmed yet.
+    package static let verifyPhoneFirst = AuthError(.unprocessableContent, "phone_not_confirmed", "Please verify your phone first.")
     /// The password grant with a phone number while phone sign-in is off (GoTrue answers 422 there).
     package static let phoneLoginsDisabled = AuthError(.unprocessableContent, "phone_provider_disabled", "Phone logins are disabled")
 

@@ -17,10 +17,24 @@ struct PhoneCodes: Sendable {
     enum Purpose: Sendable {
         case confirmation
         case phoneChange
+        /// The nonce a phone-only user's `GET /reauthenticate` sends.
+        case reauthentication
 
-        var kind: OneTimeToken.Kind { self == .confirmation ? .confirmation : .phoneChange }
+        var kind: OneTimeToken.Kind {
+            switch self {
+            case .confirmation: .confirmation
+            case .phoneChange: .phoneChange
+            case .reauthentication: .reauthentication
+            }
+        }
         /// What GoTrue names it in "Error sending … OTP to provider".
-        var name: String { self == .confirmation ? "confirmation" : "phone_change" }
+        var name: String {
+            switch self {
+            case .confirmation: "confirmation"
+            case .phoneChange: "phone_change"
+            case .reauthentication: "reauthentication"
+            }
+        }
     }
 
     let store: any AuthStore
@@ -74,11 +88,18 @@ struct PhoneCodes: Sendable {
     }
 
     /// Sends `user` a code for `purpose` to `phone` and stores its hash; returns the user as
-    /// saved (with `confirmation_sent_at`, or `phone_change` and `phone_change_sent_at`).
+    /// saved (with `confirmation_sent_at`, or `phone_change` and `phone_change_sent_at`; a
+    /// reauthentication nonce changes no column, its interval is counted under the number).
     @discardableResult
     func send(_ purpose: Purpose, to user: UserRecord, phone: String, channel: SMSMessage.Channel, ipAddress: String) async throws -> UserRecord {
         let now = clock.now()
-        let sentAt = purpose == .confirmation ? user.confirmationSentAt : user.phoneChangeSentAt
+        let sentAt: Date? =
+            switch purpose {
+            case .confirmation: user.confirmationSentAt
+            case .phoneChange: user.phoneChangeSentAt
+            case .reauthentication: nil
+            }
+        if purpose == .reauthentication { try await limits.admitUnsentCode(to: "reauthentication:" + phone, interval: settings.maximumFrequency) }
         if let sentAt, now < sentAt.addingTimeInterval(settings.maximumFrequency) {
             let wait = max(1, Int((sentAt.addingTimeInterval(settings.maximumFrequency).timeIntervalSince(now)).rounded(.up)))
             throw AuthError.smsTooSoon(retryAfter: wait)
@@ -114,6 +135,8 @@ struct PhoneCodes: Sendable {
         case .phoneChange:
             updated.phoneChange = phone
             updated.phoneChangeSentAt = now
+        case .reauthentication:
+            break
         }
         let providerChecks = providerChecksCodes && testCode(for: phone, at: now) == nil
         let token = OneTimeToken(
@@ -163,7 +186,7 @@ struct PhoneCodes: Sendable {
     }
 
     /// Whether the provider makes and checks the codes (Twilio Verify without the send SMS hook).
-    private var providerChecksCodes: Bool { hook == nil && sender is any SMSCodeChecker }
+    var providerChecksCodes: Bool { hook == nil && sender is any SMSCodeChecker }
 
     /// What stands for the code in the row of a code the provider made: derived from the
     /// server's key and the number, so no client can present it.

@@ -44,6 +44,8 @@ struct PhoneVerification: Sendable {
                 user.appMetadata["providers"] = .array((user.providers + ["phone"]).map(JSONValue.string))
                 if user.appMetadata["provider"] == nil { user.appMetadata["provider"] = .string("phone") }
             }
+        case .reauthentication:
+            throw AuthError.codeExpired  // a reauthentication nonce is spent by `PUT /user`, never here
         }
         try await store.updateUser(
             user,

@@ -137,7 +137,7 @@ struct AuthService: Sendable {
             settings: configuration.notifications, mailer: mailer, templates: mailTemplates, siteURL: linkSettings.redirects.siteURL,
             logger: logger)
         notices.hook = sendEmailHook
-        let reauthentication = Reauthentication(
+        var reauthentication = Reauthentication(
             store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         let sms =
@@ -159,6 +159,7 @@ struct AuthService: Sendable {
                 codes.hook = sendSMSHook
                 return codes
             } : nil
+        reauthentication.phoneCodes = phoneCodes
         phoneSignIn = phoneCodes.map {
             PhoneSignIn(
                 store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
