@@ -5,7 +5,7 @@ import Foundation
 /// only a phone number, its texts (as GoTrue: the nonce goes by SMS, and is checked as that
 /// number's codes are, by the provider itself with Twilio Verify).
 ///
-/// With secure password change on, a session older than 24 hours needs the emailed nonce to
+/// With secure password change on, a session older than 24 hours needs the nonce to
 /// change the password (GoTrue's rule); a fresher session does not.
 struct Reauthentication: Sendable {
     /// How old a session may be and still change the password without a nonce.
