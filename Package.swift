@@ -97,6 +97,8 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C interface: the commit probe's `PRAGMA data_version` (Storage/SQLite/).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RS256 JWT keys; RS256 WebAuthn credential keys.

@@ -10,7 +10,7 @@ struct UserRoutes {
     func register(on router: Router<AuthRequestContext>) {
         let signedIn = router.group().add(middleware: SignedInUserMiddleware(authentication: service.authentication))
         signedIn.get("/user") { _, context in
-            try await service.currentUser.user(try context.signedIn())
+            try await service.currentUser.response(try context.signedIn())
         }
         signedIn.put("/user") { request, context in
             let body = try await request.decode(as: UpdateUserBody.self, context: context)

@@ -52,6 +52,11 @@ enum JSONBody {
         } else {
             body = ByteBuffer(bytes: try JSONEncoder().encode(value))
         }
+        return response(body, status: status, headers: headers)
+    }
+
+    /// A response whose body is `body`, JSON already written.
+    static func response(_ body: ByteBuffer, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var allHeaders = headers
         allHeaders[.contentType] = "application/json"
         return Response(status: status, headers: allHeaders, body: .init(byteBuffer: body))

@@ -10,7 +10,7 @@ import Prometheus
 ///
 /// | Metric | Labels | Meaning |
 /// |---|---|---|
-/// | `latchkey_http_requests_total` | `method`, `route`, `status` | requests, by route template (`/admin/users/{id}`, never the raw path) |
+/// | `latchkey_http_requests_total` | `method`, `route`, `status` | requests, by route template (`/admin/users/{id}`, never the raw path); a method HTTP does not define is `OTHER` |
 /// | `latchkey_http_request_duration_seconds` | `method`, `route` | latency histogram |
 /// | `latchkey_sign_ins_total` | `grant_type` (`password`, `pkce`), `result` | sign-ins through `/token` |
 /// | `latchkey_refreshes_total` | `result` | refresh-token grants |
@@ -26,6 +26,19 @@ public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     /// The pool counters as last recorded, so that counters grow by the difference.
     private let recordedPoolUsage = NIOLockedValueBox<DatabasePoolUsage.Snapshot?>(nil)
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    private struct RequestHandles {
+        var count: CoreMetrics.Counter
+        var duration: CoreMetrics.Timer
+    }
+
+    /// The request metrics' handles by method, route and status (``requestHandles(method:route:status:)``).
+    private let requestHandleTable = NIOLockedValueBox<[RequestKey: RequestHandles]>([:])
     /// Renders the registry in Prometheus' text format; `nil` when the factory is not the
     /// server's own registry (then `GET /metrics` is not served).
     let render: (@Sendable () -> String)?
@@ -59,12 +72,9 @@ public final class ServerMetrics: Sendable {
     ///   - grantType: `grant_type` of a `/token` request.
     ///   - errorCode: the response's `x-sb-error-code`, if any.
     func recordRequest(method: String, route: String, status: Int, duration: Duration, grantType: String?, errorCode: String?) {
-        Counter(
-            label: "latchkey_http_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory
-        )
-        .increment()
-        Timer(label: "latchkey_http_request_duration_seconds", dimensions: [("method", method), ("route", route)], factory: factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        let handles = requestHandles(method: method, route: route, status: status)
+        handles.count.increment()
+        handles.duration.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         let result = (200..<300).contains(status) ? "success" : "failure"
         if route == "/token", let grantType {
             switch grantType {
@@ -82,6 +92,25 @@ public final class ServerMetrics: Sendable {
             Counter(label: "latchkey_rate_limited_total", dimensions: [("route", route)], factory: factory).increment()
         }
     }
+
+    /// The request counter and timer for a method, route and status, made once and then reused:
+    /// making them looks the series up by its labels in the registry, which every request paid.
+    /// A method HTTP does not define is counted as `OTHER`, so that requests with made-up
+    /// methods cannot grow the registry (or this table) without bound; routes are templates and
+    /// statuses three digits, both bounded.
+    private func requestHandles(method: String, route: String, status: Int) -> RequestHandles {
+        let key = RequestKey(method: Self.standardMethods.contains(method) ? method : "OTHER", route: route, status: status)
+        if let handles = requestHandleTable.withLockedValue({ $0[key] }) { return handles }
+        let handles = RequestHandles(
+            count: Counter(
+                label: "latchkey_http_requests_total", dimensions: [("method", key.method), ("route", route), ("status", String(status))],
+                factory: factory),
+            duration: Timer(label: "latchkey_http_request_duration_seconds", dimensions: [("method", key.method), ("route", route)], factory: factory))
+        requestHandleTable.withLockedValue { $0[key] = handles }
+        return handles
+    }
+
+    private static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
 
     /// Records an email handed to the mailer.
     func recordMail(sent: Bool) {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import LatchkeyServer
@@ -20,6 +21,34 @@ struct UserRoutesTests {
             #expect(metadata["plan"] as? String == "pro")
             #expect(metadata["theme"] == nil)
             #expect(metadata["age"] as? Int == 30)
+        }
+    }
+
+    @Test("GET /user answers anew whenever the user, a factor or an identity changes, also when another connection changes it")
+    func answerFollowsChanges() async throws {
+        try await TestServer.with { server in
+            let session = try await server.signUp("again@example.com", data: ["theme": "dark"])
+            let first = try await server.request(.GET, "/user", bearer: session.accessToken)
+            let second = try await server.request(.GET, "/user", bearer: session.accessToken)
+            #expect(first.status == 200 && second.text == first.text)
+            _ = try await server.request(.PUT, "/user", json: ["data": ["theme": "light"]], bearer: session.accessToken)
+            let updated = try await server.request(.GET, "/user", bearer: session.accessToken)
+            #expect((updated["user_metadata"] as? [String: Any])?["theme"] as? String == "light")
+            // A plain SQLite connection, as another process (an import, a hand-run `sqlite3`) would.
+            let path = server.directory.appendingPathComponent("latchkey.sqlite").path
+            let plain = try DatabaseQueue(path: path)
+            try await plain.write { db in
+                try db.execute(sql: #"UPDATE users SET user_metadata = '{"theme":"sepia"}' WHERE id = ?"#, arguments: [session.userID])
+            }
+            try plain.close()
+            let elsewhere = try await server.request(.GET, "/user", bearer: session.accessToken)
+            #expect((elsewhere["user_metadata"] as? [String: Any])?["theme"] as? String == "sepia")
+            #expect(elsewhere["factors"] == nil)
+            let enrolled = try await server.request(.POST, "/factors", json: ["factor_type": "totp", "friendly_name": "phone"], bearer: session.accessToken)
+            #expect(enrolled.status == 200)
+            let withFactor = try await server.request(.GET, "/user", bearer: session.accessToken)
+            let factors = try #require(withFactor["factors"] as? [[String: Any]])
+            #expect(factors.map { $0["id"] as? String } == [enrolled["id"] as? String])
         }
     }
 

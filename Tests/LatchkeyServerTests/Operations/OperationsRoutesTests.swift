@@ -52,6 +52,9 @@ struct OperationsRoutesTests {
             server.clock.advance(by: 1)
             try await server.refresh(session.refreshToken).expectError(400, "refresh_token_already_used")
             _ = try await server.request(.GET, "/admin/users/\(UUID().uuidString)", bearer: server.server.serviceRoleKey)
+            // Methods outside HTTP's own (WebDAV's here) are one series, so they cannot grow the registry.
+            _ = try await server.request(.PROPFIND, "/health")
+            _ = try await server.request(.MKCOL, "/user")
             var limited = 0
             for _ in 0..<6 where try await server.signIn("m@example.com").status == 429 { limited += 1 }
             #expect(limited > 0)
@@ -67,6 +70,9 @@ struct OperationsRoutesTests {
             #expect(
                 value(#"latchkey_http_requests_total{method="GET",route="/admin/users/{id}",status="404"}"#) == 1, "route templates, never raw paths")
             #expect(!text.contains("/admin/users/" + "0"), "\(text)")
+            let madeUp = text.split(separator: "\n").filter { $0.hasPrefix(#"latchkey_http_requests_total{method="OTHER""#) }
+            #expect(madeUp.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +) == 2, "\(madeUp)")
+            #expect(!text.contains("PROPFIND") && !text.contains("MKCOL"))
             #expect(value(#"latchkey_sign_ins_total{grant_type="password",result="success"}"#) ?? 0 >= 1)
             #expect(value(#"latchkey_sign_ins_total{grant_type="password",result="failure"}"#) ?? 0 >= 1)
             #expect(value(#"latchkey_refreshes_total{result="success"}"#) == 2)
