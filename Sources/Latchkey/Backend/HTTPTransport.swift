@@ -50,11 +50,27 @@ public protocol HTTPTransport: Sendable {
 /// cancellation of a request in flight can crash or deadlock the process: there the request is
 /// left to finish on its own, within its timeout, and its answer dropped.
 public struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
+    private let sessions: LockedValue<URLSession?>
 
-    /// Uses `session`, by default an ephemeral session (no cookies or cache on disk).
-    public init(session: URLSession = URLSession(configuration: .ephemeral)) {
-        self.session = session
+    /// Uses an ephemeral session (no cookies or cache on disk), made at the first request:
+    /// creating a `URLSession` costs about as much as reading a stored session, and a launch
+    /// that signs in from a still-valid stored session sends nothing.
+    public init() {
+        sessions = LockedValue(nil)
+    }
+
+    /// Uses `session`.
+    public init(session: URLSession) {
+        sessions = LockedValue(session)
+    }
+
+    private var session: URLSession {
+        sessions.withLock { session in
+            if let session { return session }
+            let made = URLSession(configuration: .ephemeral)
+            session = made
+            return made
+        }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -20,6 +20,7 @@ struct StoredSession: Codable, Sendable, Equatable {
     func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.userInfo[.latchkeyStoredForm] = true
         do {
             return try encoder.encode(self)
         } catch {

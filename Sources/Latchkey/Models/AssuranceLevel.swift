@@ -83,6 +83,7 @@ extension Session {
     /// verified factor but this session is at ``AssuranceLevel/aal1``. Until then the server
     /// refuses what needs `aal2` (and the app should ask for the code).
     public var requiresSecondFactor: Bool {
-        assurance.level < .aal2 && user.factors.contains { $0.status == .verified }
+        // The factors first: most accounts have none, and then the token is not read at all.
+        user.factors.contains { $0.status == .verified } && assurance.level < .aal2
     }
 }

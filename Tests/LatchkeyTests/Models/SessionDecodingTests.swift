@@ -112,6 +112,41 @@ struct SessionDecodingTests {
         #expect(decoded.lastServerContact == record.lastServerContact)
     }
 
+    @Test("Stored metadata round-trips every JSON shape, as text; a record stored with metadata objects still reads")
+    func storedMetadata() throws {
+        let metadata: [String: JSONValue] = [
+            "name": .string("Ada \"Countess\" Lovelace ✓ 𝄞\n"), "one": .number(1), "yes": .bool(true), "no": .bool(false),
+            "ratio": .number(-0.125), "big": .number(9_007_199_254_740_992), "nothing": .null,
+            "list": .array([.number(1), .string("two"), .bool(true), .null, .array([]), .object([:])]),
+            "nested": .object(["a": .object(["b": .array([.object(["c": .string("")])])])]),
+        ]
+        let user = User(
+            id: "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11", email: "ada@example.com", createdAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+            appMetadata: ["provider": .string("email"), "providers": .array([.string("email"), .string("google")])], userMetadata: metadata,
+            identities: [Identity(identityID: "i1", providerUserID: "sub-1", provider: "google", identityData: metadata)])
+        let session = Session(accessToken: "a.b.c", refreshToken: "r", expiresIn: 3600, expiresAt: Date(timeIntervalSince1970: 1_750_000_000), user: user)
+        let record = StoredSession(session: session, signedInAt: Date(timeIntervalSince1970: 1), lastServerContact: Date(timeIntervalSince1970: 2))
+        let bytes = try record.encoded()
+        let stored = try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
+        let storedUser = try #require((stored["session"] as? [String: Any])?["user"] as? [String: Any])
+        #expect(storedUser["user_metadata"] is String, "metadata is kept as its JSON text")
+        let decoded = try StoredSession.decode(bytes)
+        #expect(decoded.session.user == session.user)
+        #expect(decoded.session.user.identities.first?.identityData == metadata)
+
+        // The form stored before: metadata as JSON objects.
+        var old = stored
+        var oldSession = try #require(stored["session"] as? [String: Any])
+        var oldUser = storedUser
+        oldUser["user_metadata"] = ["display_name": "Ada", "beta": true, "age": 36]
+        oldUser["app_metadata"] = ["provider": "email"]
+        oldSession["user"] = oldUser
+        old["session"] = oldSession
+        let fromOld = try StoredSession.decode(try JSONSerialization.data(withJSONObject: old))
+        #expect(fromOld.session.user.userMetadata == ["display_name": .string("Ada"), "beta": .bool(true), "age": .number(36)])
+        #expect(fromOld.session.user.appMetadata == ["provider": .string("email")])
+    }
+
     @Test("Garbage in the store is a corrupted error, not a crash")
     func corruptedRecord() {
         #expect(throws: StorageError.self) { try StoredSession.decode(Data("{\"version\":1}".utf8)) }
