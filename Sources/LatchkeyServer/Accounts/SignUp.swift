@@ -9,7 +9,7 @@ import Logging
 /// address sends the confirmation again and changes nothing else; with a confirmed address it
 /// sends nothing and answers a user that looks new (GoTrue's obfuscated user), so the answer
 /// does not tell whether the address has an account.
-struct SignUp: Sendable {
+struct SignUp: ServiceDependent {
     /// A session (autoconfirm) or the user waiting for confirmation.
     enum Outcome: Encodable, Sendable {
         case session(SessionResponse)
@@ -30,18 +30,9 @@ struct SignUp: Sendable {
         var anonymousUsers: Bool = false
     }
 
-    let store: any AuthStore
-    let clock: any ServerClock
-    let passwords: PasswordPolicy
-    let limits: RateLimits
-    let sessions: SessionIssuer
+    let shared: ServiceDependencies
     let emailLinks: EmailLinks
     let settings: Settings
-    let logger: Logger
-    /// The before user created hook, when one is configured.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
     /// Sign-up with a phone number; `nil` when phone sign-in is off.
     var phone: PhoneSignUp? = nil
 
