@@ -86,9 +86,7 @@ struct SignUp: ServiceDependent {
         do {
             if settings.autoconfirm {
                 let session = try await sessions.presign(sessions.prepare(for: user, method: "password", ipAddress: ipAddress))
-                try await store.insertUser(
-                    session.user, audit: audit,
-                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+                try await store.insertUser(session.user, audit: audit, start: .session(session))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
                 try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))
@@ -125,7 +123,7 @@ struct SignUp: ServiceDependent {
             audit: AuditEntry(
                 action: .userSignedUp, actorID: user.id, actorUsername: "", traits: ["provider": .string("anonymous")], ipAddress: ipAddress,
                 createdAt: now),
-            start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+            start: .session(session))
         logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
         try await afterUserCreated?.notify(session.user)
         return try await sessions.started(session)

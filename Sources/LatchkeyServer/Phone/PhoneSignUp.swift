@@ -47,9 +47,7 @@ struct PhoneSignUp: ServiceDependent {
         do {
             if codes.settings.autoconfirm {
                 let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
-                try await store.insertUser(
-                    session.user, audit: audit,
-                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+                try await store.insertUser(session.user, audit: audit, start: .session(session))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "provider": "phone"])
                 try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))
