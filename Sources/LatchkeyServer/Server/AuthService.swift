@@ -156,8 +156,7 @@ struct AuthService: Sendable {
         let phoneCodes =
             configuration.phone.enabled
             ? sms.map {
-                var codes = PhoneCodes(
-                    store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+                var codes = PhoneCodes(shared: shared, sender: $0, settings: configuration.phone)
                 codes.hook = sendSMSHook
                 return codes
             } : nil
@@ -226,13 +225,10 @@ struct AuthService: Sendable {
         appleAppIDs = configuration.passkeys.appleAppIDs
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
-        verification = EmailVerification(
-            store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings,
-            notices: notices)
+        verification = EmailVerification(shared: shared, settings: linkSettings)
         hostedPages = HostedPages(
-            store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
-            settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength,
-            notices: notices)
+            shared: shared, verification: verification, emailLinks: emailLinks, settings: linkSettings,
+            minimumPasswordLength: configuration.minimumPasswordLength)
         hostedPasskeys = HostedPasskeys(
             pages: hostedPages, registration: passkeyRegistration, signIn: passkeySignIn, store: store, clock: clock,
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
