@@ -7,14 +7,11 @@ import Foundation
 ///
 /// With secure password change on, a session older than 24 hours needs the nonce to
 /// change the password (GoTrue's rule); a fresher session does not.
-struct Reauthentication: Sendable {
+struct Reauthentication: ServiceDependent {
     /// How old a session may be and still change the password without a nonce.
     static let freshSessionAge: TimeInterval = 24 * 3600
 
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
-    let tokens: OpaqueTokens
+    let shared: ServiceDependencies
     let emailLinks: EmailLinks
     /// Whether a password change needs a nonce (`--secure-password-change`).
     let required: Bool

@@ -9,7 +9,7 @@ import Logging
 /// address sends the confirmation again and changes nothing else; with a confirmed address it
 /// sends nothing and answers a user that looks new (GoTrue's obfuscated user), so the answer
 /// does not tell whether the address has an account.
-struct SignUp: Sendable {
+struct SignUp: ServiceDependent {
     /// A session (autoconfirm) or the user waiting for confirmation.
     enum Outcome: Encodable, Sendable {
         case session(SessionResponse)
@@ -30,18 +30,9 @@ struct SignUp: Sendable {
         var anonymousUsers: Bool = false
     }
 
-    let store: any AuthStore
-    let clock: any ServerClock
-    let passwords: PasswordPolicy
-    let limits: RateLimits
-    let sessions: SessionIssuer
+    let shared: ServiceDependencies
     let emailLinks: EmailLinks
     let settings: Settings
-    let logger: Logger
-    /// The before user created hook, when one is configured.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
     /// Sign-up with a phone number; `nil` when phone sign-in is off.
     var phone: PhoneSignUp? = nil
 
@@ -95,9 +86,7 @@ struct SignUp: Sendable {
         do {
             if settings.autoconfirm {
                 let session = try await sessions.presign(sessions.prepare(for: user, method: "password", ipAddress: ipAddress))
-                try await store.insertUser(
-                    session.user, audit: audit,
-                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+                try await store.insertUser(session.user, audit: audit, start: .session(session))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "email_hash": "\(EmailHash.of(email))"])
                 try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))
@@ -134,7 +123,7 @@ struct SignUp: Sendable {
             audit: AuditEntry(
                 action: .userSignedUp, actorID: user.id, actorUsername: "", traits: ["provider": .string("anonymous")], ipAddress: ipAddress,
                 createdAt: now),
-            start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+            start: .session(session))
         logger.info("anonymous user signed up", metadata: ["user_id": "\(user.id)"])
         try await afterUserCreated?.notify(session.user)
         return try await sessions.started(session)

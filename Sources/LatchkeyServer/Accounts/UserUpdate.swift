@@ -10,11 +10,8 @@ import LatchkeyWire
 /// address is confirmed; it cannot set a password without giving an address. A new phone number
 /// waits as `new_phone` until the code sent to it is verified (`phone_change`), or applies at once
 /// with SMS autoconfirm.
-struct UserUpdate: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let passwords: PasswordPolicy
-    let limits: RateLimits
+struct UserUpdate: ServiceDependent {
+    let shared: ServiceDependencies
     let emailLinks: EmailLinks
     let reauthentication: Reauthentication
     /// Whether a new address applies without confirmation.
@@ -23,8 +20,6 @@ struct UserUpdate: Sendable {
     var requireCurrentPassword: Bool = false
     /// Phone numbers' codes; `nil` when phone sign-in is off.
     var phoneCodes: PhoneCodes? = nil
-    /// The password-changed notice.
-    let notices: AccountNotices
 
     func update(
         _ signedIn: BearerAuthentication.Authenticated, with body: UpdateUserBody, redirectTo: String? = nil, ipAddress: String

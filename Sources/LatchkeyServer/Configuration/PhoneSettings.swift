@@ -136,34 +136,31 @@ public struct PhoneSettings: Sendable, Equatable {
     /// The sender ``provider`` names, over `http` (`allowsLoopback`: the tests' fake may stand
     /// in for the provider's host).
     func sender(http: any ProviderHTTP, allowsLoopback: Bool) -> any SMSSender {
-        switch provider ?? "" {
+        // The provider's API over `http`: its own base, or the tests' override when loopback
+        // providers are allowed.
+        func api(_ name: String, _ own: String) -> SMSProviderAPI {
+            SMSProviderAPI(name: name, http: http, base: allowsLoopback ? providerURLOverride ?? own : own)
+        }
+        return switch provider ?? "" {
         case "twilio":
             TwilioSMSSender(
-                http: http, accountSID: twilioAccountSID ?? "", authToken: twilioAuthToken ?? "",
-                messageServiceSID: twilioMessageServiceSID ?? "", contentSID: twilioContentSID,
-                apiBase: base(TwilioSMSSender.apiBase, allowsLoopback))
+                api: api("Twilio", TwilioSMSSender.apiBase), accountSID: twilioAccountSID ?? "", authToken: twilioAuthToken ?? "",
+                messageServiceSID: twilioMessageServiceSID ?? "", contentSID: twilioContentSID)
         case "twilio_verify":
             TwilioVerifySMSSender(
-                http: http, accountSID: twilioVerifyAccountSID ?? "", authToken: twilioVerifyAuthToken ?? "",
-                serviceSID: twilioVerifyMessageServiceSID ?? "", apiBase: base(TwilioVerifySMSSender.apiBase, allowsLoopback))
+                api: api("Twilio Verify", TwilioVerifySMSSender.apiBase), accountSID: twilioVerifyAccountSID ?? "",
+                authToken: twilioVerifyAuthToken ?? "", serviceSID: twilioVerifyMessageServiceSID ?? "")
         case "messagebird":
             MessageBirdSMSSender(
-                http: http, accessKey: messageBirdAccessKey ?? "", originator: messageBirdOriginator ?? "",
-                apiBase: base(MessageBirdSMSSender.apiBase, allowsLoopback))
+                api: api("MessageBird", MessageBirdSMSSender.apiBase), accessKey: messageBirdAccessKey ?? "",
+                originator: messageBirdOriginator ?? "")
         case "vonage":
             VonageSMSSender(
-                http: http, apiKey: vonageAPIKey ?? "", apiSecret: vonageAPISecret ?? "", from: vonageFrom ?? "",
-                apiBase: base(VonageSMSSender.apiBase, allowsLoopback))
+                api: api("Vonage", VonageSMSSender.apiBase), apiKey: vonageAPIKey ?? "", apiSecret: vonageAPISecret ?? "", from: vonageFrom ?? "")
         case "textlocal":
-            TextlocalSMSSender(
-                http: http, apiKey: textlocalAPIKey ?? "", sender: textlocalSender ?? "", apiBase: base(TextlocalSMSSender.apiBase, allowsLoopback))
+            TextlocalSMSSender(api: api("Textlocal", TextlocalSMSSender.apiBase), apiKey: textlocalAPIKey ?? "", sender: textlocalSender ?? "")
         default:
             NoSMSProvider()
         }
-    }
-
-    /// The provider's own API base, or the tests' override when loopback providers are allowed.
-    private func base(_ own: String, _ allowsLoopback: Bool) -> String {
-        allowsLoopback ? providerURLOverride ?? own : own
     }
 }

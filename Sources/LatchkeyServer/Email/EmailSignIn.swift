@@ -8,19 +8,12 @@ import LatchkeyWire
 /// account with no password. The answer is `{}` in every case — with `create_user: false` as
 /// well, where GoTrue answers 422 for an unknown address and so tells which addresses have
 /// accounts; Latchkey then simply sends nothing.
-struct EmailSignIn: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
+struct EmailSignIn: ServiceDependent {
+    let shared: ServiceDependencies
     let emailLinks: EmailLinks
     let signUpDisabled: Bool
     /// Whether a new account is confirmed at once (it then gets a magic link, not a confirmation).
     let autoconfirm: Bool
-    /// The before user created hook, when it is on: its refusal is the request's error, and
-    /// nothing is stored or mailed.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// Mails `body.email` a sign-in link and code; `queryRedirect` is the request's
     /// `redirect_to` parameter.

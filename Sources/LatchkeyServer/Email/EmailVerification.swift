@@ -8,7 +8,7 @@ import LatchkeyWire
 /// Wrong codes count against the address and are refused for a while after ten. Following a
 /// link whose token starts `pkce_` ends in a redirect with `?code=` for
 /// `POST /token?grant_type=pkce`, not in a session.
-struct EmailVerification: Sendable {
+struct EmailVerification: ServiceDependent {
     /// The `type` values of `/verify`.
     enum VerificationType: String, Sendable {
         case signup
@@ -63,14 +63,8 @@ struct EmailVerification: Sendable {
         }
     }
 
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
-    let tokens: OpaqueTokens
-    let sessions: SessionIssuer
+    let shared: ServiceDependencies
     let settings: EmailLinks.Settings
-    /// The email-changed notice, mailed to the previous address.
-    let notices: AccountNotices
 
     /// `POST /verify`: a session for a valid link token or code.
     func verify(_ body: VerifyBody, ipAddress: String) async throws -> Outcome {

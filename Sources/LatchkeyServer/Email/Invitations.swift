@@ -3,16 +3,9 @@ import LatchkeyWire
 
 /// `POST /invite` and `POST /admin/generate_link`: the administrator's ways to hand out email
 /// links — mailed by the server (an invitation), or returned for the caller to deliver.
-struct Invitations: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let passwords: PasswordPolicy
+struct Invitations: ServiceDependent {
+    let shared: ServiceDependencies
     let emailLinks: EmailLinks
-    /// The before user created hook, when it is on: asked before an invitation or a generated
-    /// sign-up link makes an account; its refusal stores nothing.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// `POST /invite`: creates the account (no password) unless an unconfirmed one exists, and
     /// mails it an invitation link and code. An address with a confirmed account is 422

@@ -12,19 +12,16 @@ import Logging
 /// flow by a cookie (only its hash is stored), so a callback URL from someone else's sign-in
 /// cannot sign this browser into their account. Where the flow lands is checked against the
 /// redirect allow list when it starts.
-struct BrowserSignIn: Sendable {
+struct BrowserSignIn: ServiceDependent {
     /// How long a person may take at the provider.
     static let lifetime: TimeInterval = 600
     /// The cookie binding flows to the browser that started them.
     static let bindingCookie = "latchkey-provider-flow"
 
+    let shared: ServiceDependencies
     let providers: BrowserProviders
     let signIn: ProviderSignIn
-    let store: any AuthStore
-    let clock: any ServerClock
-    let sessions: SessionIssuer
     let redirects: RedirectPolicy
-    let logger: Logger
 
     /// Where `GET /authorize` (or `/user/identities/authorize`) sends the browser.
     struct Start: Sendable {
@@ -125,7 +122,8 @@ struct BrowserSignIn: Sendable {
         }
         let user =
             if let target = flow.linkingUserID {
-                try await signIn.linkedAccount(provider: provider.name, result.data, emailOptional: provider.emailOptional, to: target, ipAddress: ipAddress)
+                try await signIn.linkedAccount(
+                    provider: provider.name, result.data, emailOptional: provider.emailOptional, to: target, ipAddress: ipAddress)
             } else {
                 try await signIn.account(provider: provider.name, result.data, emailOptional: provider.emailOptional, ipAddress: ipAddress)
             }

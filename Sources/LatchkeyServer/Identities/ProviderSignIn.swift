@@ -5,22 +5,13 @@ import Logging
 
 /// Signs people in with identities at external providers, links and unlinks identities: the
 /// use case behind the ID-token grant, the browser sign-in's callback and `/user/identities`.
-struct ProviderSignIn: Sendable {
+struct ProviderSignIn: ServiceDependent {
+    let shared: ServiceDependencies
     let settings: ExternalProviderSettings
-    let store: any AuthStore
-    let clock: any ServerClock
-    let sessions: SessionIssuer
     let verifier: IDTokenVerifier
     let custom: CustomProviders
     let signupDisabled: Bool
     let autoconfirm: Bool
-    /// The identity-linked and identity-unlinked notices.
-    let notices: AccountNotices
-    let logger: Logger
-    /// The before user created hook, when it is on: asked before a first sign-in makes an account.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// The provider a request names, with its ID token's claims once verified.
     func verify(

@@ -10,10 +10,8 @@ import LatchkeyWire
 /// unverified factor, registration options (`create`) that exclude the credentials the user
 /// already has as factors or passkeys, so one authenticator is not enrolled twice; for a
 /// verified one, request options (`request`) that allow only the factor's own credential.
-struct FactorChallenges: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
+struct FactorChallenges: ServiceDependent {
+    let shared: ServiceDependencies
     let rules: FactorRules
     let ceremonies: PasskeyCeremonies
     /// A phone factor's codes; `nil` while phone factors cannot be verified.

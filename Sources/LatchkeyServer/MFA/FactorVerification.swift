@@ -17,19 +17,13 @@ import Logging
 /// - On success the factor is verified, the session becomes `aal2` with `totp` in its `amr`, and
 ///   gets a new refresh token (the one it had can no longer renew it); the user's other `aal1`
 ///   sessions end and their other unverified TOTP factors are deleted, as in GoTrue.
-struct FactorVerification: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
+struct FactorVerification: ServiceDependent {
+    let shared: ServiceDependencies
     let rules: FactorRules
     let secrets: FactorSecretBox
-    let sessions: SessionIssuer
     let relyingParty: RelyingParty
     /// A phone factor's codes; `nil` while phone factors cannot be verified.
     let phone: PhoneFactorMessages?
-    /// The factor-enrolled notice, for a factor's first verification.
-    let notices: AccountNotices
-    let logger: Logger
     /// The MFA verification attempt hook, when it is on.
     var attemptHook: VerificationAttemptHook? = nil
 

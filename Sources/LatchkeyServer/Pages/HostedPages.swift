@@ -25,7 +25,7 @@ import LatchkeyWire
 ///   ticket, a wrong or missing CSRF field, or a spent ticket changes nothing.
 ///
 /// Nothing here reads HTTP; the routes (`HostedPageRoutes`) render ``PageTemplates``.
-struct HostedPages: Sendable {
+struct HostedPages: ServiceDependent {
     /// How long a set-new-password form stays usable after its link was followed.
     static let formTTL: TimeInterval = 900
     /// The cookie that holds the form ticket.
@@ -66,17 +66,12 @@ struct HostedPages: Sendable {
         case unusablePassword(form: PasswordForm, message: String)
     }
 
-    let store: any AuthStore
-    let clock: any ServerClock
-    let passwords: PasswordPolicy
+    let shared: ServiceDependencies
     let verification: EmailVerification
     let emailLinks: EmailLinks
-    let tokens: OpaqueTokens
     let settings: EmailLinks.Settings
     /// The minimum password length the form names.
     let minimumPasswordLength: Int
-    /// The password-changed notice, as `PUT /user` sends it.
-    let notices: AccountNotices
 
     /// Whether the server itself is on the secure scheme (then cookies are `Secure`).
     var isSecure: Bool { settings.externalURL.lowercased().hasPrefix("https:") }

@@ -12,7 +12,7 @@ import Logging
 /// With a provider that checks its own codes (``SMSCodeChecker``, Twilio Verify) the row records
 /// that a code went to the number, under a value only the server can derive, and the code the
 /// user types is checked by the provider before the row is spent, as GoTrue does.
-struct PhoneCodes: Sendable {
+struct PhoneCodes: ServiceDependent {
     /// Which code is sent: sign-up and sign-in share GoTrue's confirmation token.
     enum Purpose: Sendable {
         case confirmation
@@ -37,33 +37,22 @@ struct PhoneCodes: Sendable {
         }
     }
 
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
-    let tokens: OpaqueTokens
+    let shared: ServiceDependencies
     let sender: any SMSSender
     let settings: PhoneSettings
     /// ``PhoneSettings/testCodes``, parsed.
     let testCodes: [String: String]
     let testCodesValidUntil: Date?
-    let logger: Logger
     /// The send SMS hook, when on: codes go to it instead of ``sender``, which it replaces.
     var hook: SendSMSHook? = nil
 
-    init(
-        store: any AuthStore, clock: any ServerClock, limits: RateLimits, tokens: OpaqueTokens, sender: any SMSSender, settings: PhoneSettings,
-        logger: Logger
-    ) {
-        self.store = store
-        self.clock = clock
-        self.limits = limits
-        self.tokens = tokens
+    init(shared: ServiceDependencies, sender: any SMSSender, settings: PhoneSettings) {
+        self.shared = shared
         self.sender = sender
         self.settings = settings
         // Checked when the configuration was validated.
         testCodes = (try? settings.parsedTestCodes()) ?? [:]
         testCodesValidUntil = try? settings.parsedTestCodesValidUntil()
-        self.logger = logger
     }
 
     /// The channel `raw` names (absent: SMS), or GoTrue's 400.

@@ -9,16 +9,10 @@ import LatchkeyWire
 /// for an unknown number and so tells which numbers have accounts; Latchkey then sends nothing,
 /// and a second request within `SMS_MAX_FREQUENCY`, or any once the server's SMS limit is spent,
 /// is 429 as for a number with an account.
-struct PhoneSignIn: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
+struct PhoneSignIn: ServiceDependent {
+    let shared: ServiceDependencies
     let codes: PhoneCodes
     let signUpDisabled: Bool
-    /// The before user created hook, when it is on: its refusal is the request's error.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
 
     /// Sends `body.phone` a sign-in code.
     func send(_ body: OTPBody, ipAddress: String) async throws {

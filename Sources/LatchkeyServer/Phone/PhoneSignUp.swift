@@ -9,18 +9,9 @@ import Logging
 /// with an unconfirmed number sends a code again and changes nothing else; with a confirmed
 /// number it sends nothing and answers a user that looks new, so the answer does not tell
 /// whether the number has an account.
-struct PhoneSignUp: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let passwords: PasswordPolicy
-    let limits: RateLimits
-    let sessions: SessionIssuer
+struct PhoneSignUp: ServiceDependent {
+    let shared: ServiceDependencies
     let codes: PhoneCodes
-    let logger: Logger
-    /// The before user created hook, when it is on.
-    var beforeUserCreated: BeforeUserCreatedHook? = nil
-    /// The after user created hook, when one is configured: told of each account made here.
-    var afterUserCreated: AfterUserCreatedHook? = nil
 
     func signUp(_ body: SignUpBody, ipAddress: String) async throws -> SignUp.Outcome {
         let channel = try PhoneCodes.channel(body.channel)
@@ -56,9 +47,7 @@ struct PhoneSignUp: Sendable {
         do {
             if codes.settings.autoconfirm {
                 let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
-                try await store.insertUser(
-                    session.user, audit: audit,
-                    start: .session(session.session, refreshTokenHash: OpaqueTokens.hash(session.refreshToken), audit: session.audit))
+                try await store.insertUser(session.user, audit: audit, start: .session(session))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "provider": "phone"])
                 try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))

@@ -8,14 +8,9 @@ import LatchkeyWire
 /// code sent to a new number and makes it the user's. A code is spent by its first use, counts
 /// only for the number it was sent to and expires after ``PhoneSettings/codeTTL``; wrong codes
 /// count against the number as for email codes.
-struct PhoneVerification: Sendable {
-    let store: any AuthStore
-    let clock: any ServerClock
-    let limits: RateLimits
+struct PhoneVerification: ServiceDependent {
+    let shared: ServiceDependencies
     let codes: PhoneCodes
-    let sessions: SessionIssuer
-    /// The phone-changed notice, and the identity-linked one for a first phone number.
-    let notices: AccountNotices
 
     func verify(_ body: VerifyBody, ipAddress: String) async throws -> SessionResponse {
         let purpose: PhoneCodes.Purpose = body.type == "phone_change" ? .phoneChange : .confirmation

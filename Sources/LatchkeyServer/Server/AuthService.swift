@@ -137,75 +137,62 @@ struct AuthService: Sendable {
             settings: configuration.notifications, mailer: mailer, templates: mailTemplates, siteURL: linkSettings.redirects.siteURL,
             logger: logger)
         notices.hook = sendEmailHook
-        var reauthentication = Reauthentication(
-            store: store, clock: clock, limits: limits, tokens: tokens, emailLinks: emailLinks, required: configuration.securePasswordChange)
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        let shared = ServiceDependencies(
+            store: store, clock: clock, limits: limits, passwords: passwords, sessions: sessions, tokens: tokens, notices: notices,
+            logger: logger,
+            beforeUserCreated: (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
+                BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
+            },
+            afterUserCreated: (try? configuration.hooks.afterUserCreatedTarget())?.map {
+                AfterUserCreatedHook(dispatcher: hookDispatcher($0))
+            })
+        var reauthentication = Reauthentication(shared: shared, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         let sms =
             configuration.phone.enabled || configuration.mfaPhoneVerifyEnabled
             ? smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders) : nil
-        // The configuration was validated at start: an unusable endpoint never gets here.
-        let beforeUserCreated = (try? configuration.hooks.beforeUserCreatedEndpoint())?.map {
-            BeforeUserCreatedHook(dispatcher: hookDispatcher($0))
-        }
-        let afterUserCreated = (try? configuration.hooks.afterUserCreatedTarget())?.map {
-            AfterUserCreatedHook(dispatcher: hookDispatcher($0))
-        }
         let sendSMSHook = (try? configuration.hooks.sendSMSTarget())?.map { SendSMSHook(dispatcher: hookDispatcher($0)) }
         let phoneCodes =
             configuration.phone.enabled
             ? sms.map {
-                var codes = PhoneCodes(
-                    store: store, clock: clock, limits: limits, tokens: tokens, sender: $0, settings: configuration.phone, logger: logger)
+                var codes = PhoneCodes(shared: shared, sender: $0, settings: configuration.phone)
                 codes.hook = sendSMSHook
                 return codes
             } : nil
         reauthentication.phoneCodes = phoneCodes
-        phoneSignIn = phoneCodes.map {
-            PhoneSignIn(
-                store: store, clock: clock, limits: limits, codes: $0, signUpDisabled: configuration.disableSignup,
-                beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
-        }
-        phoneVerification = phoneCodes.map {
-            PhoneVerification(store: store, clock: clock, limits: limits, codes: $0, sessions: sessions, notices: notices)
-        }
+        phoneSignIn = phoneCodes.map { PhoneSignIn(shared: shared, codes: $0, signUpDisabled: configuration.disableSignup) }
+        phoneVerification = phoneCodes.map { PhoneVerification(shared: shared, codes: $0) }
         signUp = SignUp(
-            store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, emailLinks: emailLinks,
+            shared: shared, emailLinks: emailLinks,
             settings: SignUp.Settings(
                 disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
-            logger: logger,
-            beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated,
-            phone: phoneCodes.map {
-                PhoneSignUp(
-                    store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions, codes: $0, logger: logger,
-                    beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
-            })
+            phone: phoneCodes.map { PhoneSignUp(shared: shared, codes: $0) })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
         let customProviders = CustomProviders(
-            settings: configuration.external, store: store, clock: clock, sealer: tokens.providerSecrets, directory: directory, logger: logger)
+            shared: shared, settings: configuration.external, sealer: tokens.providerSecrets, directory: directory)
         self.customProviders = customProviders
         let providers = ProviderSignIn(
-            settings: configuration.external, store: store, clock: clock, sessions: sessions, verifier: idTokens, custom: customProviders,
-            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, notices: notices, logger: logger,
-            beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
+            shared: shared, settings: configuration.external, verifier: idTokens, custom: customProviders,
+            signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm)
         self.providers = providers
         browserSignIn = BrowserSignIn(
+            shared: shared,
             providers: BrowserProviders(
                 settings: configuration.external, directory: directory, verifier: idTokens, http: http, clock: clock, custom: customProviders,
                 origin: origin),
-            signIn: providers, store: store, clock: clock, sessions: sessions, redirects: linkSettings.redirects, logger: logger)
+            signIn: providers, redirects: linkSettings.redirects)
         grants = TokenGrants(
             GrantDependencies(
-                configuration: configuration, store: store, clock: clock, passwords: passwords, limits: limits, sessions: sessions,
-                tokens: tokens, logger: logger, authentication: authentication, providers: providers,
+                shared: shared, configuration: configuration, authentication: authentication, providers: providers,
                 passwordAttemptHook: (try? configuration.hooks.passwordVerificationAttemptEndpoint())?.map {
                     VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .password)
                 }))
         logout = Logout(store: store, clock: clock)
         userUpdate = UserUpdate(
-            store: store, clock: clock, passwords: passwords, limits: limits, emailLinks: emailLinks, reauthentication: reauthentication,
-            autoconfirm: configuration.autoconfirm, requireCurrentPassword: configuration.requireCurrentPassword, phoneCodes: phoneCodes,
-            notices: notices)
+            shared: shared, emailLinks: emailLinks, reauthentication: reauthentication, autoconfirm: configuration.autoconfirm,
+            requireCurrentPassword: configuration.requireCurrentPassword, phoneCodes: phoneCodes)
         profiles = Profiles(store: store, clock: clock)
         currentUser = CurrentUser(store: store)
         let factorRules = FactorRules(configuration)
@@ -223,11 +210,9 @@ struct AuthService: Sendable {
                     template: configuration.mfaPhoneTemplate,
                     logger: logger, hook: sendSMSHook)
             } : nil
-        factorChallenges = FactorChallenges(
-            store: store, clock: clock, limits: limits, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
+        factorChallenges = FactorChallenges(shared: shared, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)
         factorVerification = FactorVerification(
-            store: store, clock: clock, limits: limits, rules: factorRules, secrets: factorSecrets, sessions: sessions,
-            relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages, notices: notices, logger: logger,
+            shared: shared, rules: factorRules, secrets: factorSecrets, relyingParty: ceremonies.relyingParty, phone: phoneFactorMessages,
             attemptHook: (try? configuration.hooks.mfaVerificationAttemptEndpoint())?.map {
                 VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .mfa)
             })
@@ -240,22 +225,16 @@ struct AuthService: Sendable {
         appleAppIDs = configuration.passkeys.appleAppIDs
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
-        verification = EmailVerification(
-            store: store, clock: clock, limits: limits, tokens: tokens, sessions: sessions, settings: linkSettings,
-            notices: notices)
+        verification = EmailVerification(shared: shared, settings: linkSettings)
         hostedPages = HostedPages(
-            store: store, clock: clock, passwords: passwords, verification: verification, emailLinks: emailLinks, tokens: tokens,
-            settings: linkSettings, minimumPasswordLength: configuration.minimumPasswordLength,
-            notices: notices)
+            shared: shared, verification: verification, emailLinks: emailLinks, settings: linkSettings,
+            minimumPasswordLength: configuration.minimumPasswordLength)
         hostedPasskeys = HostedPasskeys(
             pages: hostedPages, registration: passkeyRegistration, signIn: passkeySignIn, store: store, clock: clock,
             settings: configuration.passkeys, redirects: linkSettings.redirects, captchaEnabled: configuration.captcha.enabled)
         emailSignIn = EmailSignIn(
-            store: store, clock: clock, limits: limits, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup,
-            autoconfirm: configuration.autoconfirm, beforeUserCreated: beforeUserCreated, afterUserCreated: afterUserCreated)
-        invitations = Invitations(
-            store: store, clock: clock, passwords: passwords, emailLinks: emailLinks, beforeUserCreated: beforeUserCreated,
-            afterUserCreated: afterUserCreated)
+            shared: shared, emailLinks: emailLinks, signUpDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm)
+        invitations = Invitations(shared: shared, emailLinks: emailLinks)
         adminUsers = AdminUsers(store: store, clock: clock, passwords: passwords, adminRoles: configuration.jwtAdminRoles, logger: logger)
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)

@@ -113,3 +113,11 @@ struct SessionIssuer: Sendable {
         return SignedToken(token: try await signer.sign(HookedAccessTokenClaims(hooked)), expiresAt: expiresAt)
     }
 }
+
+extension NewAccountStart {
+    /// A new account's first session as ``SessionIssuer/prepare(for:method:ipAddress:action:provider:)``
+    /// made it: stored with the account's row, then answered with ``SessionIssuer/started(_:)``.
+    static func session(_ prepared: SessionIssuer.Prepared) -> NewAccountStart {
+        .session(prepared.session, refreshTokenHash: OpaqueTokens.hash(prepared.refreshToken), audit: prepared.audit)
+    }
+}

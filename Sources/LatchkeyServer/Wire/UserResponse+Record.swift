@@ -45,28 +45,10 @@ extension UserResponse {
     static func identities(of user: UserRecord, linked: [IdentityRecord]) -> [Identity] {
         var identities: [Identity] = []
         if !user.email.isEmpty, user.hasEmailIdentity {
-            let id = user.id.lowercasedString
-            identities.append(
-                Identity(
-                    identity_id: id, id: id, user_id: id,
-                    identity_data: [
-                        "sub": .string(id), "email": .string(user.email),
-                        "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(false),
-                    ],
-                    provider: "email", last_sign_in_at: user.lastSignInAt.map(WireDate.format), created_at: WireDate.format(user.createdAt),
-                    updated_at: WireDate.format(user.updatedAt), email: user.email))
+            identities.append(ownIdentity(of: user, "email", user.email, emailVerified: user.emailConfirmedAt != nil, phoneVerified: false))
         }
         if !user.phone.isEmpty, user.hasPhoneIdentity {
-            let id = user.id.lowercasedString
-            identities.append(
-                Identity(
-                    identity_id: id, id: id, user_id: id,
-                    identity_data: [
-                        "sub": .string(id), "phone": .string(user.phone), "email_verified": .bool(false),
-                        "phone_verified": .bool(user.phoneConfirmedAt != nil),
-                    ],
-                    provider: "phone", last_sign_in_at: user.lastSignInAt.map(WireDate.format), created_at: WireDate.format(user.createdAt),
-                    updated_at: WireDate.format(user.updatedAt), email: nil))
+            identities.append(ownIdentity(of: user, "phone", user.phone, emailVerified: false, phoneVerified: user.phoneConfirmedAt != nil))
         }
         for identity in linked {
             identities.append(
@@ -77,6 +59,22 @@ extension UserResponse {
                     updated_at: WireDate.format(identity.updatedAt), email: identity.email))
         }
         return identities
+    }
+
+    /// The identity `user` has of its own address or number (`provider` is `email` or
+    /// `phone`, and `value` the address or number): its id is the user's.
+    private static func ownIdentity(
+        of user: UserRecord, _ provider: String, _ value: String, emailVerified: Bool, phoneVerified: Bool
+    ) -> Identity {
+        let id = user.id.lowercasedString
+        return Identity(
+            identity_id: id, id: id, user_id: id,
+            identity_data: [
+                "sub": .string(id), provider: .string(value),
+                "email_verified": .bool(emailVerified), "phone_verified": .bool(phoneVerified),
+            ],
+            provider: provider, last_sign_in_at: user.lastSignInAt.map(WireDate.format), created_at: WireDate.format(user.createdAt),
+            updated_at: WireDate.format(user.updatedAt), email: provider == "email" ? value : nil)
     }
 }
 

@@ -6,37 +6,33 @@ import Foundation
 struct MessageBirdSMSSender: SMSSender {
     static let apiBase = "https://rest.messagebird.com"
 
-    let http: any ProviderHTTP
+    let api: SMSProviderAPI
     let accessKey: String
     let originator: String
-    let apiBase: String
 
     func send(_ message: SMSMessage) async throws -> String {
-        guard message.channel == .sms else { throw ProviderFetchError("MessageBird sends SMS only") }
-        guard let url = URL(string: "\(apiBase)/messages") else { throw ProviderFetchError("the MessageBird URL is not valid") }
+        try api.requireSMS(message)
+        let url = try api.url("/messages", invalid: "the MessageBird URL is not valid")
         let fields = [
             ("originator", originator), ("body", message.body), ("recipients", message.to), ("type", "sms"), ("datacoding", "unicode"),
         ]
-        let response = try await http.send(.form(url, fields, headers: [("Authorization", "AccessKey " + accessKey)]))
-        guard (200..<300).contains(response.status) else {
-            let refusal = try? JSONDecoder().decode(Refusal.self, from: response.body)
-            throw ProviderFetchError("MessageBird answered \(response.status): \(refusal?.errors?.first?.description ?? "no error message")")
-        }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body), let id = answer.id else {
-            throw ProviderFetchError("MessageBird's answer is not a message")
-        }
-        guard (answer.recipients?.totalSentCount ?? 0) > 0 else { throw ProviderFetchError("MessageBird sent message \(id) to nobody") }
-        return id
+        let answer: Answer = try await api.answer(
+            to: .form(url, fields, headers: [("Authorization", "AccessKey " + accessKey)]), accepting: { (200..<300).contains($0) },
+            refusal: Refusal.self, unreadable: { _ in "MessageBird's answer is not a message" })
+        guard (answer.recipients?.totalSentCount ?? 0) > 0 else { throw ProviderFetchError("MessageBird sent message \(answer.id) to nobody") }
+        return answer.id
     }
 
     private struct Answer: Decodable {
         struct Recipients: Decodable { var totalSentCount: Int? }
-        var id: String?
+        var id: String
         var recipients: Recipients?
     }
 
-    private struct Refusal: Decodable {
+    private struct Refusal: SMSProviderRefusal {
         struct Failure: Decodable { var description: String? }
         var errors: [Failure]?
+
+        var reason: String? { errors?.first?.description }
     }
 }

@@ -6,19 +6,16 @@ import Foundation
 struct TextlocalSMSSender: SMSSender {
     static let apiBase = "https://api.textlocal.in"
 
-    let http: any ProviderHTTP
+    let api: SMSProviderAPI
     let apiKey: String
     let sender: String
-    let apiBase: String
 
     func send(_ message: SMSMessage) async throws -> String {
-        guard message.channel == .sms else { throw ProviderFetchError("Textlocal sends SMS only") }
-        guard let url = URL(string: "\(apiBase)/send") else { throw ProviderFetchError("the Textlocal URL is not valid") }
-        let response = try await http.send(
-            .form(url, [("sender", sender), ("apikey", apiKey), ("message", message.body), ("numbers", message.to)]))
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
-            throw ProviderFetchError("Textlocal answered \(response.status) with no status")
-        }
+        try api.requireSMS(message)
+        let url = try api.url("/send", invalid: "the Textlocal URL is not valid")
+        let answer: Answer = try await api.answer(
+            to: .form(url, [("sender", sender), ("apikey", apiKey), ("message", message.body), ("numbers", message.to)]),
+            unreadable: { "Textlocal answered \($0) with no status" })
         guard answer.status == "success" else {
             let failure = answer.errors?.first
             throw ProviderFetchError("Textlocal refused the message: \(failure?.message ?? "no error message") (code \(failure?.code ?? 0))")

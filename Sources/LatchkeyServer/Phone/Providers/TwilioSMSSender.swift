@@ -10,17 +10,15 @@ struct TwilioSMSSender: SMSSender {
     /// Twilio's API; tests reach a local fake through ``PhoneSettings/providerURLOverride``.
     static let apiBase = "https://api.twilio.com"
 
-    let http: any ProviderHTTP
+    let api: SMSProviderAPI
     let accountSID: String
     let authToken: String
     let messageServiceSID: String
     let contentSID: String?
-    let apiBase: String
 
     func send(_ message: SMSMessage) async throws -> String {
-        guard let url = URL(string: "\(apiBase)/2010-04-01/Accounts/\(ProviderRequest.formEncoded(accountSID))/Messages.json") else {
-            throw ProviderFetchError("the Twilio account SID makes no URL")
-        }
+        let url = try api.url(
+            "/2010-04-01/Accounts/\(ProviderRequest.formEncoded(accountSID))/Messages.json", invalid: "the Twilio account SID makes no URL")
         var to = "+" + message.to
         var from = messageServiceSID
         var fields: [(String, String)]
@@ -38,29 +36,19 @@ struct TwilioSMSSender: SMSSender {
                 fields.append(("Body", message.body))
             }
         }
-        let response = try await http.send(.form(url, fields, basicAuthentication: accountSID, secret: authToken))
-        guard response.status == 200 || response.status == 201 else {
-            let error = try? JSONDecoder().decode(ErrorAnswer.self, from: response.body)
-            throw ProviderFetchError("Twilio answered \(response.status): \(error?.message ?? "no error message")")
-        }
-        guard let status = try? JSONDecoder().decode(MessageStatus.self, from: response.body), let sid = status.sid else {
-            throw ProviderFetchError("Twilio's answer is not a message")
-        }
+        let status: MessageStatus = try await api.answer(
+            to: .form(url, fields, basicAuthentication: accountSID, secret: authToken), accepting: { $0 == 200 || $0 == 201 },
+            refusal: TwilioRefusal.self, unreadable: { _ in "Twilio's answer is not a message" })
         if status.status == "failed" || status.status == "undelivered" {
-            throw ProviderFetchError("Twilio could not deliver message \(sid): \(status.error_message ?? "no error message")")
+            throw ProviderFetchError("Twilio could not deliver message \(status.sid): \(status.error_message ?? "no error message")")
         }
-        return sid
+        return status.sid
     }
 
     /// The parts of Twilio's message resource read here.
     private struct MessageStatus: Decodable {
-        var sid: String?
+        var sid: String
         var status: String?
         var error_message: String?
-    }
-
-    /// Twilio's error body.
-    private struct ErrorAnswer: Decodable {
-        var message: String?
     }
 }

@@ -12,11 +12,10 @@ struct TwilioVerifySMSSender: SMSCodeChecker {
     /// Twilio Verify's API; tests reach a local fake through ``PhoneSettings/providerURLOverride``.
     static let apiBase = "https://verify.twilio.com"
 
-    let http: any ProviderHTTP
+    let api: SMSProviderAPI
     let accountSID: String
     let authToken: String
     let serviceSID: String
-    let apiBase: String
 
     func send(_ message: SMSMessage) async throws -> String {
         let answer: Verification = try await post(
@@ -31,18 +30,11 @@ struct TwilioVerifySMSSender: SMSCodeChecker {
     }
 
     private func post(_ resource: String, _ fields: [(String, String)], what: String) async throws -> Verification {
-        guard let url = URL(string: "\(apiBase)/v2/Services/\(ProviderRequest.formEncoded(serviceSID))/\(resource)") else {
-            throw ProviderFetchError("the Twilio Verify service SID makes no URL")
-        }
-        let response = try await http.send(.form(url, fields, basicAuthentication: accountSID, secret: authToken))
-        guard response.status == 200 || response.status == 201 else {
-            let error = try? JSONDecoder().decode(ErrorAnswer.self, from: response.body)
-            throw ProviderFetchError("Twilio Verify answered \(response.status): \(error?.message ?? "no error message")")
-        }
-        guard let answer = try? JSONDecoder().decode(Verification.self, from: response.body) else {
-            throw ProviderFetchError("Twilio Verify's answer to \(what) is not JSON")
-        }
-        return answer
+        let url = try api.url(
+            "/v2/Services/\(ProviderRequest.formEncoded(serviceSID))/\(resource)", invalid: "the Twilio Verify service SID makes no URL")
+        return try await api.answer(
+            to: .form(url, fields, basicAuthentication: accountSID, secret: authToken), accepting: { $0 == 200 || $0 == 201 },
+            refusal: TwilioRefusal.self, unreadable: { _ in "Twilio Verify's answer to \(what) is not JSON" })
     }
 
     /// The parts of Twilio's verification and verification check resources read here.
@@ -50,10 +42,5 @@ struct TwilioVerifySMSSender: SMSCodeChecker {
         var sid: String?
         var status: String?
         var valid: Bool?
-    }
-
-    /// Twilio's error body.
-    private struct ErrorAnswer: Decodable {
-        var message: String?
     }
 }

@@ -6,21 +6,18 @@ import Foundation
 struct VonageSMSSender: SMSSender {
     static let apiBase = "https://rest.nexmo.com"
 
-    let http: any ProviderHTTP
+    let api: SMSProviderAPI
     let apiKey: String
     let apiSecret: String
     let from: String
-    let apiBase: String
 
     func send(_ message: SMSMessage) async throws -> String {
-        guard message.channel == .sms else { throw ProviderFetchError("Vonage sends SMS only") }
-        guard let url = URL(string: "\(apiBase)/sms/json") else { throw ProviderFetchError("the Vonage URL is not valid") }
+        try api.requireSMS(message)
+        let url = try api.url("/sms/json", invalid: "the Vonage URL is not valid")
         var fields = [("from", from), ("to", message.to), ("text", message.body), ("api_key", apiKey), ("api_secret", apiSecret)]
         if !message.body.allSatisfy(\.isASCII) { fields.append(("type", "unicode")) }
-        let response = try await http.send(.form(url, fields))
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body), let first = answer.messages?.first else {
-            throw ProviderFetchError("Vonage answered \(response.status) without a message")
-        }
+        let answer: Answer = try await api.answer(to: .form(url, fields), unreadable: { "Vonage answered \($0) without a message" })
+        let first = answer.first
         guard first.status == "0" else {
             throw ProviderFetchError("Vonage refused the message (status \(first.status ?? "?")): \(first.errorText ?? "no error message")")
         }
@@ -39,6 +36,19 @@ struct VonageSMSSender: SMSSender {
                 case errorText = "error-text"
             }
         }
-        var messages: [Message]?
+        /// The answer's first message: an answer without one is not an answer.
+        var first: Message
+
+        enum CodingKeys: String, CodingKey {
+            case messages
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard let first = try container.decode([Message].self, forKey: .messages).first else {
+                throw DecodingError.dataCorruptedError(forKey: .messages, in: container, debugDescription: "no message")
+            }
+            self.first = first
+        }
     }
 }

@@ -12,13 +12,11 @@ import Logging
 /// loopback with `--allow-loopback-providers`), and an OpenID issuer's discovery document must
 /// answer and name the same issuer. Its client secret is sealed (``SecretSealer``) and never
 /// answered.
-struct CustomProviders: Sendable {
+struct CustomProviders: ServiceDependent {
+    let shared: ServiceDependencies
     let settings: ExternalProviderSettings
-    let store: any AuthStore
-    let clock: any ServerClock
     let sealer: SecretSealer
     let directory: OIDCProviderDirectory
-    let logger: Logger
 
     static let prefix = "custom:"
 
@@ -198,7 +196,9 @@ struct CustomProviders: Sendable {
 
     /// An `oauth2` provider's three endpoints, each an https URL (http on loopback with the
     /// development switch).
-    static func endpoints(_ body: CustomProviderBody, allowLoopback: Bool) throws(AuthError) -> (
+    static func endpoints(
+        _ body: CustomProviderBody, allowLoopback: Bool
+    ) throws(AuthError) -> (
         authorization: String, token: String, userinfo: String
     ) {
         func checked(_ value: String?, _ name: String) throws(AuthError) -> String {

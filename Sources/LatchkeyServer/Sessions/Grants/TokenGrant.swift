@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import LatchkeyWire
-import Logging
 
 /// One way to get a session from `POST /token?grant_type=<name>`.
 ///
@@ -28,16 +27,11 @@ extension TokenGrant {
     }
 }
 
-/// What grants build themselves from: the server's shared parts, made once in ``AuthService``.
-struct GrantDependencies: Sendable {
+/// What grants build themselves from: the server's shared parts (``ServiceDependencies``,
+/// reached by name: `dependencies.store`), made once in ``AuthService``, and what only grants use.
+struct GrantDependencies: ServiceDependent {
+    var shared: ServiceDependencies
     var configuration: ServerConfiguration
-    var store: any AuthStore
-    var clock: any ServerClock
-    var passwords: PasswordPolicy
-    var limits: RateLimits
-    var sessions: SessionIssuer
-    var tokens: OpaqueTokens
-    var logger: Logger
     var authentication: BearerAuthentication
     var providers: ProviderSignIn
     /// The password verification attempt hook, when it is on.
