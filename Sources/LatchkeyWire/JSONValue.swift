@@ -92,20 +92,4 @@ public enum JSONValue: Sendable, Hashable, Codable {
         if case .array(let value) = self { return value }
         return nil
     }
-
-    /// Converts what `JSONSerialization` returns (`NSNumber` booleans included).
-    ///
-    /// `JSONSerialization` reads a value of unknown shape several times faster than `Codable`,
-    /// which matters where every request reads a user's metadata.
-    public init(jsonObject value: Any) {
-        switch value {
-        case let string as String: self = .string(string)
-        case let number as NSNumber:
-            // JSONSerialization returns booleans as NSNumbers of Objective-C type char ("c").
-            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
-        case let array as [Any]: self = .array(array.map(JSONValue.init(jsonObject:)))
-        case let dictionary as [String: Any]: self = .object(dictionary.mapValues(JSONValue.init(jsonObject:)))
-        default: self = .null
-        }
-    }
 }

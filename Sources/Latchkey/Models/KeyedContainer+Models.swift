@@ -35,12 +35,10 @@ extension KeyedDecodingContainer {
     ///
     /// The stored form keeps the text because decoding a ``JSONValue`` through a `Decoder` tries
     /// each JSON type in turn, every miss a thrown `DecodingError`: that was half of reading a
-    /// stored session at launch. The text is parsed at once by `JSONSerialization` instead.
+    /// stored session at launch. The text is parsed at once by ``JSONValue/init(parsing:)``.
     func modelMetadata(forKey key: Key, storedForm: Bool) -> [String: JSONValue] {
         if storedForm, let text = try? decodeIfPresent(String.self, forKey: key) {
-            guard text != "{}", let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
-                case .object(let metadata) = JSONValue(jsonObject: object)
-            else { return [:] }
+            guard text != "{}", case .object(let metadata)? = try? JSONValue(parsing: text) else { return [:] }
             return metadata
         }
         return (try? decodeIfPresent([String: JSONValue].self, forKey: key)) ?? [:]

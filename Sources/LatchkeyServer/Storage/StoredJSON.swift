@@ -14,10 +14,7 @@ extension Dictionary where Key == String, Value == JSONValue {
     /// is not a JSON object (the columns are written only by ``jsonString()``).
     static func fromJSONString(_ string: String?) -> [String: JSONValue] {
         // Most accounts carry no metadata: no parser for the stored "{}".
-        guard let string, !string.isEmpty, string != "{}",
-            let object = try? JSONSerialization.jsonObject(with: Data(string.utf8)),
-            case .object(let dictionary) = JSONValue(jsonObject: object)
-        else { return [:] }
+        guard let string, !string.isEmpty, string != "{}", case .object(let dictionary)? = try? JSONValue(parsing: string) else { return [:] }
         return dictionary
     }
 }
