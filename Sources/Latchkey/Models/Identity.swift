@@ -60,7 +60,7 @@ public struct Identity: Sendable, Hashable, Codable, Identifiable {
         userID = try? container.decodeIfPresent(String.self, forKey: .userID)
         provider = (try? container.decodeIfPresent(String.self, forKey: .provider)) ?? ""
         email = container.nonEmptyString(forKey: .email)
-        identityData = container.modelMetadata(forKey: .identityData, storedForm: storedForm)
+        identityData = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .identityData)) ?? [:]
         createdAt = container.modelDate(forKey: .createdAt, storedForm: storedForm)
         lastSignInAt = container.modelDate(forKey: .lastSignInAt, storedForm: storedForm)
         updatedAt = container.modelDate(forKey: .updatedAt, storedForm: storedForm)
@@ -73,7 +73,7 @@ public struct Identity: Sendable, Hashable, Codable, Identifiable {
         try container.encodeIfPresent(userID, forKey: .userID)
         try container.encode(provider, forKey: .provider)
         try container.encodeIfPresent(email, forKey: .email)
-        try container.encodeModelMetadata(identityData, forKey: .identityData, storedForm: encoder.writesStoredForm)
+        try container.encode(identityData, forKey: .identityData)
         try container.encodeModelDate(createdAt, forKey: .createdAt)
         try container.encodeModelDate(lastSignInAt, forKey: .lastSignInAt)
         try container.encodeModelDate(updatedAt, forKey: .updatedAt)

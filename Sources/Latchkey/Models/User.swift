@@ -89,8 +89,8 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         updatedAt = container.modelDate(forKey: .updatedAt, storedForm: storedForm)
         bannedUntil = container.modelDate(forKey: .bannedUntil, storedForm: storedForm)
         isAnonymous = (try? container.decodeIfPresent(Bool.self, forKey: .isAnonymous)) ?? false
-        appMetadata = container.modelMetadata(forKey: .appMetadata, storedForm: storedForm)
-        userMetadata = container.modelMetadata(forKey: .userMetadata, storedForm: storedForm)
+        appMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .appMetadata)) ?? [:]
+        userMetadata = (try? container.decodeIfPresent([String: JSONValue].self, forKey: .userMetadata)) ?? [:]
         factors = (try? container.decodeIfPresent([Factor].self, forKey: .factors)) ?? []
         identities = (try? container.decodeIfPresent([Identity].self, forKey: .identities)) ?? []
     }
@@ -110,8 +110,8 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         try container.encodeModelDate(updatedAt, forKey: .updatedAt)
         try container.encodeModelDate(bannedUntil, forKey: .bannedUntil)
         try container.encode(isAnonymous, forKey: .isAnonymous)
-        try container.encodeModelMetadata(appMetadata, forKey: .appMetadata, storedForm: encoder.writesStoredForm)
-        try container.encodeModelMetadata(userMetadata, forKey: .userMetadata, storedForm: encoder.writesStoredForm)
+        try container.encode(appMetadata, forKey: .appMetadata)
+        try container.encode(userMetadata, forKey: .userMetadata)
         if !factors.isEmpty { try container.encode(factors, forKey: .factors) }
         if !identities.isEmpty { try container.encode(identities, forKey: .identities) }
     }
