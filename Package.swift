@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyWireTests",
-            dependencies: ["LatchkeyWire"],
+            dependencies: ["LatchkeyWire", "LatchkeyTestSupport"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestSupport
 import LatchkeyWire
 import Testing
 
@@ -46,7 +47,7 @@ struct JSONValueTests {
 
     @Test("random documents written by JSONEncoder parse back to the value written")
     func randomRoundTrips() throws {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         func value(depth: Int) -> JSONValue {
             switch generator.next() % (depth > 3 ? 4 : 6) {
             case 0: return .null
@@ -119,18 +120,5 @@ struct JSONValueTests {
         #expect(JSONValue.object(["a": .null]).objectValue == ["a": .null])
         #expect(JSONValue.array([.null]).arrayValue == [.null])
         #expect(JSONValue.null.objectValue == nil)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing random document can be found again.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import LatchkeyTestSupport
 import Testing
 
 @testable import LatchkeyServer
@@ -8,24 +9,12 @@ import Testing
 /// checks is that no input traps, hangs or exhausts memory.
 @Suite("CBOR fuzzing")
 struct CBORFuzzTests {
-    /// SplitMix64: a small seeded generator, so a failure can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Stops a loop early when the machine is slow: the iterations done still count.
     static let timeBudget = Duration.seconds(20)
 
     @Test("random bytes decode or are refused with a CBORError, never a trap")
     func randomBytes() {
-        var generator = SeededGenerator(state: 0x5EED_CB0F)
+        var generator = SeededGenerator(seed: 0x5EED_CB0F)
         let deadline = ContinuousClock.now + Self.timeBudget
         var decoded = 0
         var iterations = 0
@@ -48,7 +37,7 @@ struct CBORFuzzTests {
 
     @Test("structured random items: heads with random arguments and nesting, never a trap")
     func randomHeads() {
-        var generator = SeededGenerator(state: 0xC0FF_EE00)
+        var generator = SeededGenerator(seed: 0xC0FF_EE00)
         let deadline = ContinuousClock.now + Self.timeBudget
         for _ in 0..<4000 where ContinuousClock.now < deadline {
             var bytes: [UInt8] = []
@@ -69,7 +58,7 @@ struct CBORFuzzTests {
 
     @Test("mutated attestation objects are refused with a WebAuthnError or verify, never a trap")
     func mutatedAttestationObjects() {
-        var generator = SeededGenerator(state: 0xA77E_57ED)
+        var generator = SeededGenerator(seed: 0xA77E_57ED)
         let challenge = Array("fuzz-challenge-0123456789abcdef".utf8)
         let relyingParty = RelyingParty(id: SoftwareAuthenticator.rpID, origins: [SoftwareAuthenticator.origin])
         let seeds: [RegistrationResponse] = [
@@ -114,7 +103,7 @@ struct CBORFuzzTests {
 
     @Test("mutated authenticator data is refused with a WebAuthnError, never a trap")
     func mutatedAuthenticatorData() {
-        var generator = SeededGenerator(state: 0xA0DA_7A00)
+        var generator = SeededGenerator(seed: 0xA0DA_7A00)
         let authenticator = SoftwareAuthenticator(.es256)
         let seed = authenticator.authenticatorData(flags: 0x45, signCount: 7, extensions: .pairs([(.text("ext"), .bytes([1, 2]))]))
         let deadline = ContinuousClock.now + Self.timeBudget
@@ -135,7 +124,7 @@ struct CBORFuzzTests {
 
     @Test("mutated assertions are refused with a WebAuthnError, never a trap")
     func mutatedAssertions() {
-        var generator = SeededGenerator(state: 0xA55E_0000)
+        var generator = SeededGenerator(seed: 0xA55E_0000)
         let challenge = Array("fuzz-assertion-challenge".utf8)
         let relyingParty = RelyingParty(id: SoftwareAuthenticator.rpID, origins: [SoftwareAuthenticator.origin])
         var authenticator = SoftwareAuthenticator(.es256)
