@@ -45,7 +45,16 @@ struct StoredFormDecoder: Decoder {
         default: break
         }
         if T.self == JSONValue.self { return value as! T }
-        if T.self == String.self || T.self == Double.self || T.self == Date.self || T.self == Bool.self || T.self == [String: JSONValue].self {
+        // Every other standard number type is read here too: their own `init(from:)` asks a
+        // single-value container for themselves, which would come back here.
+        if let integerType = T.self as? any FixedWidthInteger.Type {
+            func read<I: FixedWidthInteger>(_ type: I.Type) throws -> I { try integer(type, from: value, codingPath: codingPath) }
+            return try read(integerType) as! T
+        }
+        if T.self == Float.self, case .number(let number) = value { return Float(number) as! T }
+        if T.self == String.self || T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Bool.self
+            || T.self == [String: JSONValue].self
+        {
             throw mismatch(type, value, codingPath)
         }
         return try T(from: StoredFormDecoder(value, codingPath: codingPath))
@@ -193,9 +202,5 @@ extension StoredFormDecoder {
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             try StoredFormDecoder.decode(type, from: value, codingPath: codingPath)
         }
-
-        func decode(_ type: Int.Type) throws -> Int { try StoredFormDecoder.integer(type, from: value, codingPath: codingPath) }
-        func decode(_ type: Int64.Type) throws -> Int64 { try StoredFormDecoder.integer(type, from: value, codingPath: codingPath) }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try StoredFormDecoder.integer(type, from: value, codingPath: codingPath) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyTestSupport
+import LatchkeyWire
 import Testing
 
 @testable import Latchkey
@@ -136,10 +137,28 @@ struct SessionDecodingTests {
         foundation.dateDecodingStrategy = .secondsSince1970
         foundation.userInfo[.latchkeyStoredForm] = true
         #expect(try foundation.decode(StoredSession.self, from: bytes) == decoded)
-        // A record a wrong shape is refused, never half read.
+        // A record of the wrong shape is refused, never half read.
         var broken = try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
         broken["signedInAt"] = "yesterday"
         #expect(throws: StorageError.self) { try StoredSession.decode(try JSONSerialization.data(withJSONObject: broken)) }
+    }
+
+    @Test("The stored-form decoder reads every standard number type, in arrays and alone, and refuses a wrong one")
+    func storedFormNumbers() throws {
+        struct Numbers: Decodable, Equatable {
+            var small: [Int8]
+            var unsigned: [UInt16]
+            var floats: [Float]
+            var nested: [[Int32]]
+            var one: UInt64
+        }
+        let tree = try JSONValue(parsing: #"{"small":[-3,7],"unsigned":[65535],"floats":[0.5,-2],"nested":[[1],[2,3]],"one":42}"#)
+        let numbers = try Numbers(from: StoredFormDecoder(tree))
+        #expect(numbers == Numbers(small: [-3, 7], unsigned: [65535], floats: [0.5, -2], nested: [[1], [2, 3]], one: 42))
+        let tooBig = try JSONValue(parsing: #"{"small":[300],"unsigned":[],"floats":[],"nested":[],"one":1}"#)
+        #expect(throws: DecodingError.self) { try Numbers(from: StoredFormDecoder(tooBig)) }
+        let fraction = try JSONValue(parsing: #"{"small":[],"unsigned":[],"floats":[],"nested":[],"one":1.5}"#)
+        #expect(throws: DecodingError.self) { try Numbers(from: StoredFormDecoder(fraction)) }
     }
 
     @Test("Garbage in the store is a corrupted error, not a crash")
