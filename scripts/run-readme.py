@@ -121,6 +121,9 @@ swift() {{
             if result.returncode != 0:
                 print(f"run-readme: {label} FAILED (exit {result.returncode})")
                 print(result.stdout[-3000:] + result.stderr[-3000:])
+                for log in sorted(work.glob("terminal-*.log")):
+                    print(f"run-readme: the end of {log.name}, the server's own terminal:")
+                    print(log.read_text(errors="replace")[-3000:])
                 return 1
             new_state = Path(f"{state}.new")
             if new_state.exists():
