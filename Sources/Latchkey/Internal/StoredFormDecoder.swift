@@ -34,8 +34,9 @@ struct StoredFormDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(value: value, codingPath: codingPath) }
 
     /// `value` read as `type`: the types the models store are taken from the tree directly,
-    /// anything else through its own `init(from:)`.
-    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, codingPath: [any CodingKey]) throws -> T {
+    /// anything else through its own `init(from:)`. The coding path is built only when it is
+    /// needed (an error, or a nested decoder): most values are leaves read at once.
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
         switch value {
         case .string(let string) where T.self == String.self: return string as! T
         case .number(let number) where T.self == Double.self: return number as! T
@@ -48,21 +49,21 @@ struct StoredFormDecoder: Decoder {
         // Every other standard number type is read here too: their own `init(from:)` asks a
         // single-value container for themselves, which would come back here.
         if let integerType = T.self as? any FixedWidthInteger.Type {
-            func read<I: FixedWidthInteger>(_ type: I.Type) throws -> I { try integer(type, from: value, codingPath: codingPath) }
+            func read<I: FixedWidthInteger>(_ type: I.Type) throws -> I { try integer(type, from: value, codingPath: codingPath()) }
             return try read(integerType) as! T
         }
         if T.self == Float.self, case .number(let number) = value { return Float(number) as! T }
         if T.self == String.self || T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Bool.self
             || T.self == [String: JSONValue].self
         {
-            throw mismatch(type, value, codingPath)
+            throw mismatch(type, value, codingPath())
         }
-        return try T(from: StoredFormDecoder(value, codingPath: codingPath))
+        return try T(from: StoredFormDecoder(value, codingPath: codingPath()))
     }
 
     /// `value` as a whole number of type `T`, exactly.
-    static func integer<T: FixedWidthInteger>(_ type: T.Type, from value: JSONValue, codingPath: [any CodingKey]) throws -> T {
-        guard case .number(let number) = value, let integer = T(exactly: number) else { throw mismatch(type, value, codingPath) }
+    static func integer<T: FixedWidthInteger>(_ type: T.Type, from value: JSONValue, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
+        guard case .number(let number) = value, let integer = T(exactly: number) else { throw mismatch(type, value, codingPath()) }
         return integer
     }
 
@@ -112,6 +113,13 @@ extension StoredFormDecoder {
 
         func decodeNil(forKey key: Key) throws -> Bool { try member(key) == .null }
 
+        /// One lookup where the standard library's default looks the key up three times.
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            guard let value = members[key.stringValue] else { return nil }
+            if case .null = value { return nil }
+            return try StoredFormDecoder.decode(type, from: value, codingPath: codingPath + [key])
+        }
+
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             try StoredFormDecoder.decode(type, from: try member(key), codingPath: codingPath + [key])
         }
@@ -158,13 +166,16 @@ extension StoredFormDecoder {
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
-        private mutating func next() throws -> (JSONValue, [any CodingKey]) {
+        /// The next element and its index.
+        private mutating func next() throws -> (JSONValue, Int) {
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(JSONValue.self, DecodingError.Context(codingPath: codingPath, debugDescription: "no more elements"))
             }
             defer { currentIndex += 1 }
-            return (elements[currentIndex], codingPath + [ElementKey(currentIndex)])
+            return (elements[currentIndex], currentIndex)
         }
+
+        private func path(_ index: Int) -> [any CodingKey] { codingPath + [ElementKey(index)] }
 
         mutating func decodeNil() throws -> Bool {
             guard !isAtEnd, elements[currentIndex] == .null else { return false }
@@ -173,23 +184,23 @@ extension StoredFormDecoder {
         }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            let (value, path) = try next()
-            return try StoredFormDecoder.decode(type, from: value, codingPath: path)
+            let (value, index) = try next()
+            return try StoredFormDecoder.decode(type, from: value, codingPath: path(index))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            let (value, path) = try next()
-            return try StoredFormDecoder(value, codingPath: path).container(keyedBy: type)
+            let (value, index) = try next()
+            return try StoredFormDecoder(value, codingPath: path(index)).container(keyedBy: type)
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            let (value, path) = try next()
-            return try StoredFormDecoder(value, codingPath: path).unkeyedContainer()
+            let (value, index) = try next()
+            return try StoredFormDecoder(value, codingPath: path(index)).unkeyedContainer()
         }
 
         mutating func superDecoder() throws -> any Decoder {
-            let (value, path) = try next()
-            return StoredFormDecoder(value, codingPath: path)
+            let (value, index) = try next()
+            return StoredFormDecoder(value, codingPath: path(index))
         }
     }
 

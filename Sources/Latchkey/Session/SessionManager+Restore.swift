@@ -20,14 +20,21 @@ extension SessionManager {
     /// While signed in with a session the store refused (``hasUnsavedSession``), the store is
     /// not re-read: that session is stored again instead, and the state stays as it is.
     ///
-    /// Concurrent calls share one restore. Never throws.
+    /// Concurrent calls share one restore. Never throws. Cancelling the caller does not cut a
+    /// restore short: the refresh it may wait for, and the sign-out at the maximum session age,
+    /// run on their own.
     @discardableResult
     public func restore() async -> AuthState {
-        if let restoreTask { return await restoreTask.value }
-        let task = Task { await self.performRestore() }
-        restoreTask = task
-        let state = await task.value
-        restoreTask = nil
+        // The first caller runs the restore itself (no task to start and hop to: a launch with a
+        // valid token is a store read and a decode); later callers wait for its outcome.
+        if restoreWaiters != nil {
+            return await withCheckedContinuation { restoreWaiters?.append($0) }
+        }
+        restoreWaiters = []
+        let state = await performRestore()
+        let waiters = restoreWaiters ?? []
+        restoreWaiters = nil
+        for waiter in waiters { waiter.resume(returning: state) }
         return state
     }
 
@@ -62,7 +69,8 @@ extension SessionManager {
             clock.now().timeIntervalSince(stored.signedInAt) >= maximumAge
         {
             record = stored
-            await endSession(.maximumSessionAgeExceeded)
+            // Its own task: the cross-process lock it takes must not give up with the caller.
+            _ = await Task { await self.endSession(.maximumSessionAgeExceeded) }.value
             return state
         }
 

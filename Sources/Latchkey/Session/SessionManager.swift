@@ -61,7 +61,8 @@ public actor SessionManager {
     var backgroundedAt: Date?
     /// The token rotation in flight (a refresh or a second-factor verification), at most one.
     var rotationInFlight: RotationInFlight = .idle
-    var restoreTask: Task<AuthState, Never>?
+    /// While a restore runs: the callers waiting for its outcome (``restore()``).
+    var restoreWaiters: [CheckedContinuation<AuthState, Never>]?
     var signInFlight: (fingerprint: String, task: Task<Session, any Error>)?
     var refreshTimer: Task<Void, Never>?
     var ageTimer: Task<Void, Never>?

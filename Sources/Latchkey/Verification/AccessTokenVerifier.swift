@@ -89,13 +89,14 @@ public actor AccessTokenVerifier {
     ///
     /// - Throws: ``AccessTokenVerificationError``.
     public func verify(_ token: String) async throws(AccessTokenVerificationError) -> VerifiedAccessToken {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // Split by bytes, not by Characters (grapheme clusters): a token is ASCII.
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed(reason: "not three dot-separated parts") }
-        guard let headerData = Base64URL.decode(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
+        guard let headerData = Base64URL.decode(utf8: parts[0]), let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
             throw .malformed(reason: "the header is not base64url JSON")
         }
-        guard let payload = Base64URL.decode(parts[1]) else { throw .malformed(reason: "the payload is not base64url") }
-        guard let signature = Base64URL.decode(parts[2]) else { throw .malformed(reason: "the signature is not base64url") }
+        guard let payload = Base64URL.decode(utf8: parts[1]) else { throw .malformed(reason: "the payload is not base64url") }
+        guard let signature = Base64URL.decode(utf8: parts[2]) else { throw .malformed(reason: "the signature is not base64url") }
         guard let alg = header.alg else { throw .malformed(reason: "the header names no algorithm") }
         switch alg {
         case "ES256", "RS256": break
@@ -118,7 +119,7 @@ public actor AccessTokenVerifier {
         }
         let key = try await key(for: kid)
         guard key.algorithm == alg else { throw .algorithmMismatch }
-        let signedPart = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        let signedPart = Data(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
         guard key.isValid(signature: signature, for: signedPart) else { throw .invalidSignature }
         return verified
     }

@@ -159,4 +159,22 @@ struct RestoreTests {
         #expect(states[0] == states[1])
         #expect(harness.backend.refreshCalls == 1)
     }
+
+    @Test("A cancelled first caller does not cut the shared restore short")
+    func cancelledFirstCaller() async throws {
+        let harness = Harness()
+        _ = try await harness.seed(age: 7200)
+        harness.backend.holdRefreshes()
+        let first = Task { await harness.manager.restore() }
+        #expect(await eventually { harness.backend.pendingRefreshCount == 1 })
+        let second = Task { await harness.manager.restore() }
+        #expect(await eventually { await harness.manager.restoreWaiters?.count == 1 })
+        first.cancel()
+        harness.backend.releaseRefreshes()
+        let states = await [first.value, second.value]
+        #expect(states[0].isSignedIn, "the refresh finished although its first caller was cancelled")
+        #expect(states[0] == states[1])
+        #expect(harness.backend.refreshCalls == 1)
+        #expect(await harness.manager.state == states[0])
+    }
 }
