@@ -137,15 +137,7 @@ public final class TestAuthServer: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestAuthServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(clock: clock, logger: logger, configure: configure)
-        do {
-            let result = try await body(server)
-            try await server.shutdown()
-            return result
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        try await start(clock: clock, logger: logger, configure: configure).use(body)
     }
 
     /// Stops accepting connections, lets in-flight requests finish, closes the store; removes
