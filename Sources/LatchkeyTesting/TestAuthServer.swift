@@ -2,7 +2,6 @@ import Foundation
 import Latchkey
 import LatchkeyServer
 import Logging
-import ServiceLifecycle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -46,12 +45,11 @@ public final class TestAuthServer: Sendable {
     public let configuration: ServerConfiguration
 
     private let ownsDataDirectory: Bool
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let run: ServiceRun
 
     private init(
         baseURL: URL, port: Int, keys: ServerKeys, configuration: ServerConfiguration, clock: any ServerClock,
-        ownsDataDirectory: Bool, group: ServiceGroup, task: Task<Void, any Error>
+        ownsDataDirectory: Bool, run: ServiceRun
     ) {
         self.baseURL = baseURL
         self.port = port
@@ -62,8 +60,7 @@ public final class TestAuthServer: Sendable {
         self.clock = clock
         self.configuration = configuration
         self.ownsDataDirectory = ownsDataDirectory
-        self.group = group
-        self.task = task
+        self.run = run
     }
 
     /// Starts a server and returns once it accepts connections.
@@ -117,42 +114,19 @@ public final class TestAuthServer: Sendable {
         configuration.rateLimits = .disabled
         configure(&configuration)
 
-        let (group, task, boundPort) = try await run(
-            configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics)
+        let run = try await ServiceRun.start("the test server", logger: logger) { listening in
+            try await LatchkeyApplication.build(
+                configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,
+                onServerRunning: listening)
+        }
+        let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let ownURL = "http://\(hostPart):\(run.port)"
         let keys = try await ServerKeys.make(
             dataDirectory: configuration.dataDirectory, configuredSecret: configuration.jwtSecret,
-            externalURL: configuration.externalURL
-                ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(boundPort)")
-        let hostPart = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            externalURL: configuration.externalURL ?? ownURL)
         return TestAuthServer(
-            baseURL: URL(string: "http://\(hostPart):\(boundPort)")!, port: boundPort, keys: keys,
-            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, group: group, task: task)
-    }
-
-    /// Builds and runs the server; returns once it listens, or throws why it stopped before.
-    private static func run(
-        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?,
-        smsSender: (any SMSSender)? = nil, logger: Logger, metrics: ServerMetrics?
-    ) async throws -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int) {
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try await LatchkeyApplication.build(
-            configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,
-            onServerRunning: { port in
-                portContinuation.yield(port)
-                portContinuation.finish()
-            })
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task {
-            defer { portContinuation.finish() }
-            try await group.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let boundPort = await iterator.next() else {
-            // The server stopped before it listened: surface why.
-            try await task.value
-            throw ConfigurationError("the test server stopped before it started listening")
-        }
-        return (group, task, boundPort)
+            baseURL: URL(string: ownURL)!, port: run.port, keys: keys,
+            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, run: run)
     }
 
     /// Runs `body` against a fresh server, then shuts it down and removes its data, whether
@@ -163,15 +137,7 @@ public final class TestAuthServer: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestAuthServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(clock: clock, logger: logger, configure: configure)
-        do {
-            let result = try await body(server)
-            try await server.shutdown()
-            return result
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
+        try await start(clock: clock, logger: logger, configure: configure).use(body)
     }
 
     /// Stops accepting connections, lets in-flight requests finish, closes the store; removes
@@ -197,8 +163,7 @@ public final class TestAuthServer: Sendable {
 
     /// Shuts the server down gracefully and waits until its run has ended.
     private func stopServing() async throws {
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await run.stop()
     }
 
     /// A client backend for this server.

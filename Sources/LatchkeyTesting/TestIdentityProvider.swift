@@ -245,16 +245,7 @@ public final class TestIdentityProvider: Sendable {
     public static func with<Result>(
         algorithm: Algorithm = .es256, _ body: (TestIdentityProvider) async throws -> Result
     ) async throws -> Result {
-        let provider = try await start(algorithm: algorithm)
-        let result: Result
-        do {
-            result = try await body(provider)
-        } catch {
-            try? await provider.shutdown()
-            throw error
-        }
-        try await provider.shutdown()
-        return result
+        try await start(algorithm: algorithm).use(body)
     }
 
     public func shutdown() async throws {

@@ -68,14 +68,16 @@ extension ServerSetting {
                 help: "Let a signed-in user link and unlink identities."),
         ]
 
-    /// An environment-only setting stored at `keyPath`.
+    /// An environment-only setting stored at `keyPath`, read from `variable`, else from the
+    /// first of `others` that is set (GoTrue's names).
     init<T>(
-        environment variable: String, _ keyPath: WritableKeyPath<ServerConfiguration, T>, _ parser: Parser<T>, help: String, isSecret: Bool = false
+        environment variable: String, or others: [String] = [], _ keyPath: WritableKeyPath<ServerConfiguration, T>, _ parser: Parser<T>,
+        help: String, isSecret: Bool = false
     ) {
         nonisolated(unsafe) let keyPath = keyPath
         let conversion: Conversion = T.self == Bool.self ? .boolean : .none
         self.init(
-            variable, kind: .environmentOnly, variables: [Variable(variable, conversion)], help: help, isSecret: isSecret,
+            variable, kind: .environmentOnly, variables: ([variable] + others).map { Variable($0, conversion) }, help: help, isSecret: isSecret,
             defaultText: { parser.describe($0[keyPath: keyPath]) },
             store: { value, setting, configuration throws(ConfigurationError) in
                 configuration[keyPath: keyPath] = try parser.parse(value, setting)

@@ -139,136 +139,65 @@ extension ServerSetting {
         "captcha-provider", \.captcha.provider, .text, variables: [Variable("GOTRUE_SECURITY_CAPTCHA_PROVIDER")],
         help: "hcaptcha or turnstile (Cloudflare).")
     package static let captchaSecret = ServerSetting(
-        "LATCHKEY_CAPTCHA_SECRET", kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_CAPTCHA_SECRET"), Variable("GOTRUE_SECURITY_CAPTCHA_SECRET")],
-        help: "The CAPTCHA provider's secret key.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.captcha.secret = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_CAPTCHA_SECRET", or: ["GOTRUE_SECURITY_CAPTCHA_SECRET"], \.captcha.secret, .optionalText,
+        help: "The CAPTCHA provider's secret key.", isSecret: true)
     package static let hookCustomAccessTokenEnabled = ServerSetting(
         "hook-custom-access-token-enabled", \.hooks.customAccessToken.enabled, .switch,
         variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED")],
         help:
             "Send the claims of every access token issued to the custom access token hook and sign what it answers; needs its URI and GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS."
     )
-    package static let hookCustomAccessTokenURI = ServerSetting(
-        "hook-custom-access-token-uri", \.hooks.customAccessToken.uri, .optionalText,
-        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI")],
-        help:
-            "The custom access token hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookCustomAccessTokenSecrets = ServerSetting(
-        "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS", kind: .environmentOnly,
-        variables: [Variable("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS")],
-        help: "The custom access token hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.customAccessToken.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookCustomAccessTokenURI = hookURI("custom-access-token", \.customAccessToken, title: "custom access token")
+    package static let hookCustomAccessTokenSecrets = hookSecrets("custom-access-token", \.customAccessToken, title: "custom access token")
     package static let hookBeforeUserCreatedEnabled = ServerSetting(
         "hook-before-user-created-enabled", \.hooks.beforeUserCreated.enabled, .switch,
         variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_ENABLED")],
         help:
             "Send every new account (sign-up, one-time code, a provider's first sign-in, invitation) to the before user created hook before it is stored; its error refuses it. Needs its URI and GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS."
     )
-    package static let hookBeforeUserCreatedURI = ServerSetting(
-        "hook-before-user-created-uri", \.hooks.beforeUserCreated.uri, .optionalText,
-        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_URI")],
-        help:
-            "The before user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookBeforeUserCreatedSecrets = ServerSetting(
-        "GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS", kind: .environmentOnly,
-        variables: [Variable("GOTRUE_HOOK_BEFORE_USER_CREATED_SECRETS")],
-        help: "The before user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.beforeUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookBeforeUserCreatedURI = hookURI("before-user-created", \.beforeUserCreated, title: "before user created")
+    package static let hookBeforeUserCreatedSecrets = hookSecrets("before-user-created", \.beforeUserCreated, title: "before user created")
     package static let hookPasswordVerificationAttemptEnabled = ServerSetting(
         "hook-password-verification-attempt-enabled", \.hooks.passwordVerificationAttempt.enabled, .switch,
         variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_ENABLED")],
         help:
             "Send every password sign-in of an existing account, right or wrong, to the password verification attempt hook, which may refuse it. Needs its URI and GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS."
     )
-    package static let hookPasswordVerificationAttemptURI = ServerSetting(
-        "hook-password-verification-attempt-uri", \.hooks.passwordVerificationAttempt.uri, .optionalText,
-        variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_URI")],
-        help:
-            "The password verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookPasswordVerificationAttemptSecrets = ServerSetting(
-        "GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS", kind: .environmentOnly,
-        variables: [Variable("GOTRUE_HOOK_PASSWORD_VERIFICATION_ATTEMPT_SECRETS")],
-        help: "The password verification attempt hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.passwordVerificationAttempt.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookPasswordVerificationAttemptURI = hookURI(
+        "password-verification-attempt", \.passwordVerificationAttempt, title: "password verification attempt")
+    package static let hookPasswordVerificationAttemptSecrets = hookSecrets(
+        "password-verification-attempt", \.passwordVerificationAttempt, title: "password verification attempt")
     package static let hookMFAVerificationAttemptEnabled = ServerSetting(
         "hook-mfa-verification-attempt-enabled", \.hooks.mfaVerificationAttempt.enabled, .switch,
         variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_ENABLED")],
         help:
             "Send every TOTP or phone factor code checked, right or wrong, to the MFA verification attempt hook, which may refuse it (and end the user's sessions). Needs its URI and GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS."
     )
-    package static let hookMFAVerificationAttemptURI = ServerSetting(
-        "hook-mfa-verification-attempt-uri", \.hooks.mfaVerificationAttempt.uri, .optionalText,
-        variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_URI")],
-        help:
-            "The MFA verification attempt hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookMFAVerificationAttemptSecrets = ServerSetting(
-        "GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS", kind: .environmentOnly,
-        variables: [Variable("GOTRUE_HOOK_MFA_VERIFICATION_ATTEMPT_SECRETS")],
-        help: "The MFA verification attempt hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.mfaVerificationAttempt.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookMFAVerificationAttemptURI = hookURI(
+        "mfa-verification-attempt", \.mfaVerificationAttempt, title: "MFA verification attempt")
+    package static let hookMFAVerificationAttemptSecrets = hookSecrets(
+        "mfa-verification-attempt", \.mfaVerificationAttempt, title: "MFA verification attempt")
     package static let hookSendSMSEnabled = ServerSetting(
         "hook-send-sms-enabled", \.hooks.sendSMS.enabled, .switch, variables: [Variable("GOTRUE_HOOK_SEND_SMS_ENABLED")],
         help:
             "Send every SMS code (sign-in, phone change, phone factor challenge) to the send SMS hook instead of the SMS provider, which it replaces. Needs its URI and GOTRUE_HOOK_SEND_SMS_SECRETS."
     )
-    package static let hookSendSMSURI = ServerSetting(
-        "hook-send-sms-uri", \.hooks.sendSMS.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_SEND_SMS_URI")],
-        help:
-            "The send SMS hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookSendSMSSecrets = ServerSetting(
-        "GOTRUE_HOOK_SEND_SMS_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_SEND_SMS_SECRETS")],
-        help: "The send SMS hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.sendSMS.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookSendSMSURI = hookURI("send-sms", \.sendSMS, title: "send SMS")
+    package static let hookSendSMSSecrets = hookSecrets("send-sms", \.sendSMS, title: "send SMS")
     package static let hookSendEmailEnabled = ServerSetting(
         "hook-send-email-enabled", \.hooks.sendEmail.enabled, .switch, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_ENABLED")],
         help:
             "Send every email (confirmation, invitation, magic link, recovery, email change, reauthentication, account-change notices) to the send email hook instead of the mailer. Needs its URI and GOTRUE_HOOK_SEND_EMAIL_SECRETS."
     )
-    package static let hookSendEmailURI = ServerSetting(
-        "hook-send-email-uri", \.hooks.sendEmail.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_URI")],
-        help:
-            "The send email hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookSendEmailSecrets = ServerSetting(
-        "GOTRUE_HOOK_SEND_EMAIL_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_SEND_EMAIL_SECRETS")],
-        help: "The send email hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.sendEmail.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookSendEmailURI = hookURI("send-email", \.sendEmail, title: "send email")
+    package static let hookSendEmailSecrets = hookSecrets("send-email", \.sendEmail, title: "send email")
     package static let hookAfterUserCreatedEnabled = ServerSetting(
         "hook-after-user-created-enabled", \.hooks.afterUserCreated.enabled, .switch, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_ENABLED")],
         help:
             "Send every new account, once stored, to the after user created hook; its error is the answer (the account stays). Needs its URI and GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS."
     )
-    package static let hookAfterUserCreatedURI = ServerSetting(
-        "hook-after-user-created-uri", \.hooks.afterUserCreated.uri, .optionalText, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_URI")],
-        help:
-            "The after user created hook's URL: https (http only for localhost, 127.0.0.1 and ::1), or with PostgreSQL pg-functions://postgres/<schema>/<function>."
-    )
-    package static let hookAfterUserCreatedSecrets = ServerSetting(
-        "GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS", kind: .environmentOnly, variables: [Variable("GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS")],
-        help: "The after user created hook's Standard Webhooks secrets, v1,whsec_<base64>, separated by |.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.hooks.afterUserCreated.secrets = try Parser<String?>.optionalText.parse(value, setting)
-        })
+    package static let hookAfterUserCreatedURI = hookURI("after-user-created", \.afterUserCreated, title: "after user created")
+    package static let hookAfterUserCreatedSecrets = hookSecrets("after-user-created", \.afterUserCreated, title: "after user created")
     package static let passwordLeakCheck = ServerSetting(
         "password-hibp-enabled", \.passwordLeakCheck, .switch, variables: [Variable("GOTRUE_PASSWORD_HIBP_ENABLED")],
         help: "Refuse new passwords found in known breaches (Have I Been Pwned's Pwned Passwords; only a 5-character SHA-1 prefix is sent).")
@@ -380,12 +309,8 @@ extension ServerSetting {
         help: "A Twilio WhatsApp content template (HX…) whose variable 1 is the code (default: the text is sent).")
     /// Twilio's auth token: from the environment only, never the command line.
     package static let smsTwilioAuthToken = ServerSetting(
-        "LATCHKEY_SMS_TWILIO_AUTH_TOKEN", kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_SMS_TWILIO_AUTH_TOKEN"), Variable("GOTRUE_SMS_TWILIO_AUTH_TOKEN")],
-        help: "Twilio's auth token.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.phone.twilioAuthToken = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_SMS_TWILIO_AUTH_TOKEN", or: ["GOTRUE_SMS_TWILIO_AUTH_TOKEN"], \.phone.twilioAuthToken, .optionalText,
+        help: "Twilio's auth token.", isSecret: true)
     package static let smsTwilioVerifyAccountSID = ServerSetting(
         "sms-twilio-verify-account-sid", \.phone.twilioVerifyAccountSID, .optionalText,
         variables: [Variable("GOTRUE_SMS_TWILIO_VERIFY_ACCOUNT_SID")], help: "Twilio Verify's account SID (AC…).")
@@ -394,12 +319,8 @@ extension ServerSetting {
         variables: [Variable("GOTRUE_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")], help: "The Twilio Verify service SID (VA…).")
     /// Twilio Verify's auth token: from the environment only, never the command line.
     package static let smsTwilioVerifyAuthToken = ServerSetting(
-        "LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN", kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN"), Variable("GOTRUE_SMS_TWILIO_VERIFY_AUTH_TOKEN")],
-        help: "Twilio Verify's auth token.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.phone.twilioVerifyAuthToken = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_SMS_TWILIO_VERIFY_AUTH_TOKEN", or: ["GOTRUE_SMS_TWILIO_VERIFY_AUTH_TOKEN"],
+        \.phone.twilioVerifyAuthToken, .optionalText, help: "Twilio Verify's auth token.", isSecret: true)
     package static let smsMessageBirdOriginator = ServerSetting(
         "sms-messagebird-originator", \.phone.messageBirdOriginator, .optionalText, variables: [Variable("GOTRUE_SMS_MESSAGEBIRD_ORIGINATOR")],
         help: "The sender MessageBird shows.")
@@ -412,35 +333,20 @@ extension ServerSetting {
         help: "The sender Textlocal shows.")
     /// MessageBird's access key: from the environment only.
     package static let smsMessageBirdAccessKey = ServerSetting(
-        "LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY", kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY"), Variable("GOTRUE_SMS_MESSAGEBIRD_ACCESS_KEY")],
-        help: "MessageBird's access key.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.phone.messageBirdAccessKey = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_SMS_MESSAGEBIRD_ACCESS_KEY", or: ["GOTRUE_SMS_MESSAGEBIRD_ACCESS_KEY"], \.phone.messageBirdAccessKey, .optionalText,
+        help: "MessageBird's access key.", isSecret: true)
     /// Vonage's API secret: from the environment only.
     package static let smsVonageAPISecret = ServerSetting(
-        "LATCHKEY_SMS_VONAGE_API_SECRET", kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_SMS_VONAGE_API_SECRET"), Variable("GOTRUE_SMS_VONAGE_API_SECRET")],
-        help: "Vonage's API secret.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.phone.vonageAPISecret = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_SMS_VONAGE_API_SECRET", or: ["GOTRUE_SMS_VONAGE_API_SECRET"], \.phone.vonageAPISecret, .optionalText,
+        help: "Vonage's API secret.", isSecret: true)
     /// Textlocal's API key: from the environment only.
     package static let smsTextlocalAPIKey = ServerSetting(
-        "LATCHKEY_SMS_TEXTLOCAL_API_KEY", kind: .environmentOnly,
-        variables: [Variable("LATCHKEY_SMS_TEXTLOCAL_API_KEY"), Variable("GOTRUE_SMS_TEXTLOCAL_API_KEY")],
-        help: "Textlocal's API key.", isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.phone.textlocalAPIKey = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_SMS_TEXTLOCAL_API_KEY", or: ["GOTRUE_SMS_TEXTLOCAL_API_KEY"], \.phone.textlocalAPIKey, .optionalText,
+        help: "Textlocal's API key.", isSecret: true)
     /// Development only: where SMS provider requests go, for a local fake of the provider's API.
     package static let smsProviderURL = ServerSetting(
-        "LATCHKEY_SMS_PROVIDER_URL", kind: .environmentOnly, variables: [Variable("LATCHKEY_SMS_PROVIDER_URL")],
-        help: "Development only: a loopback URL SMS provider requests go to instead of the provider's host, with --allow-loopback-providers.",
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.phone.providerURLOverride = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        environment: "LATCHKEY_SMS_PROVIDER_URL", \.phone.providerURLOverride, .optionalText,
+        help: "Development only: a loopback URL SMS provider requests go to instead of the provider's host, with --allow-loopback-providers.")
     package static let rateLimitSMS = ServerSetting(
         "rate-limit-sms", \.rateLimits.smsPerHour.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_SMS_SENT", .positiveInteger)],
         help: "SMS messages the server sends per hour, all numbers together.")
@@ -517,12 +423,9 @@ extension ServerSetting {
         sameSettingAs: "database")
     /// The HS256 secret: from the environment only, never the command line.
     package static let jwtSecret = ServerSetting(
-        "LATCHKEY_JWT_SECRET", kind: .environmentOnly, variables: [Variable("LATCHKEY_JWT_SECRET"), Variable("GOTRUE_JWT_SECRET")],
+        environment: "LATCHKEY_JWT_SECRET", or: ["GOTRUE_JWT_SECRET"], \.jwtSecret, .optionalText,
         help: "HS256 secret for access tokens, at least 32 bytes; when unset, generated on first start and kept in <data-dir>/jwt-secret.",
-        isSecret: true,
-        store: { value, setting, configuration throws(ConfigurationError) in
-            configuration.jwtSecret = try Parser<String?>.optionalText.parse(value, setting)
-        })
+        isSecret: true)
 
     /// Every setting, in the order `latchkey serve --help` lists them.
     package static let all: [ServerSetting] =

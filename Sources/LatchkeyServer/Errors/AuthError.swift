@@ -83,6 +83,8 @@ extension AuthError {
     /// An ID token whose form, issuer, key, signature or times are wrong (the reason is logged).
     package static let badIDToken = oauth("invalid request", "Bad ID token")
     package static let manualLinkingDisabled = AuthError(.notFound, "manual_linking_disabled", "Manual linking is disabled")
+    /// A `custom:` provider named while custom providers are off (GoTrue's 400 `validation_failed`).
+    package static let customProvidersDisabled = validation("Custom OAuth providers are disabled")
     package static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
     package static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
     package static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
@@ -114,7 +116,7 @@ extension AuthError {
     /// Leaked-password protection fails closed and Pwned Passwords could not be asked (GoTrue's 500).
     package static let pwnedCheckUnavailable = AuthError(
         .internalServerError, "unexpected_failure", "Unable to perform password strength check with HaveIBeenPwned.org.")
-    package static let refreshTokenInvalid = AuthError(.badRequest, "validation_failed", "Refresh token is not valid")
+    package static let refreshTokenInvalid = validation("Refresh token is not valid")
     package static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
     package static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
     package static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")

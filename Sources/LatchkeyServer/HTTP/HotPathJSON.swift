@@ -84,14 +84,7 @@ struct HotPathJSON {
     mutating func field(_ name: StaticString, _ values: [some HotPathJSONEncodable]?) {
         guard let values else { return }
         key(name)
-        bytes.append(UInt8(ascii: "["))
-        afterValue = false
-        for value in values {
-            if afterValue { bytes.append(UInt8(ascii: ",")) }
-            value.write(to: &self)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        afterValue = true
+        array(values) { json, value in value.write(to: &json) }
     }
 
     /// Left out when `nil`, as `encodeIfPresent`.
@@ -120,17 +113,21 @@ struct HotPathJSON {
         case .bool(let flag): literal(flag ? "true" : "false")
         case .number(let number): self.number(number)
         case .string(let text): string(text)
-        case .array(let values):
-            bytes.append(UInt8(ascii: "["))
-            afterValue = false
-            for element in values {
-                if afterValue { bytes.append(UInt8(ascii: ",")) }
-                self.value(element)
-            }
-            bytes.append(UInt8(ascii: "]"))
-            afterValue = true
+        case .array(let values): array(values) { json, element in json.value(element) }
         case .object(let members): object(members)
         }
+    }
+
+    /// Writes `[`, each element as `write` writes it, comma-separated, and `]`.
+    private mutating func array<Elements: Sequence>(_ elements: Elements, _ write: (inout HotPathJSON, Elements.Element) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        afterValue = false
+        for element in elements {
+            if afterValue { bytes.append(UInt8(ascii: ",")) }
+            write(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        afterValue = true
     }
 
     mutating func object(_ members: [String: JSONValue]) {

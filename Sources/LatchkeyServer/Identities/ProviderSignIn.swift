@@ -20,8 +20,7 @@ struct ProviderSignIn: ServiceDependent {
         if let name, name.hasPrefix(CustomProviders.prefix) {
             let (provider, record, _) = try await custom.signInProvider(name)
             guard !record.isOAuth2 else {
-                throw AuthError(
-                    .badRequest, "validation_failed", "Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
+                throw AuthError.validation("Custom OAuth2 provider \"\(name.prefix(80))\" has no ID tokens: sign in in the browser")
             }
             let claims = try await verifier.verify(idToken, for: provider, nonce: nonce, accessToken: accessToken)
             var data = ProviderUserData(claims: claims, style: .generic)

@@ -10,7 +10,7 @@ extension AuthError {
         .unprocessableContent, "mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
     package static let invalidTOTPCode = AuthError(.unprocessableContent, "mfa_verification_failed", "Invalid TOTP code entered")
     package static let invalidPhoneFactorCode = AuthError(.unprocessableContent, "mfa_verification_failed", "Invalid MFA Phone code entered")
-    package static let phoneFactorPhoneRequired = AuthError(.badRequest, "validation_failed", "Phone number required to enroll Phone factor")
+    package static let phoneFactorPhoneRequired = validation("Phone number required to enroll Phone factor")
     package static let verifiedPhoneFactorExists = AuthError(
         .unprocessableContent, "mfa_verified_factor_exists", "A verified phone factor already exists, unenroll the existing factor to continue")
     package static let phoneFactorVerifyDisabled = AuthError(
@@ -19,7 +19,7 @@ extension AuthError {
     package static let phoneFactorMessageNotSent = AuthError(.internalServerError, "unexpected_failure", "error sending message")
     /// 500: the send SMS hook refused or failed a phone factor's code (GoTrue hides its error here).
     package static let phoneFactorHookFailed = AuthError(.internalServerError, "unexpected_failure", "error invoking hook")
-    package static let emptyFactorCode = AuthError(.badRequest, "validation_failed", "Code needs to be non-empty")
+    package static let emptyFactorCode = validation("Code needs to be non-empty")
     package static let tooManyFactors = AuthError(
         .unprocessableContent, "too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue")
     package static let aal2RequiredToEnroll = AuthError(.forbidden, "insufficient_aal", "AAL2 required to enroll a new factor")
@@ -27,7 +27,7 @@ extension AuthError {
     package static let aal2RequiredToUpdateUser = AuthError(
         .unauthorized, "insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled.")
     package static let anonymousNotAllowed = AuthError(.forbidden, "no_authorization", "Anonymous user not allowed to perform these actions")
-    package static let invalidFactorType = AuthError(.badRequest, "validation_failed", "factor_type needs to be totp, phone, or webauthn")
+    package static let invalidFactorType = validation("factor_type needs to be totp, phone, or webauthn")
     package static let phoneFactorEnrollDisabled = AuthError(
         .unprocessableContent, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
     package static let webAuthnFactorEnrollDisabled = AuthError(
@@ -36,13 +36,13 @@ extension AuthError {
     package static let totpVerifyDisabled = AuthError(.unprocessableContent, "mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
     package static let webAuthnVerifyDisabled = AuthError(
         .unprocessableContent, "mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn")
-    package static let webAuthnParamsRequired = AuthError(.badRequest, "validation_failed", "WebAuthn config required")
-    package static let webAuthnTypeInvalid = AuthError(.badRequest, "validation_failed", "WebAuthn type must be create or request")
-    package static let webAuthnResponseRequired = AuthError(.badRequest, "validation_failed", "credential_response required")
-    package static let webAuthnResponseInvalid = AuthError(.badRequest, "validation_failed", "Invalid credential_response")
+    package static let webAuthnParamsRequired = validation("WebAuthn config required")
+    package static let webAuthnTypeInvalid = validation("WebAuthn type must be create or request")
+    package static let webAuthnResponseRequired = validation("credential_response required")
+    package static let webAuthnResponseInvalid = validation("Invalid credential_response")
     /// The ceremony named in the body is not the one the challenge opened.
-    package static let webAuthnCeremonyMismatch = AuthError(
-        .badRequest, "validation_failed", "WebAuthn type does not match the challenge: create for an unverified factor, request for a verified one")
+    package static let webAuthnCeremonyMismatch = validation(
+        "WebAuthn type does not match the challenge: create for an unverified factor, request for a verified one")
     /// The response did not verify (signature, origin, challenge, flags, counter): every such
     /// refusal is this one answer.
     package static let webAuthnFactorRefused = AuthError(.unprocessableContent, "mfa_verification_failed", "WebAuthn response could not be verified")

@@ -57,14 +57,9 @@ struct RateLimits: Sendable {
     /// - Returns: the slot taken, for ``release(_:)`` when no email goes out after all.
     @discardableResult
     func admitEmail(to address: String, for purpose: EmailPurpose) async throws -> MessageSlot {
-        let key = "email:\(purpose.kind.rawValue):\(address)"
-        let now = clock.now()
-        if limits.enabled,
-            let retryAfter = try await counter.consume(key, limit: limits.emailsPerAddress, minimumInterval: limits.emailInterval, at: now)
-        {
-            throw AuthError.emailRateLimited(retryAfter: retryAfter)
-        }
-        return MessageSlot(key: key, takenAt: now)
+        try await takeSlot(
+            "email:\(purpose.kind.rawValue):\(address)", limits.emailsPerAddress, minimumInterval: limits.emailInterval,
+            refusal: AuthError.emailRateLimited(retryAfter:))
     }
 
     /// Gives back a slot ``admitEmail(to:for:)`` or ``admitSMS()`` took for a message that could
@@ -94,18 +89,25 @@ struct RateLimits: Sendable {
     ///
     /// - Returns: the slot taken, for ``release(_:)`` when no message goes out after all.
     func admitSMS() async throws -> MessageSlot {
-        let key = "sms"
-        let now = clock.now()
-        if limits.enabled, let retryAfter = try await counter.consume(key, limit: limits.smsPerHour, minimumInterval: 0, at: now) {
-            throw AuthError.smsRateLimited(retryAfter: retryAfter)
-        }
-        return MessageSlot(key: key, takenAt: now)
+        try await takeSlot("sms", limits.smsPerHour, minimumInterval: 0, refusal: AuthError.smsRateLimited(retryAfter:))
     }
 
     /// One email (or SMS) counted against a limit.
     struct MessageSlot: Sendable {
         fileprivate let key: String
         fileprivate let takenAt: Date
+    }
+
+    /// Counts a message under `key` (nothing when limits are off); past `limit`, or sooner than
+    /// `minimumInterval` after the previous one, throws `refusal` with the seconds to wait.
+    private func takeSlot(
+        _ key: String, _ limit: RateLimitConfiguration.Limit, minimumInterval: TimeInterval, refusal: (Int) -> AuthError
+    ) async throws -> MessageSlot {
+        let now = clock.now()
+        if limits.enabled, let retryAfter = try await counter.consume(key, limit: limit, minimumInterval: minimumInterval, at: now) {
+            throw refusal(retryAfter)
+        }
+        return MessageSlot(key: key, takenAt: now)
     }
 
     /// Refuses a code for `address` after too many wrong ones, without counting this attempt.

@@ -54,10 +54,10 @@ package struct ResolvedProvider: Sendable, Equatable {
             // As GoTrue: the token's own issuer must be one of Apple's, and match a given one.
             if let detected = tokenIssuer(), !(settings.allowLoopbackProviders && settings.issuerOverrides["apple"] == detected) {
                 guard appleIssuers.contains(detected) else {
-                    throw AuthError(.badRequest, "validation_failed", "Detected ID token issuer is not an Apple ID token issuer")
+                    throw AuthError.validation("Detected ID token issuer is not an Apple ID token issuer")
                 }
                 if !issuer.isEmpty, issuer != detected {
-                    throw AuthError(.badRequest, "validation_failed", "Provided issuer does not match ID token issuer")
+                    throw AuthError.validation("Provided issuer does not match ID token issuer")
                 }
             }
             return try fixed(
@@ -81,10 +81,10 @@ package struct ResolvedProvider: Sendable, Equatable {
             return try fixed("firebase", firebase, issuer: issuer, issuers: [issuer], style: .generic)
         }
         if provider.hasPrefix("custom:") {
-            throw AuthError(.badRequest, "validation_failed", "Custom OAuth providers are disabled")
+            throw AuthError.customProvidersDisabled
         }
         guard !issuer.isEmpty, settings.allowedIDTokenIssuers.contains(issuer), let clientID, !clientID.isEmpty else {
-            throw AuthError(.badRequest, "validation_failed", "Custom OIDC provider \"\(provider.prefix(80))\" not allowed")
+            throw AuthError.validation("Custom OIDC provider \"\(provider.prefix(80))\" not allowed")
         }
         return ResolvedProvider(
             name: issuer, discoveryIssuer: issuer, issuers: [issuer], clientIDs: [clientID], skipNonceCheck: false, emailOptional: false,

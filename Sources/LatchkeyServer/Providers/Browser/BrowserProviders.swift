@@ -17,7 +17,7 @@ struct BrowserProviders: Sendable {
 
     /// The provider `name`, enabled and configured for the browser.
     func provider(named name: String) async throws -> any BrowserProvider {
-        func refuse(_ reason: String) -> AuthError { AuthError(.badRequest, "validation_failed", "Unsupported provider: \(reason)") }
+        func refuse(_ reason: String) -> AuthError { AuthError.validation("Unsupported provider: \(reason)") }
         if name.hasPrefix(CustomProviders.prefix) {
             let (resolved, record, secret) = try await custom.signInProvider(name)
             if record.isOAuth2 { return OAuth2BrowserProvider(record: record, clientSecret: secret, http: http) }

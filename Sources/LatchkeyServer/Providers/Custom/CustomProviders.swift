@@ -128,10 +128,10 @@ struct CustomProviders: ServiceDependent {
     /// custom providers are off, or it is unknown or disabled.
     func signInProvider(_ identifier: String) async throws -> (provider: ResolvedProvider, record: CustomProviderRecord, secret: String) {
         guard settings.customProvidersEnabled else {
-            throw AuthError(.badRequest, "validation_failed", "Custom OAuth providers are disabled")
+            throw AuthError.customProvidersDisabled
         }
         guard let record = try await store.customProvider(identifier: identifier) else {
-            throw AuthError(.badRequest, "validation_failed", "Custom OIDC provider \"\(identifier.prefix(80))\" not found")
+            throw AuthError.validation("Custom OIDC provider \"\(identifier.prefix(80))\" not found")
         }
         guard record.enabled else {
             throw AuthError(.badRequest, "provider_disabled", "Custom OIDC provider \"\(identifier.prefix(80))\" is disabled")

@@ -44,7 +44,7 @@ struct TokenGrants: Sendable {
     /// `web3_provider_disabled` for `web3`, 400 `unsupported_grant_type` when no grant has that
     /// name.
     func handler(for grantType: String?) throws(AuthError) -> Handler {
-        guard let grantType else { throw AuthError(.badRequest, "validation_failed", "grant_type is required: \(choices)") }
+        guard let grantType else { throw AuthError.validation("grant_type is required: \(choices)") }
         // Sign in with Ethereum or Solana is not served: GoTrue's answer while both are disabled.
         if grantType == "web3" { throw AuthError.web3ProviderDisabled }
         guard let handler = handlers[grantType] else {

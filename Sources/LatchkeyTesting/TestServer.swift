@@ -1,0 +1,23 @@
+/// A server the tests start, use and shut down.
+protocol TestServer: Sendable {
+    func shutdown() async throws
+}
+
+extension TestServer {
+    /// Runs `body` with this server, then shuts it down, also when `body` throws: `body`'s
+    /// error is then the one thrown, not the shutdown's.
+    func use<T>(_ body: (Self) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            try? await shutdown()
+            throw error
+        }
+        try await shutdown()
+        return result
+    }
+}
+
+extension TestAuthServer: TestServer {}
+extension TestIdentityProvider: TestServer {}
