@@ -1,9 +1,9 @@
 /// A server the tests start, use and shut down.
-protocol TestServer: Sendable {
+protocol StartedServer: Sendable {
     func shutdown() async throws
 }
 
-extension TestServer {
+extension StartedServer {
     /// Runs `body` with this server, then shuts it down, also when `body` throws: `body`'s
     /// error is then the one thrown, not the shutdown's.
     func use<T>(_ body: (Self) async throws -> T) async throws -> T {
@@ -19,5 +19,5 @@ extension TestServer {
     }
 }
 
-extension TestAuthServer: TestServer {}
-extension TestIdentityProvider: TestServer {}
+extension TestAuthServer: StartedServer {}
+extension TestIdentityProvider: StartedServer {}
