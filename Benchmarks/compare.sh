@@ -8,6 +8,7 @@
 #
 # Usage: Benchmarks/compare.sh BIN_A BIN_B [seconds-per-measurement] [rounds]   (needs wrk)
 set -euo pipefail
+command -v wrk >/dev/null || { echo "needs wrk: apt-get install wrk" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench="$root/Benchmarks"
 bin_a=$1; bin_b=$2

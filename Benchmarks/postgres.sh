@@ -12,6 +12,7 @@
 #
 # Usage: Benchmarks/postgres.sh [seconds-per-measurement]   (needs wrk and postgresql: apt-get install wrk postgresql)
 set -euo pipefail
+command -v wrk >/dev/null || { echo "needs wrk: apt-get install wrk" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench="$root/Benchmarks"
 duration=${1:-10}

@@ -16,6 +16,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench="$root/Benchmarks"
+command -v wrk >/dev/null || { echo "needs wrk: apt-get install wrk" >&2; exit 2; }
 duration=${1:-10}
 rounds=${2:-4}
 only=${LATCHKEY_BENCH_ONLY:-}
