@@ -46,7 +46,9 @@ struct PhoneSignUp: ServiceDependent {
             createdAt: now)
         do {
             if codes.settings.autoconfirm {
-                let session = sessions.prepare(for: user, method: "password", ipAddress: ipAddress)
+                // Signed before the account is stored: a custom access token hook's refusal
+                // leaves no account behind, as for an email sign-up.
+                let session = try await sessions.presign(sessions.prepare(for: user, method: "password", ipAddress: ipAddress))
                 try await store.insertUser(session.user, audit: audit, start: .session(session))
                 logger.info("user signed up", metadata: ["user_id": "\(user.id)", "provider": "phone"])
                 try await afterUserCreated?.notifySignedUp(session.user)

@@ -178,6 +178,28 @@ struct CustomAccessTokenHookTests {
         }
     }
 
+    @Test("a phone sign-up with SMS autoconfirm that the hook refuses stores nothing: the same number signs up once the hook agrees")
+    func refusedPhoneSignUp() async throws {
+        let hook = try await FakeHook.start()
+        defer { Task { await hook.stop() } }
+        let hooked = Self.hooked(hook)
+        try await TestServer.with(configure: { configuration in
+            hooked(&configuration)
+            configuration.phone.enabled = true
+            configuration.phone.autoconfirm = true
+        }) { server in
+            let body: [String: any Sendable] = ["phone": "+447700900124", "password": "phone password 1"]
+            hook.set(.answer(status: 200, contentType: "application/json", body: #"{"error": {"http_code": 422, "message": "Not this one"}}"#))
+            let refused = try await server.request(.POST, "/signup", json: body)
+            #expect(refused.status == 422 && refused["msg"] as? String == "Not this one", "\(refused.text)")
+            hook.set(.addClaim)
+            let accepted = try await server.request(.POST, "/signup", json: body)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            let token = try #require(accepted["access_token"] as? String)
+            #expect(try unverifiedClaims(of: token)["plan"] as? String == "pro")
+        }
+    }
+
     @Test("the hook's own error is the client's; garbage, HTML, a non-2xx, a 429 without Retry-After are GoTrue's hook errors")
     func hookFailures() async throws {
         let hook = try await FakeHook.start()
