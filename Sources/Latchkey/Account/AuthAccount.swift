@@ -42,13 +42,8 @@ public struct AuthAccount: Sendable {
     ) async throws -> SignUpResult {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         manager.logger.info("signing up", metadata: ["operation": "sign_up", "email": "\(LogRedaction.email(email))"])
-        let result: SignUpResult
-        do {
-            result = try await CaptchaToken.$current.withValue(captchaToken) {
-                try await manager.backend.signUp(email: email, password: password, data: data)
-            }
-        } catch {
-            throw AuthFailure(error)
+        let result = try await AuthFailure.translating {
+            try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.signUp(email: email, password: password, data: data) }
         }
         switch result {
         case .signedIn(let session):
@@ -66,11 +61,9 @@ public struct AuthAccount: Sendable {
     /// - Throws: ``AuthFailure``.
     @discardableResult
     public func signInAnonymously(data: [String: JSONValue] = [:], captchaToken: String? = nil) async throws -> Session {
-        do {
+        try await AuthFailure.translating {
             let session = try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.signInAnonymously(data: data) }
             return try await manager.commitSignIn(session)
-        } catch {
-            throw AuthFailure(error)
         }
     }
 
@@ -82,12 +75,10 @@ public struct AuthAccount: Sendable {
     @discardableResult
     public func update(_ update: UserUpdate) async throws -> User {
         let (session, generation) = try await manager.sessionForRequest()
-        do {
+        return try await AuthFailure.translating {
             let user = try await manager.backend.updateUser(accessToken: session.accessToken, update)
             await manager.updateStoredUser(user, generation: generation)
             return user
-        } catch {
-            throw AuthFailure(error)
         }
     }
 
@@ -107,10 +98,6 @@ public struct AuthAccount: Sendable {
     /// - Throws: ``AuthFailure``.
     public func reauthenticate() async throws {
         let (session, _) = try await manager.sessionForRequest()
-        do {
-            try await manager.backend.reauthenticate(accessToken: session.accessToken)
-        } catch {
-            throw AuthFailure(error)
-        }
+        try await AuthFailure.translating { try await manager.backend.reauthenticate(accessToken: session.accessToken) }
     }
 }

@@ -31,14 +31,12 @@ public struct AuthEmail: Sendable {
     public func sendSignInEmail(email: String, createUser: Bool = true, redirectTo: URL? = nil, captchaToken: String? = nil) async throws {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         manager.logger.info("requesting a sign-in email", metadata: ["operation": "sign_in_email", "email": "\(LogRedaction.email(email))"])
-        do {
+        try await AuthFailure.translating {
             let pkce = try await manager.startPKCEFlow()
             try await CaptchaToken.$current.withValue(captchaToken) {
                 try await manager.backend.sendSignInEmail(
                     email: email, createUser: createUser, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
             }
-        } catch {
-            throw AuthFailure(error)
         }
     }
 
@@ -50,11 +48,9 @@ public struct AuthEmail: Sendable {
     /// - Throws: ``AuthFailure``.
     @discardableResult
     public func verify(type: VerificationType, email: String, token: String) async throws -> Session {
-        do {
+        try await AuthFailure.translating {
             let session = try await manager.backend.verify(type: type, email: email, token: token)
             return try await manager.commitSignIn(session)
-        } catch {
-            throw AuthFailure(error)
         }
     }
 
@@ -65,11 +61,9 @@ public struct AuthEmail: Sendable {
     /// - Throws: ``AuthFailure``.
     @discardableResult
     public func confirmEmailChange(email: String, token: String) async throws -> Session? {
-        do {
+        try await AuthFailure.translating {
             guard let session = try await manager.backend.verifyEmailChange(email: email, token: token) else { return nil }
             return try await manager.commitSignIn(session)
-        } catch {
-            throw AuthFailure(error)
         }
     }
 
@@ -94,22 +88,15 @@ public struct AuthEmail: Sendable {
         guard let code = parameters["code"], !code.isEmpty else {
             throw AuthFailure(BackendError.server(status: 400, code: "validation_failed", message: "the URL carries no code", retryAfter: nil))
         }
-        do {
-            return try await manager.exchangeCodeWithStoredVerifier(code, flow: "email flow")
-        } catch {
-            throw AuthFailure(error)
-        }
+        return try await AuthFailure.translating { try await manager.exchangeCodeWithStoredVerifier(code, flow: "email flow") }
     }
 
     /// Sends the sign-up confirmation email again.
     /// - Throws: ``AuthFailure`` (e.g. ``AuthFailure/Category/rateLimited(retryAfter:)``).
     public func resendConfirmation(email: String, captchaToken: String? = nil) async throws {
-        do {
-            try await CaptchaToken.$current.withValue(captchaToken) {
-                try await manager.backend.resendConfirmation(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-        } catch {
-            throw AuthFailure(error)
+        let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await AuthFailure.translating {
+            try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.resendConfirmation(email: email) }
         }
     }
 
@@ -118,12 +105,9 @@ public struct AuthEmail: Sendable {
     /// password with ``AuthAccount/update(_:)``.
     /// - Throws: ``AuthFailure``.
     public func recoverPassword(email: String, captchaToken: String? = nil) async throws {
-        do {
-            try await CaptchaToken.$current.withValue(captchaToken) {
-                try await manager.backend.recoverPassword(email: email.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-        } catch {
-            throw AuthFailure(error)
+        let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await AuthFailure.translating {
+            try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.recoverPassword(email: email) }
         }
     }
 
@@ -134,13 +118,11 @@ public struct AuthEmail: Sendable {
     /// - Throws: ``AuthFailure``.
     public func recoverPassword(email: String, redirectTo: URL?, captchaToken: String? = nil) async throws {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
-        do {
+        try await AuthFailure.translating {
             let pkce = try await manager.startPKCEFlow()
             try await CaptchaToken.$current.withValue(captchaToken) {
                 try await manager.backend.recoverPassword(email: email, redirectTo: redirectTo?.absoluteString, codeChallenge: pkce.challenge)
             }
-        } catch {
-            throw AuthFailure(error)
         }
     }
 

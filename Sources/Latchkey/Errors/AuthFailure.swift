@@ -93,6 +93,18 @@ extension AuthFailure {
         }
     }
 
+    /// Runs `operation` and throws whatever it throws as an ``AuthFailure``, the one error
+    /// type the client's public methods throw. It runs in the caller's isolation.
+    static func translating<T>(
+        isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> T
+    ) async throws(AuthFailure) -> T {
+        do {
+            return try await operation()
+        } catch {
+            throw AuthFailure(error)
+        }
+    }
+
     init(backend: BackendError) {
         switch backend {
         case .transport(let failure):

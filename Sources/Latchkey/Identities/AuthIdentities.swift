@@ -51,12 +51,7 @@ public struct AuthIdentities: Sendable {
     /// Hand the URL the browser comes back with to ``AuthAccount/session(from:)``.
     /// - Throws: ``AuthFailure``.
     public func linkURL(provider: IdentityProvider, redirectTo: URL, scopes: String? = nil) async throws -> URL {
-        let pkce: PKCE
-        do {
-            pkce = try await manager.startPKCEFlow()
-        } catch {
-            throw AuthFailure(error)
-        }
+        let pkce = try await AuthFailure.translating { try await manager.startPKCEFlow() }
         return try await manager.authorized("link_identity") { [backend = manager.backend] token in
             try await backend.linkIdentityURL(
                 accessToken: token, provider: provider.rawValue, redirectTo: redirectTo.absoluteString, scopes: scopes,
@@ -77,11 +72,7 @@ public struct AuthIdentities: Sendable {
                 provider: provider.rawValue, idToken: idToken, nonce: nonce, accessToken: accessToken, linkingTo: token)
         }
         await manager.log("identity linked", "link_identity", ["provider": "\(provider)"])
-        do {
-            return try await manager.commitSignIn(session)
-        } catch {
-            throw AuthFailure(error)
-        }
+        return try await AuthFailure.translating { try await manager.commitSignIn(session) }
     }
 
     /// Removes `identity` from the signed-in account: the person can no longer sign in with it.

@@ -80,11 +80,9 @@ extension AuthMFA {
             throw AuthFailure(passkeyAuthenticator: error)
         }
         _ = try await manager.session(minTTL: 30)
-        do {
-            return .verified(
-                try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challenge.id, proof: .webAuthn(response))))
-        } catch {
-            throw AuthFailure(error)
-        }
+        return .verified(
+            try await AuthFailure.translating {
+                try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challenge.id, proof: .webAuthn(response)))
+            })
     }
 }

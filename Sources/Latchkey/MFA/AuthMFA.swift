@@ -70,10 +70,8 @@ public struct AuthMFA: Sendable {
     public func verify(factorID: String, challengeID: String, code: String) async throws -> Session {
         _ = try await manager.session(minTTL: 30)
         let code = code.filter { !$0.isWhitespace }
-        do {
-            return try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challengeID, proof: .code(code)))
-        } catch {
-            throw AuthFailure(error)
+        return try await AuthFailure.translating {
+            try await manager.sharedVerify(.verifyFactor(factorID: factorID, challengeID: challengeID, proof: .code(code)))
         }
     }
 

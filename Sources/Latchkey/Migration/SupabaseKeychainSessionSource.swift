@@ -52,15 +52,7 @@ public struct SupabaseKeychainSessionSource: SupabaseSessionSource {
     public func read(key: String) async throws -> Data? {
         let query = item(key)
         return try await Self.onQueue { () throws(StorageError) -> Data? in
-            var dictionary = Self.dictionary(query)
-            dictionary[kSecReturnData as String] = true
-            dictionary[kSecMatchLimit as String] = kSecMatchLimitOne
-            SecItemKeychain.forbidInteraction(&dictionary)
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(dictionary as CFDictionary, &result)
-            guard status == errSecSuccess else { return try SupabaseKeychainQuery.readResult(SecItemKeychain.outcome(status)) }
-            guard let data = result as? Data else { return try SupabaseKeychainQuery.readResult(.undecodable) }
-            return try SupabaseKeychainQuery.readResult(.data(data))
+            try SupabaseKeychainQuery.readResult(SecItemKeychain.readData(Self.dictionary(query)))
         }
     }
 

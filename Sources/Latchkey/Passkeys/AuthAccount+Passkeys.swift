@@ -30,11 +30,8 @@ extension AuthAccount {
     ) async throws -> PasskeySignInResult {
         let authenticator = try manager.requirePasskeyAuthenticator()
         manager.logger.info("signing in with a passkey", metadata: ["operation": "sign_in_passkey"])
-        var challenge: PasskeyChallenge<PasskeyRequestOptions>
-        do {
-            challenge = try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.passkeySignInOptions() }
-        } catch {
-            throw AuthFailure(error)
+        var challenge = try await AuthFailure.translating {
+            try await CaptchaToken.$current.withValue(captchaToken) { try await manager.backend.passkeySignInOptions() }
         }
         challenge.options.mediation = mediation
         let assertion: PasskeyAssertion

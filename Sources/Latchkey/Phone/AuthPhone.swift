@@ -24,12 +24,10 @@ public struct AuthPhone: Sendable {
     ///   code was sent less than a minute ago).
     public func sendSignInCode(phone: String, createUser: Bool = true, channel: PhoneChannel = .sms, captchaToken: String? = nil) async throws {
         manager.logger.info("requesting a sign-in code by SMS", metadata: ["operation": "sign_in_sms"])
-        do {
+        try await AuthFailure.translating {
             try await CaptchaToken.$current.withValue(captchaToken) {
                 try await manager.backend.sendSignInSMS(phone: phone, createUser: createUser, channel: channel)
             }
-        } catch {
-            throw AuthFailure(error)
         }
     }
 
@@ -38,11 +36,9 @@ public struct AuthPhone: Sendable {
     /// - Throws: ``AuthFailure`` (a wrong or expired code: the server's `otp_expired`).
     @discardableResult
     public func verify(phone: String, code: String) async throws -> Session {
-        do {
+        try await AuthFailure.translating {
             let session = try await manager.backend.verifyPhone(phone: phone, token: code.trimmingCharacters(in: .whitespaces))
             return try await manager.commitSignIn(session)
-        } catch {
-            throw AuthFailure(error)
         }
     }
 }

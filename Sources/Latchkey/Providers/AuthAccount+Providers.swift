@@ -97,12 +97,10 @@ extension AuthAccount {
     /// - Throws: ``AuthFailure`` (``AuthFailure/Category/storage(_:)`` when the verifier cannot
     ///   be stored).
     public func signInURL(provider: IdentityProvider, redirectTo: URL, scopes: String? = nil) async throws -> URL {
-        do {
+        try await AuthFailure.translating {
             let pkce = try await manager.startPKCEFlow()
             return try manager.backend.authorizeURL(
                 provider: provider.rawValue, redirectTo: redirectTo.absoluteString, scopes: scopes, codeChallenge: pkce.challenge)
-        } catch {
-            throw AuthFailure(error)
         }
     }
 

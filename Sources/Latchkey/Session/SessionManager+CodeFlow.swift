@@ -41,13 +41,9 @@ extension SessionManager {
         case .none:
             throw AuthFailure(.invalidInput, code: "validation_failed", detail: "the URL carries no code or session")
         case .code(let code):
-            do {
-                return try await exchangeCodeWithStoredVerifier(code, flow: "sign-in")
-            } catch {
-                throw AuthFailure(error)
-            }
+            return try await AuthFailure.translating { try await exchangeCodeWithStoredVerifier(code, flow: "sign-in") }
         case .tokens(let tokens):
-            do {
+            return try await AuthFailure.translating {
                 let user = try await backend.user(accessToken: tokens.accessToken)
                 let now = clock.now()
                 let expiresIn = tokens.expiresIn ?? tokens.expiresAt.map { $0.timeIntervalSince(now) } ?? 3600
@@ -55,8 +51,6 @@ extension SessionManager {
                     accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType, expiresIn: expiresIn,
                     expiresAt: tokens.expiresAt ?? now.addingTimeInterval(expiresIn), user: user)
                 return try await commitSignIn(session)
-            } catch {
-                throw AuthFailure(error)
             }
         }
     }

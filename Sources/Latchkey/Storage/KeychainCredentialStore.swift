@@ -144,7 +144,7 @@ struct SecItemKeychain: KeychainDriver {
     func perform(_ call: KeychainCall) -> KeychainOutcome {
         switch call {
         case .readAttributes(let item):
-            let (status, result) = Self.copyOne(item, returning: kSecReturnAttributes)
+            let (status, result) = Self.copyOne(Self.query(item), returning: kSecReturnAttributes)
             guard status == errSecSuccess else { return Self.outcome(status) }
             guard let attributes = result as? [String: Any] else { return .undecodable }
             return .attributes(
@@ -152,10 +152,7 @@ struct SecItemKeychain: KeychainDriver {
                     accessibility: Self.accessibility(attributes[kSecAttrAccessible as String]),
                     protectionTag: attributes[kSecAttrGeneric as String] as? Data))
         case .readData(let item):
-            let (status, result) = Self.copyOne(item, returning: kSecReturnData)
-            guard status == errSecSuccess else { return Self.outcome(status) }
-            guard let data = result as? Data else { return .undecodable }
-            return .data(data)
+            return Self.readData(Self.query(item))
         case .update(let item, let data, let protection):
             var query = Self.query(item)
             Self.forbidInteraction(&query)
@@ -178,10 +175,18 @@ struct SecItemKeychain: KeychainDriver {
         }
     }
 
-    /// `SecItemCopyMatching` for the one item matching `item`, without user interaction,
+    /// The data of the one item matching `query`, read without user interaction.
+    static func readData(_ query: [String: Any]) -> KeychainOutcome {
+        let (status, result) = copyOne(query, returning: kSecReturnData)
+        guard status == errSecSuccess else { return outcome(status) }
+        guard let data = result as? Data else { return .undecodable }
+        return .data(data)
+    }
+
+    /// `SecItemCopyMatching` for the one item matching `query`, without user interaction,
     /// returning what `returnKey` (`kSecReturnData` or `kSecReturnAttributes`) asks for.
-    static func copyOne(_ item: KeychainItem, returning returnKey: CFString) -> (status: OSStatus, result: CFTypeRef?) {
-        var query = Self.query(item)
+    static func copyOne(_ query: [String: Any], returning returnKey: CFString) -> (status: OSStatus, result: CFTypeRef?) {
+        var query = query
         query[returnKey as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         Self.forbidInteraction(&query)
