@@ -286,7 +286,9 @@ public final class TestIdentityProvider: Sendable {
         var fields = ["code": code, "state": state]
         if let name = person.name {
             let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
-            let user: [String: Any] = ["name": ["firstName": parts.first ?? "", "lastName": parts.count > 1 ? parts[1] : ""], "email": person.email ?? ""]
+            let user: [String: Any] = [
+                "name": ["firstName": parts.first ?? "", "lastName": parts.count > 1 ? parts[1] : ""], "email": person.email ?? "",
+            ]
             fields["user"] = String(decoding: try JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
         }
         let inputs = fields.sorted { $0.key < $1.key }.map { "<input type=\"hidden\" name=\"\(escape($0.key))\" value=\"\(escape($0.value))\">" }
@@ -315,10 +317,11 @@ public final class TestIdentityProvider: Sendable {
         }
         guard form["grant_type"] == "authorization_code", let code = form["code"] else { return refuse("unsupported_grant_type") }
         guard let secret, !secret.isEmpty else { return refuse("invalid_client") }
-        guard let pending = authorizations.withLockedValue({ box -> Authorizations.Pending? in
-            box.clientSecrets.append(secret)
-            return box.pending.removeValue(forKey: code)
-        })
+        guard
+            let pending = authorizations.withLockedValue({ box -> Authorizations.Pending? in
+                box.clientSecrets.append(secret)
+                return box.pending.removeValue(forKey: code)
+            })
         else { return refuse("invalid_grant") }
         guard pending.clientID == clientID, pending.redirectURI == form["redirect_uri"] else { return refuse("invalid_grant") }
         if let challenge = pending.codeChallenge {
@@ -376,7 +379,9 @@ public final class TestIdentityProvider: Sendable {
     private static func formFields(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
             if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
         }
         return fields

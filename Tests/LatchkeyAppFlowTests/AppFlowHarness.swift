@@ -213,7 +213,8 @@ func fileNames(in directory: URL?) -> [String] {
 /// Runs `body` on the main actor against a fresh server, and always stops it.
 @MainActor
 func withFlowServer(
-    autoconfirm: Bool = true, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, _ body: @MainActor (TestServer) async throws -> Void
+    autoconfirm: Bool = true, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @MainActor (TestServer) async throws -> Void
 ) async throws {
     let server = try await TestServer.start(autoconfirm: autoconfirm, configure: configure)
     func finish() async {

@@ -2,7 +2,7 @@ import Foundation
 import Latchkey
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A browser for tests that really browses: it follows redirects one at a time, keeping cookies

@@ -60,7 +60,10 @@ struct JSONValueTests {
                 return .string(String((0..<Int(generator.next() % 12)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }))
             case 4: return .array((0..<Int(generator.next() % 4)).map { _ in value(depth: depth + 1) })
             default:
-                return .object(Dictionary((0..<Int(generator.next() % 4)).map { _ in ("k\(generator.next() % 100)", value(depth: depth + 1)) }, uniquingKeysWith: { $1 }))
+                return .object(
+                    Dictionary(
+                        (0..<Int(generator.next() % 4)).map { _ in ("k\(generator.next() % 100)", value(depth: depth + 1)) }, uniquingKeysWith: { $1 }
+                    ))
             }
         }
         for _ in 0..<500 {

@@ -150,7 +150,9 @@ extension StoredFormDecoder {
 
         func superDecoder() throws -> any Decoder { StoredFormDecoder(.object(members), codingPath: codingPath) }
 
-        func superDecoder(forKey key: Key) throws -> any Decoder { StoredFormDecoder(members[key.stringValue] ?? .null, codingPath: codingPath + [key]) }
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            StoredFormDecoder(members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        }
     }
 
     private struct Unkeyed: UnkeyedDecodingContainer {

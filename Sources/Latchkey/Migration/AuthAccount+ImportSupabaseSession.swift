@@ -120,7 +120,8 @@ extension AuthAccount {
         } catch {
             let reason = (error as? StorageError).map { "\($0)" } ?? "\(type(of: error))"
             logger.warning(
-                "supabase-swift's session could not be removed: removed at the next import", metadata: ["operation": "import_supabase_session", "error": "\(reason)"])
+                "supabase-swift's session could not be removed: removed at the next import",
+                metadata: ["operation": "import_supabase_session", "error": "\(reason)"])
         }
     }
 }

@@ -42,7 +42,9 @@ struct BrowserSignInRoutes {
         }
     }
 
-    private static func start(_ flows: BrowserSignIn, _ request: Request, linkingUserID: UUID?, bindsBrowser: Bool) async throws
+    private static func start(
+        _ flows: BrowserSignIn, _ request: Request, linkingUserID: UUID?, bindsBrowser: Bool
+    ) async throws
         -> BrowserSignIn.Start
     {
         let query = request.uri.queryParameters
@@ -53,7 +55,9 @@ struct BrowserSignInRoutes {
             linkingUserID: linkingUserID, binding: request.cookies[BrowserSignIn.bindingCookie]?.value, bindsBrowser: bindsBrowser)
     }
 
-    private static func callback(_ flows: BrowserSignIn, _ request: Request, fields: [String: String], context: AuthRequestContext) async
+    private static func callback(
+        _ flows: BrowserSignIn, _ request: Request, fields: [String: String], context: AuthRequestContext
+    ) async
         -> Response
     {
         let location = await flows.callback(

@@ -96,7 +96,8 @@ extension FactorVerification {
         let verified: VerifiedRegistration
         do {
             verified = try relyingParty.verifyRegistration(
-                RegistrationResponse(clientDataJSON: clientData, attestationObject: attestationObject, transports: credential.response.transports ?? []),
+                RegistrationResponse(
+                    clientDataJSON: clientData, attestationObject: attestationObject, transports: credential.response.transports ?? []),
                 challenge: challenge, requireUserVerification: false)
         } catch {
             throw WebAuthnCeremonyRefusal("\(error)")

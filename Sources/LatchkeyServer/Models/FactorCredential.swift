@@ -38,8 +38,14 @@ package struct FactorCredential: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case credentialID = "credential_id", publicKey = "public_key", attestationType = "attestation_type", aaguid
-        case signCount = "sign_count", backupEligible = "backup_eligible", backedUp = "backed_up", transports
+        case credentialID = "credential_id"
+        case publicKey = "public_key"
+        case attestationType = "attestation_type"
+        case aaguid
+        case signCount = "sign_count"
+        case backupEligible = "backup_eligible"
+        case backedUp = "backed_up"
+        case transports
     }
 
     package init(from decoder: any Decoder) throws {

@@ -105,7 +105,8 @@ public final class ServerMetrics: Sendable {
             count: Counter(
                 label: "latchkey_http_requests_total", dimensions: [("method", key.method), ("route", route), ("status", String(status))],
                 factory: factory),
-            duration: Timer(label: "latchkey_http_request_duration_seconds", dimensions: [("method", key.method), ("route", route)], factory: factory))
+            duration: Timer(
+                label: "latchkey_http_request_duration_seconds", dimensions: [("method", key.method), ("route", route)], factory: factory))
         requestHandleTable.withLockedValue { $0[key] = handles }
         return handles
     }

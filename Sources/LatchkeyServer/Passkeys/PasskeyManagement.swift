@@ -17,7 +17,9 @@ struct PasskeyManagement: Sendable {
         try await ceremonies.store.passkeys(userID: userID).map(PasskeyResponse.init)
     }
 
-    func rename(_ passkeyID: UUID, with body: PasskeyUpdateBody, by signedIn: BearerAuthentication.Authenticated, ipAddress: String)
+    func rename(
+        _ passkeyID: UUID, with body: PasskeyUpdateBody, by signedIn: BearerAuthentication.Authenticated, ipAddress: String
+    )
         async throws -> PasskeyResponse
     {
         guard let name = body.friendly_name, !name.isEmpty else { throw AuthError.passkeyNameRequired }

@@ -57,7 +57,9 @@ struct PasskeyRegistration: Sendable {
         } catch {
             throw ceremonies.refused("\(error)", ceremony: "registration")
         }
-        guard verified.credentialID == rawID else { throw ceremonies.refused("credential id differs from the attested one", ceremony: "registration") }
+        guard verified.credentialID == rawID else {
+            throw ceremonies.refused("credential id differs from the attested one", ceremony: "registration")
+        }
 
         let now = ceremonies.clock.now()
         let aaguid = verified.aaguid == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) ? nil : verified.aaguid

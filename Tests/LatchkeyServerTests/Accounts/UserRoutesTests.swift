@@ -44,7 +44,8 @@ struct UserRoutesTests {
             let elsewhere = try await server.request(.GET, "/user", bearer: session.accessToken)
             #expect((elsewhere["user_metadata"] as? [String: Any])?["theme"] as? String == "sepia")
             #expect(elsewhere["factors"] == nil)
-            let enrolled = try await server.request(.POST, "/factors", json: ["factor_type": "totp", "friendly_name": "phone"], bearer: session.accessToken)
+            let enrolled = try await server.request(
+                .POST, "/factors", json: ["factor_type": "totp", "friendly_name": "phone"], bearer: session.accessToken)
             #expect(enrolled.status == 200)
             let withFactor = try await server.request(.GET, "/user", bearer: session.accessToken)
             let factors = try #require(withFactor["factors"] as? [[String: Any]])

@@ -66,7 +66,8 @@ struct AdminPaginationTests {
             let sorted = try await server.request(.GET, "/admin/users?sort=created_at%20desc&per_page=2&page=1", bearer: key)
             #expect(
                 sorted.headers.first(name: "Link")
-                    == #"</admin/users?page=2&per_page=2&sort=created_at+desc>; rel="next", </admin/users?page=3&per_page=2&sort=created_at+desc>; rel="last""#)
+                    == #"</admin/users?page=2&per_page=2&sort=created_at+desc>; rel="next", </admin/users?page=3&per_page=2&sort=created_at+desc>; rel="last""#
+            )
 
             // Behind the /auth/v1 prefix the links name the path GoTrue sees behind Supabase's gateway.
             let prefixed = try await server.request(.GET, "/auth/v1/admin/users?page=2&per_page=2", bearer: key)

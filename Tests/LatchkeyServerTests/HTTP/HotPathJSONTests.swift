@@ -85,7 +85,9 @@ struct HotPathJSONTests {
     static func expectSameDocument(_ written: [UInt8], _ expected: Data, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let ours = try JSONDecoder().decode(JSONValue.self, from: Data(written))
         let theirs = try JSONDecoder().decode(JSONValue.self, from: expected)
-        #expect(ours == theirs, "\(String(decoding: written, as: UTF8.self))\n≠ \(String(decoding: expected, as: UTF8.self))", sourceLocation: sourceLocation)
+        #expect(
+            ours == theirs, "\(String(decoding: written, as: UTF8.self))\n≠ \(String(decoding: expected, as: UTF8.self))",
+            sourceLocation: sourceLocation)
     }
 
     @Test("a string is the encoder's bytes: quotes, backslashes, slashes, every control character, UTF-8")

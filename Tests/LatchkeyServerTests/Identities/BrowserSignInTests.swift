@@ -73,7 +73,8 @@ struct BrowserSignInTests {
         try await TestIdentityProvider.with { provider in
             try await TestServer.with(clock: ManualServerClock(Date())) { configuration in
                 configuration.external.allowLoopbackProviders = true
-                configuration.external.keycloak = ProviderSettings(enabled: true, clientIDs: [clientID], secret: "keycloak-secret", url: provider.issuer)
+                configuration.external.keycloak = ProviderSettings(
+                    enabled: true, clientIDs: [clientID], secret: "keycloak-secret", url: provider.issuer)
                 configuration.external.issuerOverrides = ["apple": provider.issuer]
                 configuration.external.manualLinkingEnabled = true
                 configuration.additionalRedirectURLs = ["http://localhost:3000"]
@@ -103,7 +104,9 @@ struct BrowserSignInTests {
         var components = URLComponents(string: server.server.baseURL.absoluteString + "/authorize")!
         components.queryItems = [URLQueryItem(name: "provider", value: provider), URLQueryItem(name: "redirect_to", value: redirectTo)]
         if let challenge {
-            components.queryItems! += [URLQueryItem(name: "code_challenge", value: challenge), URLQueryItem(name: "code_challenge_method", value: "s256")]
+            components.queryItems! += [
+                URLQueryItem(name: "code_challenge", value: challenge), URLQueryItem(name: "code_challenge_method", value: "s256"),
+            ]
         }
         return components.string!
     }
@@ -272,7 +275,8 @@ struct BrowserSignInTests {
                 #expect(response.status == 400, "\(provider): \(response.text)")
                 #expect(response.errorCode == "validation_failed")
             }
-            let half = try await browser.send(server.server.baseURL.absoluteString + "/authorize?provider=keycloak&code_challenge=" + String(repeating: "a", count: 43))
+            let half = try await browser.send(
+                server.server.baseURL.absoluteString + "/authorize?provider=keycloak&code_challenge=" + String(repeating: "a", count: 43))
             #expect(half.status == 400)
         }
     }
@@ -331,7 +335,8 @@ struct BrowserSignInTests {
     func homePageSaysWhy() async throws {
         try await Self.with { server, _, browser in
             let base = server.server.baseURL.absoluteString
-            let failed = try await browser.send(base + "/?error=invalid_request&error_code=bad_oauth_state&error_description=OAuth+state+%3Cb%3Enot%3C/b%3E+found")
+            let failed = try await browser.send(
+                base + "/?error=invalid_request&error_code=bad_oauth_state&error_description=OAuth+state+%3Cb%3Enot%3C/b%3E+found")
             #expect(failed.status == 200)
             #expect(failed.text.contains("Signing in did not finish") && failed.text.contains("&lt;b&gt;not&lt;/b&gt;"))
             let arrived = try await browser.send(base + "/?code=abc")

@@ -254,11 +254,13 @@ struct IDTokenGrantTests {
     @Test("Google: any of its client IDs (web, iOS, Android) is an accepted audience; the hosted domain is kept")
     func googleAudiences() async throws {
         try await Self.with(configure: { configuration in
-            configuration.external.google = ProviderSettings(enabled: true, clientIDs: ["web.apps.googleusercontent.com", "ios.apps.googleusercontent.com"])
+            configuration.external.google = ProviderSettings(
+                enabled: true, clientIDs: ["web.apps.googleusercontent.com", "ios.apps.googleusercontent.com"])
         }) { server, provider in
             for (subject, audience) in [("g-web", "web.apps.googleusercontent.com"), ("g-ios", "ios.apps.googleusercontent.com")] {
                 let token = try provider.idToken(
-                    subject: subject, audience: audience, email: "\(subject)@example.com", issuedAt: server.clock.now(), claims: ["hd": "example.com"])
+                    subject: subject, audience: audience, email: "\(subject)@example.com", issuedAt: server.clock.now(), claims: ["hd": "example.com"]
+                )
                 let response = try await Self.grant(server, token, provider: "google")
                 #expect(response.status == 200, "\(audience): \(response.text)")
                 let identity = try #require(((response["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first)
@@ -275,7 +277,8 @@ struct IDTokenGrantTests {
     func anonymousBecomesPermanent() async throws {
         try await Self.with(configure: { $0.enableAnonymousUsers = true }) { server, provider in
             let anonymous = try #require(TestSession(try await server.request(.POST, "/signup", json: [:])))
-            let token = try provider.idToken(subject: "anon-upgrade", audience: Self.clientID, email: "kept@example.com", issuedAt: server.clock.now())
+            let token = try provider.idToken(
+                subject: "anon-upgrade", audience: Self.clientID, email: "kept@example.com", issuedAt: server.clock.now())
             let linked = try await Self.grant(server, token, bearer: anonymous.accessToken, link: true)
             #expect(linked.status == 200, "\(linked.text)")
             let user = try #require(linked["user"] as? [String: Any])

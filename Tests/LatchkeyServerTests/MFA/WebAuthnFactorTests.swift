@@ -34,7 +34,9 @@ struct WebAuthnFactorTests {
     }
 
     /// A challenge: its id, its ceremony (`create`, `request`) and the options inside `publicKey`.
-    static func challenge(_ server: TestServer, _ bearer: String, _ factorID: String) async throws -> (id: String, type: String, options: [String: Any]) {
+    static func challenge(
+        _ server: TestServer, _ bearer: String, _ factorID: String
+    ) async throws -> (id: String, type: String, options: [String: Any]) {
         let response = try await server.request(.POST, "/factors/\(factorID)/challenge", json: [:], bearer: bearer)
         let webauthn = response["webauthn"] as? [String: Any]
         guard response.status == 200, let id = response["id"] as? String, let type = webauthn?["type"] as? String,
@@ -88,7 +90,10 @@ struct WebAuthnFactorTests {
             let refused = try await server.request(.POST, "/factors", json: ["factor_type": "webauthn"], bearer: session.accessToken)
             #expect(refused.status == 422 && refused.errorCode == "mfa_webauthn_enroll_not_enabled")
         }
-        try await TestServer.with(configure: { Self.enabled(&$0); $0.mfaWebAuthnVerifyEnabled = false }) { server in
+        try await TestServer.with(configure: {
+            Self.enabled(&$0)
+            $0.mfaWebAuthnVerifyEnabled = false
+        }) { server in
             let session = try await server.signUp("verify-off@example.com")
             let factorID = try await Self.enroll(server, session.accessToken)
             let refused = try await server.request(.POST, "/factors/\(factorID)/challenge", json: [:], bearer: session.accessToken)
@@ -155,7 +160,10 @@ struct WebAuthnFactorTests {
 
     @Test("a response that does not verify is mfa_verification_failed and spends the challenge; wrong shapes are GoTrue's 400s")
     func refusals() async throws {
-        try await TestServer.with(configure: { Self.enabled(&$0); $0.rateLimits.failedMFACodesPerFactor.count = 8 }) { server in
+        try await TestServer.with(configure: {
+            Self.enabled(&$0)
+            $0.rateLimits.failedMFACodesPerFactor.count = 8
+        }) { server in
             let session = try await server.signUp("attack@example.com")
             var key = Self.key(for: session)
             let (factorID, _) = try await Self.enrollAndVerify(server, session, key)
@@ -171,16 +179,22 @@ struct WebAuthnFactorTests {
                 ("a create response", { $0.assert(challenge: $1, type: "webauthn.create") }),
                 ("no user presence", { $0.assert(challenge: $1, flags: 0x00) }),
                 ("counter not advancing", { $0.assert(challenge: $1, signCount: stored) }),
-                ("another account's user handle", { a, challenge in
-                    a.userHandle = Array(UUID().uuidString.lowercased().utf8)
-                    return a.assert(challenge: challenge)
-                }),
-                ("another authenticator's key under the credential id", { _, challenge in
-                    var other = SoftwareAuthenticator()
-                    var response = other.assert(challenge: challenge, signCount: stored + 100)
-                    response.credentialID = credentialID
-                    return response
-                }),
+                (
+                    "another account's user handle",
+                    { a, challenge in
+                        a.userHandle = Array(UUID().uuidString.lowercased().utf8)
+                        return a.assert(challenge: challenge)
+                    }
+                ),
+                (
+                    "another authenticator's key under the credential id",
+                    { _, challenge in
+                        var other = SoftwareAuthenticator()
+                        var response = other.assert(challenge: challenge, signCount: stored + 100)
+                        response.credentialID = credentialID
+                        return response
+                    }
+                ),
             ]
             for (name, attack) in attacks {
                 var attempt = key
@@ -200,14 +214,19 @@ struct WebAuthnFactorTests {
             let good = PasskeyRoutesTests.credentialJSON(key.assert(challenge: try PasskeyRoutesTests.bytes(options["challenge"])))
             for (body, message) in [
                 (["challenge_id": challengeID] as [String: any Sendable], "WebAuthn config required"),
-                (["challenge_id": challengeID, "webauthn": ["type": "get", "credential_response": good] as [String: any Sendable]],
-                 "WebAuthn type must be create or request"),
+                (
+                    ["challenge_id": challengeID, "webauthn": ["type": "get", "credential_response": good] as [String: any Sendable]],
+                    "WebAuthn type must be create or request"
+                ),
                 (["challenge_id": challengeID, "webauthn": ["type": "request"] as [String: any Sendable]], "credential_response required"),
-                (["challenge_id": challengeID, "webauthn": ["type": "request", "credential_response": ["id": 5]] as [String: any Sendable]],
-                 "Invalid credential_response"),
+                (
+                    ["challenge_id": challengeID, "webauthn": ["type": "request", "credential_response": ["id": 5]] as [String: any Sendable]],
+                    "Invalid credential_response"
+                ),
             ] {
                 let response = try await server.request(.POST, "/factors/\(factorID)/verify", json: body, bearer: later.accessToken)
-                #expect(response.status == 400 && response.errorCode == "validation_failed" && response["msg"] as? String == message, "\(response.text)")
+                #expect(
+                    response.status == 400 && response.errorCode == "validation_failed" && response["msg"] as? String == message, "\(response.text)")
             }
             let mismatched = try await Self.verify(server, later.accessToken, factorID, challenge: challengeID, type: "create", response: good)
             #expect(mismatched.status == 400 && mismatched.errorCode == "validation_failed", "a request challenge is not a registration")
@@ -222,7 +241,10 @@ struct WebAuthnFactorTests {
 
     @Test("one authenticator is not enrolled twice: its passkey and factors are excluded, and a response reusing one is refused")
     func credentialsNotReused() async throws {
-        try await TestServer.with(configure: { Self.enabled(&$0); PasskeyRoutesTests.enabled(&$0) }) { server in
+        try await TestServer.with(configure: {
+            Self.enabled(&$0)
+            PasskeyRoutesTests.enabled(&$0)
+        }) { server in
             let session = try await server.signUp("twice@example.com")
             let (passkey, _) = try await PasskeyRoutesTests.register(server, session)
             let factorID = try await Self.enroll(server, session.accessToken)

@@ -152,7 +152,10 @@ struct HostedPasskeyTests {
         }
         // With CAPTCHA protection on the sign-in page cannot get a token (its policy loads no
         // third-party script): it says passkeys are not available, and its post is refused.
-        try await server(configure: { $0.captcha.enabled = true; $0.captcha.secret = "unused" }) { server in
+        try await server(configure: {
+            $0.captcha.enabled = true
+            $0.captcha.secret = "unused"
+        }) { server in
             let signIn = try await server.request(.GET, "/welcome/sign-in?redirect_to=\(Self.appRedirect)")
             #expect(signIn.status == 200 && signIn.text.contains("Passkeys are not available here") && !signIn.text.contains("<script"))
             let refused = try await post(server, "/welcome/passkey/sign-in", [:], cookie: nil)

@@ -157,7 +157,8 @@ struct PasskeyRoutesTests {
             authenticator.userHandle = Array(session.userID.utf8)
             let (id, challenge, _) = try await Self.registrationOptions(server, session.accessToken)
             let credential = Self.credentialJSON(authenticator.register(challenge: challenge), id: authenticator.credentialID)
-            let wrong = Self.credentialJSON(authenticator.register(challenge: challenge, origin: "https://evil.example"), id: authenticator.credentialID)
+            let wrong = Self.credentialJSON(
+                authenticator.register(challenge: challenge, origin: "https://evil.example"), id: authenticator.credentialID)
             let first = try await server.request(
                 .POST, "/passkeys/registration/verify", json: ["challenge_id": id, "credential": wrong], bearer: session.accessToken)
             #expect(first.status == 400 && first.errorCode == "webauthn_verification_failed")
@@ -177,7 +178,10 @@ struct PasskeyRoutesTests {
             }
             let theirsStill = try await server.request(
                 .POST, "/passkeys/registration/verify",
-                json: ["challenge_id": theirs.id, "credential": Self.credentialJSON(authenticator.register(challenge: theirs.challenge), id: authenticator.credentialID)],
+                json: [
+                    "challenge_id": theirs.id,
+                    "credential": Self.credentialJSON(authenticator.register(challenge: theirs.challenge), id: authenticator.credentialID),
+                ],
                 bearer: other.accessToken)
             #expect(theirsStill.status == 200, "another user's attempt did not spend it: \(theirsStill.text)")
 
@@ -185,7 +189,10 @@ struct PasskeyRoutesTests {
             server.clock.advance(by: 301)
             let expired = try await server.request(
                 .POST, "/passkeys/registration/verify",
-                json: ["challenge_id": late.id, "credential": Self.credentialJSON(authenticator.register(challenge: late.challenge), id: authenticator.credentialID)],
+                json: [
+                    "challenge_id": late.id,
+                    "credential": Self.credentialJSON(authenticator.register(challenge: late.challenge), id: authenticator.credentialID),
+                ],
                 bearer: session.accessToken)
             #expect(expired.status == 400 && expired.errorCode == "webauthn_challenge_expired")
 
@@ -193,7 +200,10 @@ struct PasskeyRoutesTests {
                 (["credential": credential] as [String: any Sendable], "validation_failed"),
                 (["challenge_id": "not-a-uuid", "credential": credential], "validation_failed"),
                 (["challenge_id": UUID().uuidString], "validation_failed"),
-                (["challenge_id": (try await Self.registrationOptions(server, session.accessToken)).id, "credential": ["id": 5]], "webauthn_verification_failed"),
+                (
+                    ["challenge_id": (try await Self.registrationOptions(server, session.accessToken)).id, "credential": ["id": 5]],
+                    "webauthn_verification_failed"
+                ),
             ] {
                 let response = try await server.request(.POST, "/passkeys/registration/verify", json: body, bearer: session.accessToken)
                 #expect(response.status == 400 && response.errorCode == code, "\(response.text)")
@@ -201,7 +211,9 @@ struct PasskeyRoutesTests {
         }
     }
 
-    @Test("sign-in refusals: wrong origin, wrong RP ID, no user presence, bad signature, another account's handle, unknown credential, a replayed counter")
+    @Test(
+        "sign-in refusals: wrong origin, wrong RP ID, no user presence, bad signature, another account's handle, unknown credential, a replayed counter"
+    )
     func signInRefusals() async throws {
         try await TestServer.with(configure: Self.enabled) { server in
             let session = try await server.signUp("refuse@example.com")
@@ -221,21 +233,33 @@ struct PasskeyRoutesTests {
                 ("registration type", { $0.assert(challenge: $1, type: "webauthn.create") }),
                 ("another challenge", { a, _ in a.assert(challenge: Array(repeating: 7, count: 32)) }),
             ]
-            cases.append(("bad signature", { a, c in
-                var assertion = a.assert(challenge: c)
-                assertion.signature[assertion.signature.count - 1] ^= 0x01
-                return assertion
-            }))
-            cases.append(("another account's handle", { a, c in
-                var assertion = a.assert(challenge: c)
-                assertion.userHandle = Array(victim.userID.utf8)
-                return assertion
-            }))
-            cases.append(("unknown credential", { a, c in
-                var stranger = SoftwareAuthenticator()
-                stranger.userHandle = a.userHandle
-                return stranger.assert(challenge: c)
-            }))
+            cases.append(
+                (
+                    "bad signature",
+                    { a, c in
+                        var assertion = a.assert(challenge: c)
+                        assertion.signature[assertion.signature.count - 1] ^= 0x01
+                        return assertion
+                    }
+                ))
+            cases.append(
+                (
+                    "another account's handle",
+                    { a, c in
+                        var assertion = a.assert(challenge: c)
+                        assertion.userHandle = Array(victim.userID.utf8)
+                        return assertion
+                    }
+                ))
+            cases.append(
+                (
+                    "unknown credential",
+                    { a, c in
+                        var stranger = SoftwareAuthenticator()
+                        stranger.userHandle = a.userHandle
+                        return stranger.assert(challenge: c)
+                    }
+                ))
             for (name, make) in cases {
                 let response = try await attempt(make)
                 #expect(response.status == 400 && response.errorCode == "webauthn_verification_failed", "\(name): \(response.text)")
@@ -268,7 +292,10 @@ struct PasskeyRoutesTests {
             let (id, challenge, _) = try await Self.registrationOptions(server, other.accessToken)
             let copied = try await server.request(
                 .POST, "/passkeys/registration/verify",
-                json: ["challenge_id": id, "credential": Self.credentialJSON(authenticator.register(challenge: challenge), id: authenticator.credentialID)],
+                json: [
+                    "challenge_id": id,
+                    "credential": Self.credentialJSON(authenticator.register(challenge: challenge), id: authenticator.credentialID),
+                ],
                 bearer: other.accessToken)
             #expect(copied.status == 422 && copied.errorCode == "webauthn_credential_exists")
 
@@ -297,7 +324,8 @@ struct PasskeyRoutesTests {
             let renamed = try await server.request(.PATCH, "/passkeys/\(id)", json: ["friendly_name": "Work laptop"], bearer: session.accessToken)
             #expect(renamed.status == 200 && renamed["friendly_name"] as? String == "Work laptop")
             for (name, status) in [("", 400), (String(repeating: "x", count: 121), 400)] {
-                #expect(try await server.request(.PATCH, "/passkeys/\(id)", json: ["friendly_name": name], bearer: session.accessToken).status == status)
+                #expect(
+                    try await server.request(.PATCH, "/passkeys/\(id)", json: ["friendly_name": name], bearer: session.accessToken).status == status)
             }
             #expect(try await server.request(.PATCH, "/passkeys/\(id)", json: ["friendly_name": "mine"], bearer: other.accessToken).status == 404)
             #expect(try await server.request(.DELETE, "/passkeys/\(id)", bearer: other.accessToken).status == 404)
@@ -372,10 +400,29 @@ struct PasskeyRoutesTests {
             }
         }
         #expect(check { $0.enabled = true }?.contains("--webauthn-rp-id") == true)
-        #expect(check { $0.enabled = true; $0.relyingPartyID = "example.com" }?.contains("--webauthn-rp-origins") == true)
-        #expect(check { $0.enabled = true; $0.relyingPartyID = "example.com"; $0.origins = ["https://evil.example"] }?.contains("not on the relying party") == true)
-        #expect(check { $0.enabled = true; $0.relyingPartyID = "example.com"; $0.origins = ["https://example.com/login"] } != nil)
-        #expect(check { $0.enabled = true; $0.relyingPartyID = "example.com"; $0.origins = ["https://app.example.com", "http://example.com:8080"] } == nil)
+        #expect(
+            check {
+                $0.enabled = true
+                $0.relyingPartyID = "example.com"
+            }?.contains("--webauthn-rp-origins") == true)
+        #expect(
+            check {
+                $0.enabled = true
+                $0.relyingPartyID = "example.com"
+                $0.origins = ["https://evil.example"]
+            }?.contains("not on the relying party") == true)
+        #expect(
+            check {
+                $0.enabled = true
+                $0.relyingPartyID = "example.com"
+                $0.origins = ["https://example.com/login"]
+            } != nil)
+        #expect(
+            check {
+                $0.enabled = true
+                $0.relyingPartyID = "example.com"
+                $0.origins = ["https://app.example.com", "http://example.com:8080"]
+            } == nil)
         #expect(check { $0.appleAppIDs = ["com.example.app"] }?.contains("--apple-app-ids") == true)
         #expect(check { $0.maximumPerUser = 0 } != nil)
     }

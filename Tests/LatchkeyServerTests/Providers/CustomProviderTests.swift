@@ -20,7 +20,9 @@ struct CustomProviderTests {
         }
     }
 
-    static func create(_ server: TestServer, issuer: String, identifier: String = "custom:acme", extra: [String: any Sendable] = [:])
+    static func create(
+        _ server: TestServer, issuer: String, identifier: String = "custom:acme", extra: [String: any Sendable] = [:]
+    )
         async throws -> TestResponse
     {
         var body: [String: any Sendable] = [
@@ -75,7 +77,8 @@ struct CustomProviderTests {
             #expect(try await Self.create(server, issuer: provider.issuer + "/nothing-here").status == 400)
             #expect(try await Self.create(server, issuer: "ftp://example.com").status == 400)
             let noSecret = try await server.request(
-                .POST, "/admin/custom-providers", json: ["provider_type": "oidc", "identifier": "custom:x", "client_id": "a", "issuer": provider.issuer],
+                .POST, "/admin/custom-providers",
+                json: ["provider_type": "oidc", "identifier": "custom:x", "client_id": "a", "issuer": provider.issuer],
                 bearer: server.server.serviceRoleKey)
             #expect(noSecret.status == 400)
         }

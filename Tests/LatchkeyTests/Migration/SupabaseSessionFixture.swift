@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Latchkey
 
 /// The bytes supabase-swift would have stored for a session, in each of its storage shapes,

@@ -124,9 +124,17 @@ struct SessionDecodingTests {
         let user = User(
             id: "6f1c0a62-5b0b-4f4e-9a3e-0d9d2b8f1e11", email: "ada@example.com", createdAt: Date(timeIntervalSince1970: 1_700_000_000.5),
             appMetadata: ["provider": .string("email"), "providers": .array([.string("email"), .string("google")])], userMetadata: metadata,
-            factors: [Factor(id: "f1", friendlyName: "phone", factorType: "phone", status: .verified, phone: "+15555550100", createdAt: Date(timeIntervalSince1970: 3))],
-            identities: [Identity(identityID: "i1", providerUserID: "sub-1", provider: "google", identityData: metadata, createdAt: Date(timeIntervalSince1970: 4))])
-        let session = Session(accessToken: "a.b.c", refreshToken: "r", expiresIn: 3600, expiresAt: Date(timeIntervalSince1970: 1_750_000_000.25), user: user)
+            factors: [
+                Factor(
+                    id: "f1", friendlyName: "phone", factorType: "phone", status: .verified, phone: "+15555550100",
+                    createdAt: Date(timeIntervalSince1970: 3))
+            ],
+            identities: [
+                Identity(
+                    identityID: "i1", providerUserID: "sub-1", provider: "google", identityData: metadata, createdAt: Date(timeIntervalSince1970: 4))
+            ])
+        let session = Session(
+            accessToken: "a.b.c", refreshToken: "r", expiresIn: 3600, expiresAt: Date(timeIntervalSince1970: 1_750_000_000.25), user: user)
         let record = StoredSession(session: session, signedInAt: Date(timeIntervalSince1970: 1.5), lastServerContact: Date(timeIntervalSince1970: 2))
         let bytes = try record.encoded()
         let decoded = try StoredSession.decode(bytes)

@@ -40,7 +40,9 @@ protocol BrowserProvider: Sendable {
     /// Exchanges `code` and reads who signed in. `fields` are the callback's other
     /// parameters (Apple sends the name there, once); `nonce` is the flow's raw nonce and
     /// `verifier` its provider verifier.
-    func finish(code: String, redirectURI: String, nonce: String, verifier: String?, fields: [String: String]) async throws
+    func finish(
+        code: String, redirectURI: String, nonce: String, verifier: String?, fields: [String: String]
+    ) async throws
         -> ProviderSignInResult
 }
 

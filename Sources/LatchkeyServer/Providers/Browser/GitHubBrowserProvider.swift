@@ -45,7 +45,9 @@ struct GitHubBrowserProvider: BrowserProvider {
             ] + request.parameters)
     }
 
-    func finish(code: String, redirectURI: String, nonce: String, verifier: String?, fields: [String: String]) async throws
+    func finish(
+        code: String, redirectURI: String, nonce: String, verifier: String?, fields: [String: String]
+    ) async throws
         -> ProviderSignInResult
     {
         guard let tokenURL = URL(string: webBase + "/login/oauth/access_token") else { throw unreachable() }

@@ -44,7 +44,9 @@ struct OIDCBrowserProvider: BrowserProvider {
         return try Self.url(endpoint, adding: items + fixedParameters + request.parameters)
     }
 
-    func finish(code: String, redirectURI: String, nonce: String, verifier codeVerifier: String?, fields: [String: String]) async throws
+    func finish(
+        code: String, redirectURI: String, nonce: String, verifier codeVerifier: String?, fields: [String: String]
+    ) async throws
         -> ProviderSignInResult
     {
         let document = try await discovery()

@@ -24,7 +24,9 @@ struct OAuth2BrowserProvider: BrowserProvider {
         return try Self.url(record.authorizationURL ?? "", adding: items + request.parameters)
     }
 
-    func finish(code: String, redirectURI: String, nonce: String, verifier: String?, fields: [String: String]) async throws
+    func finish(
+        code: String, redirectURI: String, nonce: String, verifier: String?, fields: [String: String]
+    ) async throws
         -> ProviderSignInResult
     {
         guard let tokenURL = URL(string: record.tokenURL ?? ""), let userinfoURL = URL(string: record.userinfoURL ?? "") else {
@@ -36,7 +38,8 @@ struct OAuth2BrowserProvider: BrowserProvider {
         let accessToken = token.access_token ?? ""
         let response: ProviderResponse
         do {
-            response = try await http.send(ProviderRequest(url: userinfoURL, headers: [("Accept", "application/json"), ("Authorization", "Bearer " + accessToken)]))
+            response = try await http.send(
+                ProviderRequest(url: userinfoURL, headers: [("Accept", "application/json"), ("Authorization", "Bearer " + accessToken)]))
         } catch {
             throw AuthError(.internalServerError, "unexpected_failure", "Unable to reach the identity provider \(name)")
         }
@@ -48,7 +51,8 @@ struct OAuth2BrowserProvider: BrowserProvider {
         // A numeric subject (many OAuth 2 APIs number their users) is kept as its text.
         if case .number(let number)? = claims["sub"] { claims["sub"] = .string(String(Int64(number))) }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
-            throw AuthError(.internalServerError, "unexpected_failure", "The provider's user info has no subject (map one with attribute_mapping.sub)")
+            throw AuthError(
+                .internalServerError, "unexpected_failure", "The provider's user info has no subject (map one with attribute_mapping.sub)")
         }
         var data = ProviderUserData(claims: claims, style: .generic)
         data.identityData["iss"] = .string(record.issuer)
