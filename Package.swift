@@ -53,6 +53,11 @@ let package = Package(
     targets: [
         .target(
             name: "LatchkeyWire",
+            dependencies: [
+                // JWS signatures: ES256 and RS256 keys from a JWKS, for the client and the server.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // QR codes for TOTP enrolment (the server's `qr_code` SVG, the command's terminal code).
@@ -183,7 +188,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyWireTests",
-            dependencies: ["LatchkeyWire", "LatchkeyTestSupport"],
+            dependencies: [
+                "LatchkeyWire", "LatchkeyTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

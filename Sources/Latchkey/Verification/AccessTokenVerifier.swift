@@ -58,14 +58,14 @@ public actor AccessTokenVerifier {
     private let options: Options
     private let logger: Logger
 
-    private var keys: [String: PublishedKey] = [:]
+    private var keys: [String: JWSPublicKey] = [:]
     /// When the keys in `keys` were fetched.
     private var fetchedAt: Date?
     /// When the last fetch started, whether or not it succeeded.
     private var lastAttempt: Date?
     /// Why the last fetch failed, until one succeeds.
     private var lastFailure: BackendError?
-    private var inFlight: Task<[String: PublishedKey], any Error>?
+    private var inFlight: Task<[String: JWSPublicKey], any Error>?
 
     /// A verifier for the server at `server.baseURL` (its `apiKey`, when set, is sent as
     /// Supabase's gateway requires).
@@ -129,7 +129,7 @@ public actor AccessTokenVerifier {
     ///
     /// - Throws: ``AccessTokenVerificationError/keysUnavailable(_:)``.
     public func refreshKeys() async throws(AccessTokenVerificationError) {
-        let task: Task<[String: PublishedKey], any Error>
+        let task: Task<[String: JWSPublicKey], any Error>
         let started: Date
         if let inFlight {
             task = inFlight
@@ -159,7 +159,7 @@ public actor AccessTokenVerifier {
 
     /// The published key with `kid`, from the cache while it is fresh, otherwise fetched, at
     /// most once per minimum refetch interval.
-    private func key(for kid: String) async throws(AccessTokenVerificationError) -> PublishedKey {
+    private func key(for kid: String) async throws(AccessTokenVerificationError) -> JWSPublicKey {
         let now = clock.now()
         let fresh = fetchedAt.map { now.timeIntervalSince($0) < options.cacheLifetime } ?? false
         if fresh, let key = keys[kid] { return key }
@@ -184,11 +184,24 @@ public actor AccessTokenVerifier {
         return HTTPRequest(method: "GET", url: keysURL, headers: headers, timeout: server.requestTimeout)
     }
 
-    private static func download(_ request: HTTPRequest, transport: any HTTPTransport) async throws -> [String: PublishedKey] {
+    private static func download(_ request: HTTPRequest, transport: any HTTPTransport) async throws -> [String: JWSPublicKey] {
         let response = try await transport.send(request)
         guard (200..<300).contains(response.status) else { throw GoTrueBackend.error(from: response) }
-        guard let keys = PublishedKey.keys(inJWKS: response.body) else {
+        guard let keys = Self.keys(inJWKS: response.body) else {
             throw BackendError.invalidResponse(reason: "cannot decode the JWKS document")
+        }
+        return keys
+    }
+
+    /// The keys of a JWKS document by `kid`: those that check ES256 or RS256 signatures
+    /// (``JWSPublicKey/init(_:)``), the first of each `kid`. `nil` for a document that is not a
+    /// JWKS.
+    static func keys(inJWKS data: Data) -> [String: JWSPublicKey]? {
+        guard let document = try? JSONDecoder().decode(JSONWebKeySet.self, from: data) else { return nil }
+        var keys: [String: JWSPublicKey] = [:]
+        for jwk in document.keys {
+            guard let kid = jwk.kid, keys[kid] == nil, let key = JWSPublicKey(jwk) else { continue }
+            keys[kid] = key
         }
         return keys
     }

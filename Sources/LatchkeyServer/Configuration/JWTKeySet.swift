@@ -160,7 +160,7 @@ public struct JWTKeySet: Sendable, CustomStringConvertible {
             let raw = publicKey.rawRepresentation
             jwk.x = Base64URL.encode(raw.prefix(32))
             jwk.y = Base64URL.encode(raw.suffix(32))
-            verification = .es256(publicKey)
+            verification = .publicKey(.es256(publicKey))
         case .rs256:
             guard given.kty == "RSA" else { throw ConfigurationError("\(name): an RS256 key has kty \"RSA\"") }
             guard let n = given.n.flatMap(Base64URL.decode), let e = given.e.flatMap(Base64URL.decode) else {
@@ -192,7 +192,7 @@ public struct JWTKeySet: Sendable, CustomStringConvertible {
                 }
                 publicKey = key
             }
-            verification = .rs256(publicKey)
+            verification = .publicKey(.rs256(publicKey))
         }
         if signs, signing == nil {
             throw ConfigurationError("\(name) has \"sign\" in key_ops but no private key (d)")

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 import Logging
 
 /// An OpenID provider's discovery document (OpenID Connect Discovery 1.0 §3): the members the
@@ -66,8 +67,10 @@ package actor OIDCProviderDirectory {
         return keys
     }
 
+    /// The provider's keys that check `alg` signatures (``JWSPublicKey/init(_:)``), with `kid`
+    /// when the token names one.
     static func matching(_ keys: [JSONWebKey], kid: String?, alg: String) -> [VerificationKey] {
-        keys.filter { kid == nil || $0.kid == kid }.compactMap { $0.providerVerificationKey(for: alg) }
+        keys.filter { kid == nil || $0.kid == kid }.compactMap(JWSPublicKey.init).filter { $0.algorithm == alg }.map(VerificationKey.publicKey)
     }
 
     private func entry(_ issuer: String) async throws -> Entry {
@@ -102,14 +105,8 @@ package actor OIDCProviderDirectory {
 
     private func fetchKeys(_ document: OIDCDiscoveryDocument) async throws -> [JSONWebKey] {
         guard let url = URL(string: document.jwks_uri) else { throw ProviderFetchError("jwks_uri of \(document.issuer) is not a URL") }
-        struct KeySet: Decodable { var keys: [Lenient] }
-        // One key the server cannot read does not hide the others.
-        struct Lenient: Decodable {
-            var key: JSONWebKey?
-            init(from decoder: any Decoder) throws { key = try? JSONWebKey(from: decoder) }
-        }
-        let set: KeySet = try await json(url)
-        return set.keys.compactMap(\.key)
+        let set: JSONWebKeySet = try await json(url)
+        return set.keys
     }
 
     private func json<T: Decodable>(_ url: URL) async throws -> T {

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import LatchkeyWire
 import NIOConcurrencyHelpers
 
 /// Signs and verifies access tokens: with the signing key of the configured JWT keys

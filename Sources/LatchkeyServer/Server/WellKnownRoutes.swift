@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyWire
 import NIOCore
 
 /// `GET /.well-known/jwks.json`: the public keys access tokens can be verified with, as GoTrue
