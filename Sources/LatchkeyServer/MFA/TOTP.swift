@@ -6,8 +6,9 @@ import Foundation
 ///
 /// ``matchingStep(of:secret:at:)`` accepts the current step and one on either side (clock drift
 /// of up to 30 seconds), as GoTrue does; it returns the step that matched, so a caller can refuse
-/// a code whose step was already used.
-enum TOTP {
+/// a code whose step was already used. `LatchkeyTesting`'s `TOTPCode` makes its codes with
+/// ``code(secret:step:digits:)``, as an authenticator app would.
+package enum TOTP {
     /// Seconds per time step.
     static let period: Int64 = 30
     /// Digits per code.
@@ -30,7 +31,7 @@ enum TOTP {
 
     /// The code for `step` (RFC 4226's HOTP with the step as counter), `digits` long with
     /// leading zeros.
-    static func code(secret: [UInt8], step: Int64, digits: Int = digits) -> String {
+    package static func code(secret: [UInt8], step: Int64, digits: Int = digits) -> String {
         var counter = UInt64(bitPattern: step).bigEndian
         let message = withUnsafeBytes(of: &counter) { Data($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
@@ -73,7 +74,7 @@ enum TOTP {
 }
 
 /// RFC 4648 base32 (upper-case alphabet, no padding), the encoding of TOTP secrets.
-enum Base32 {
+package enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
@@ -94,7 +95,7 @@ enum Base32 {
 
     /// The bytes of `text` (case-insensitive, padding and spaces ignored), or `nil` when it holds
     /// a character outside the alphabet.
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var output: [UInt8] = []
         var buffer: UInt32 = 0
         var bits = 0
