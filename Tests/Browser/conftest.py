@@ -31,7 +31,10 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # scripts/test.sh says why the suite is skipped; this is for a direct run
     pytest.skip("selenium is not installed (pip install selenium)", allow_module_level=True)
 
@@ -39,6 +42,13 @@ CHROMIUM = os.environ.get("CHROMIUM_BIN") or shutil.which("chromium") or "/usr/b
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
 WAIT = 60.0  # seconds for a page or element (a loaded CI machine)
 PASSWORD = "correct horse battery staple"
+
+
+def wait_for_text(browser, locator: tuple[str, str], text: str) -> None:
+    """Waits until the element at `locator` shows `text`, across navigations: while Chromium
+    swaps documents it may report the old page's nodes as gone ("does not belong to the
+    document") rather than stale, and that is waited out like a page not there yet."""
+    WebDriverWait(browser, WAIT, ignored_exceptions=(WebDriverException,)).until(EC.text_to_be_present_in_element(locator, text))
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from conftest import PASSWORD, WAIT, api
+from conftest import PASSWORD, WAIT, api, wait_for_text
 from latchkey_process import Process, unique_email
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -18,7 +18,7 @@ NEW_PASSWORD = "a brand new passphrase"
 
 
 def wait_for_heading(browser, text: str) -> None:
-    WebDriverWait(browser, WAIT).until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), text))
+    wait_for_text(browser, (By.TAG_NAME, "h1"), text)
 
 
 def shoot(browser, screenshots: Path, name: str) -> None:

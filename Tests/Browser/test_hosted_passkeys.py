@@ -33,9 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PASSWORD, WAIT, add_authenticator, api, start_chromium
+from conftest import PASSWORD, WAIT, add_authenticator, api, start_chromium, wait_for_text
 from latchkey_process import Process, latchkey_binary, start_latchkey, unique_email
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Credential
 from selenium.webdriver.support import expected_conditions as EC
@@ -103,12 +102,9 @@ def amr_methods(access_token: str) -> set[str]:
 
 
 def arrive(browser, url: str, heading: str) -> None:
-    """Waits for a navigation to `url` to finish with `heading` on the page. Chromium may report
-    the old page's nodes as gone (not as stale) while it swaps documents, so that is waited out."""
+    """Waits for a navigation to `url` to finish with `heading` on the page."""
     WebDriverWait(browser, WAIT).until(EC.url_to_be(url))
-    WebDriverWait(browser, WAIT, ignored_exceptions=(WebDriverException,)).until(
-        EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), heading)
-    )
+    wait_for_text(browser, (By.TAG_NAME, "h1"), heading)
 
 
 def press_passkey_button(browser, label: str):

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WAIT, api, latchkey_keys
+from conftest import WAIT, api, latchkey_keys, wait_for_text
 from latchkey_process import Process, latchkey_binary, start_latchkey, unique_email
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -105,7 +105,7 @@ def start_at_latchkey(browser, server: Process, provider: str, query: dict[str, 
     browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["https://cdn.jsdelivr.net/*"]})
     browser.get(f"{server.url}/authorize?{urllib.parse.urlencode({'provider': 'keycloak', **query})}")
     WebDriverWait(browser, WAIT).until(EC.url_contains(f"{provider}/oauth2/authorize?"))
-    WebDriverWait(browser, WAIT).until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Authorize Client"))
+    wait_for_text(browser, (By.TAG_NAME, "h1"), "Authorize Client")
     sent = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(browser.current_url).query))
     assert sent["client_id"] == CLIENT_ID and sent["response_type"] == "code"
     assert sent["redirect_uri"] == f"{server.url}/callback"
@@ -122,7 +122,7 @@ def authorize_as(browser, subject: str) -> None:
 def landed_on_site(browser, server: Process) -> None:
     """Waits until the browser is back on the server's own home page (its site URL)."""
     WebDriverWait(browser, WAIT).until(lambda driver: driver.current_url.startswith(server.url + "/"))
-    WebDriverWait(browser, WAIT).until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Latchkey is running"))
+    wait_for_text(browser, (By.TAG_NAME, "h1"), "Latchkey is running")
 
 
 def get(server: Process, path: str, bearer: str, apikey: str | None = None) -> tuple[int, dict]:
