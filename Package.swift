@@ -136,10 +136,11 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeyServer",
+                "LatchkeyWire",  // base64url and the OAuth digests the test identity provider puts in its tokens
                 // TestIdentityProvider: an OpenID provider's discovery document and keys, served locally.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                // TOTPCode: HMAC-SHA-1 for RFC 6238 codes.
+                // The test identity provider's and the software passkey's keys and signatures.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

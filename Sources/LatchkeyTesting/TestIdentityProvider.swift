@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import LatchkeyServer
+import LatchkeyWire
 import Logging
 import NIOConcurrencyHelpers
 import _CryptoExtras
@@ -49,7 +50,7 @@ public final class TestIdentityProvider: Sendable {
                 return Key(
                     id: id, algorithm: algorithm, sign: { try key.signature(for: $0).rawRepresentation },
                     publicJWK: [
-                        "kty": "EC", "crv": "P-256", "x": base64URL(point.prefix(32)), "y": base64URL(point.suffix(32)), "kid": id,
+                        "kty": "EC", "crv": "P-256", "x": Base64URL.encode(point.prefix(32)), "y": Base64URL.encode(point.suffix(32)), "kid": id,
                         "alg": "ES256", "use": "sig",
                     ])
             case .rs256:
@@ -58,7 +59,8 @@ public final class TestIdentityProvider: Sendable {
                 return Key(
                     id: id, algorithm: algorithm, sign: { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation },
                     publicJWK: [
-                        "kty": "RSA", "n": base64URL(numbers.modulus), "e": base64URL(numbers.publicExponent), "kid": id, "alg": "RS256",
+                        "kty": "RSA", "n": Base64URL.encode(numbers.modulus), "e": Base64URL.encode(numbers.publicExponent), "kid": id,
+                        "alg": "RS256",
                         "use": "sig",
                     ])
             }
@@ -237,7 +239,7 @@ public final class TestIdentityProvider: Sendable {
 
     /// The nonce an ID token carries for the raw `nonce`: its SHA-256 in lowercase hex.
     public static func hashedNonce(_ nonce: String) -> String {
-        SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+        OAuthDigest.hashedNonce(nonce)
     }
 
     /// Stops serving.
@@ -250,11 +252,6 @@ public final class TestIdentityProvider: Sendable {
 
     public func shutdown() async throws {
         try await server.stop()
-    }
-
-    static func base64URL(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
     // MARK: The authorization-code flow
@@ -325,7 +322,7 @@ public final class TestIdentityProvider: Sendable {
         else { return refuse("invalid_grant") }
         guard pending.clientID == clientID, pending.redirectURI == form["redirect_uri"] else { return refuse("invalid_grant") }
         if let challenge = pending.codeChallenge {
-            guard let verifier = form["code_verifier"], base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == challenge else {
+            guard let verifier = form["code_verifier"], OAuthDigest.pkceChallenge(for: verifier) == challenge else {
                 return refuse("invalid_grant")
             }
         }
@@ -338,7 +335,7 @@ public final class TestIdentityProvider: Sendable {
         let now = Int(Date().timeIntervalSince1970)
         var claims: [String: Any] = [
             "iss": issuer, "sub": pending.person.subject, "aud": pending.clientID, "iat": now, "exp": now + 600,
-            "at_hash": base64URL(Data(SHA256.hash(data: Data(accessToken.utf8))).prefix(16)),
+            "at_hash": OAuthDigest.accessTokenHash(accessToken),
         ]
         if let email = pending.person.email {
             claims["email"] = email
@@ -371,9 +368,9 @@ public final class TestIdentityProvider: Sendable {
         var header = ["alg": key.algorithm.rawValue, "kid": key.id, "typ": "JWT"]
         for (name, value) in extra { header[name] = value }
         let signingInput =
-            base64URL(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])) + "."
-            + base64URL(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))
-        return signingInput + "." + base64URL(try key.sign(Data(signingInput.utf8)))
+            Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])) + "."
+            + Base64URL.encode(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))
+        return signingInput + "." + Base64URL.encode(try key.sign(Data(signingInput.utf8)))
     }
 
     private static func formFields(_ text: String) -> [String: String] {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 internal import LatchkeyWire
 
@@ -27,7 +26,7 @@ public struct PKCE: Sendable, Hashable {
     }
 
     static func challenge(for verifier: String) -> String {
-        Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+        OAuthDigest.pkceChallenge(for: verifier)
     }
 }
 

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+internal import LatchkeyWire
 
 /// The nonce that binds an ID token to one sign-in attempt, so that a token taken from another
 /// sign-in cannot be replayed here.
@@ -36,7 +36,7 @@ public struct SignInNonce: Sendable, Hashable {
 
     /// `SHA256(value)` in lowercase hex.
     static func hash(_ value: String) -> String {
-        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        OAuthDigest.hashedNonce(value)
     }
 }
 

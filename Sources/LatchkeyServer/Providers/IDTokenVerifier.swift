@@ -46,9 +46,7 @@ package struct IDTokenVerifier: Sendable {
         }
         try Self.checkNonce(claims["nonce"]?.stringValue, sent: nonce, skip: provider.skipNonceCheck)
         if let accessToken, !accessToken.isEmpty, let hash = claims["at_hash"]?.stringValue {
-            // OpenID Connect Core §3.1.3.6: the left half of the access token's SHA-256, base64url.
-            let digest = Data(SHA256.hash(data: Data(accessToken.utf8)))
-            guard constantTimeEquals(Base64URL.encode(digest.prefix(16)), hash) else {
+            guard constantTimeEquals(OAuthDigest.accessTokenHash(accessToken), hash) else {
                 logger.info("ID token refused", metadata: ["provider": "\(provider.name)", "reason": "at_hash does not match the access token"])
                 throw AuthError.badIDToken
             }
@@ -71,7 +69,7 @@ package struct IDTokenVerifier: Sendable {
 
     /// The nonce a token carries for the raw `nonce`: its SHA-256 in lowercase hex.
     static func hashedNonce(_ nonce: String) -> String {
-        Array(SHA256.hash(data: Data(nonce.utf8))).hexString
+        OAuthDigest.hashedNonce(nonce)
     }
 
     /// `aud` as a list: a single string or an array of strings.

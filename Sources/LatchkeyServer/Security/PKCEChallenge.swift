@@ -35,7 +35,7 @@ struct PKCEChallenge: Sendable, Equatable {
 
     /// The S256 challenge of `verifier`: `BASE64URL(SHA256(verifier))`.
     static func s256(_ verifier: String) -> String {
-        Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+        OAuthDigest.pkceChallenge(for: verifier)
     }
 
     /// Whether `verifier` is the one this challenge was made from; compared in constant time.
