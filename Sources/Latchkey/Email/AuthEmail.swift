@@ -68,27 +68,16 @@ public struct AuthEmail: Sendable {
     }
 
     /// Signs in with the link an email brought back to the app: a PKCE redirect
-    /// (`…?code=…`), traded with the verifier kept since the email was requested. A redirect
-    /// that carries an error (`error_code`, in the query or the fragment) throws it.
-    /// - Throws: ``AuthFailure``; ``AuthFailure/Category/invalidInput`` when the URL carries no
-    ///   code, when no email flow is waiting for one, or when the link was expired or used.
+    /// (`…?code=…`), traded with the verifier kept since the email was requested (a server
+    /// without PKCE puts the session in the fragment instead, which is stored the same way). It
+    /// reads the URL as ``AuthAccount/session(from:)`` does, which takes these links too.
+    /// - Throws: ``AuthFailure``: an error redirect (`?error=…&error_code=otp_expired…`, in the
+    ///   query or the fragment) as its category, with the `error_code` in ``AuthFailure/code``;
+    ///   ``AuthFailure/Category/invalidInput`` when the URL carries no code, when no email flow
+    ///   is waiting for one, or when the link was expired or used.
     @discardableResult
     public func exchangeCode(from url: URL) async throws -> Session {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        var parameters: [String: String] = [:]
-        for item in components?.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
-        if let fragment = components?.fragment, parameters["code"] == nil {
-            var fragmentComponents = URLComponents()
-            fragmentComponents.percentEncodedQuery = fragment
-            for item in fragmentComponents.queryItems ?? [] where parameters[item.name] == nil { parameters[item.name] = item.value ?? "" }
-        }
-        if let errorCode = parameters["error_code"] ?? parameters["error"] {
-            throw AuthFailure(BackendError.server(status: 403, code: errorCode, message: parameters["error_description"], retryAfter: nil))
-        }
-        guard let code = parameters["code"], !code.isEmpty else {
-            throw AuthFailure(BackendError.server(status: 400, code: "validation_failed", message: "the URL carries no code", retryAfter: nil))
-        }
-        return try await AuthFailure.translating { try await manager.exchangeCodeWithStoredVerifier(code, flow: "email flow") }
+        try await manager.signIn(fromRedirect: url, operation: "exchange_code")
     }
 
     /// Sends the sign-up confirmation email again.

@@ -18,9 +18,9 @@ extension SessionManager {
     /// Trades `code` and the stored verifier for a session, spends the verifier, and signs in.
     /// - Throws: ``BackendError`` (`flow_state_not_found` when no flow is waiting for a code),
     ///   ``StorageError``.
-    func exchangeCodeWithStoredVerifier(_ code: String, flow: String) async throws -> Session {
+    func exchangeCodeWithStoredVerifier(_ code: String) async throws -> Session {
         guard let stored = try await store.load(key: pkceVerifierKey), let verifier = String(data: stored, encoding: .utf8) else {
-            throw BackendError.server(status: 404, code: "flow_state_not_found", message: "no \(flow) is waiting for a code", retryAfter: nil)
+            throw BackendError.server(status: 404, code: "flow_state_not_found", message: "no sign-in is waiting for a code", retryAfter: nil)
         }
         let session = try await backend.exchangeCode(code, codeVerifier: verifier)
         try? await store.delete(key: pkceVerifierKey)
@@ -41,7 +41,7 @@ extension SessionManager {
         case .none:
             throw AuthFailure(.invalidInput, code: "validation_failed", detail: "the URL carries no code or session")
         case .code(let code):
-            return try await AuthFailure.translating { try await exchangeCodeWithStoredVerifier(code, flow: "sign-in") }
+            return try await AuthFailure.translating { try await exchangeCodeWithStoredVerifier(code) }
         case .tokens(let tokens):
             return try await AuthFailure.translating {
                 let user = try await backend.user(accessToken: tokens.accessToken)

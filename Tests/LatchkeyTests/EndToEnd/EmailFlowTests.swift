@@ -65,6 +65,7 @@ struct EmailFlowTests {
             } catch let failure as AuthFailure {
                 #expect(failure.category == .invalidInput)
                 #expect(failure.code == "otp_expired")
+                #expect(failure.detail == "Email link is invalid", "form encoding: a + is a space")
             }
             await #expect(throws: AuthFailure.self) { try await manager.email.exchangeCode(from: URL(string: Self.callback)!) }
             #expect(await manager.state == .signedOut(.noSession))
