@@ -8,6 +8,9 @@ struct EmailLinkRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
+        // The routes that send only to an address or number with an account take the same time
+        // either way (ResponsePadding).
+        let padded = router.group().add(middleware: ResponsePaddingMiddleware(padding: service.responsePadding, clock: ContinuousClock()))
         router.post("/verify") { request, context in
             let body = try await request.decode(as: VerifyBody.self, context: context)
             if body.type == "sms" || body.type == "phone_change", let phone = service.phoneVerification {
@@ -25,13 +28,13 @@ struct EmailLinkRoutes {
                 type: query.get("type"), token: query.get("token"), redirectTo: query.get("redirect_to"), ipAddress: context.clientIP)
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
         }
-        router.post("/recover") { request, context in
+        padded.post("/recover") { request, context in
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             try await service.emailLinks.recover(body, queryRedirect: redirect, ipAddress: context.clientIP)
             return EmptyResponse()
         }
-        router.post("/resend") { request, context in
+        padded.post("/resend") { request, context in
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             if body.type == "sms" || body.type == "phone_change", let phone = service.phoneSignIn {
@@ -42,7 +45,7 @@ struct EmailLinkRoutes {
             return EmptyResponse()
         }
         for path in ["/otp", "/magiclink"] {
-            router.post(RouterPath(path)) { request, context in
+            padded.post(RouterPath(path)) { request, context in
                 let body = try await request.decode(as: OTPBody.self, context: context)
                 let redirect = request.uri.queryParameters.get("redirect_to")
                 if body.email == nil, body.phone != nil, let phone = service.phoneSignIn {

@@ -216,6 +216,7 @@ struct EmailLinks: Sendable {
         }
         do {
             try await mailer.send(message(for: pending))
+            ResponsePadding.markSent()
         } catch {
             if let slot { await limits.release(slot) }
             // Mailers' errors carry no credentials (SMTPError blanks them out of server replies).
@@ -247,6 +248,7 @@ struct EmailLinks: Sendable {
         }
         do {
             try await hook.send(data, about: pending.user)
+            ResponsePadding.markSent()
         } catch {
             logger.error(
                 "email not sent: the send email hook failed",

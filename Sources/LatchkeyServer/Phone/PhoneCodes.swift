@@ -116,6 +116,7 @@ struct PhoneCodes: ServiceDependent {
                 throw AuthError.smsSendFailed(purpose.name, reason: "\(error)")
             }
         }
+        ResponsePadding.markSent()  // a code went out (a test number's fixed code counts as one)
         var updated = user
         updated.updatedAt = now
         switch purpose {

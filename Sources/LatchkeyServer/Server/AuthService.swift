@@ -52,6 +52,9 @@ struct AuthService: Sendable {
     let verification: EmailVerification
     /// `POST /otp` and `POST /magiclink`.
     let emailSignIn: EmailSignIn
+    /// The recent answer times of the routes that send to an address or number only when it
+    /// has an account (``ResponsePaddingMiddleware``).
+    let responsePadding = ResponsePadding()
     /// `POST /otp` with a phone number; `nil` when phone sign-in is off.
     let phoneSignIn: PhoneSignIn?
     /// `POST /verify` types `sms` and `phone_change`; `nil` when phone sign-in is off.

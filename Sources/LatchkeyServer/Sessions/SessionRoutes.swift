@@ -7,10 +7,15 @@ struct SessionRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        router.post("/signup") { request, context in
+        // A sign-up with an address that has an account sends nothing: ResponsePadding.
+        let padded = router.group().add(middleware: ResponsePaddingMiddleware(padding: service.responsePadding, clock: ContinuousClock()))
+        padded.post("/signup") { request, context in
             let body = try await request.decode(as: SignUpBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
-            return try await service.signUp.signUp(body, queryRedirect: redirect, ipAddress: context.clientIP)
+            let outcome = try await service.signUp.signUp(body, queryRedirect: redirect, ipAddress: context.clientIP)
+            // A session is a new account's (or an anonymous one's): that answer has nothing to hide.
+            if case .session = outcome { ResponsePadding.markExempt() }
+            return outcome
         }
         let grants = service.grants
         router.post("/token") { request, context in

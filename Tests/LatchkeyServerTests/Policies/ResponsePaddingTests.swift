@@ -1,0 +1,91 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import LatchkeyServer
+
+/// The answer's timing does not name the accounts: a request that sends nothing takes as long
+/// as one that sent an email.
+@Suite("Response padding: an address without an account answers as slowly as one with")
+struct ResponsePaddingTests {
+    @Test("a route's target is one of its recorded durations; routes do not mix; the oldest goes first; waits are capped")
+    func samples() async {
+        let padding = ResponsePadding()
+        #expect(await padding.target(route: "/recover") == nil, "nothing sent yet: no wait")
+        await padding.record(.milliseconds(40), route: "/recover")
+        await padding.record(.milliseconds(60), route: "/recover")
+        for _ in 0..<20 {
+            let target = await padding.target(route: "/recover")
+            #expect(target == .milliseconds(40) || target == .milliseconds(60))
+        }
+        #expect(await padding.target(route: "/otp") == nil)
+        for _ in 0..<ResponsePadding.samplesPerRoute { await padding.record(.milliseconds(5), route: "/recover") }
+        for _ in 0..<20 { #expect(await padding.target(route: "/recover") == .milliseconds(5), "the two first samples were replaced") }
+        await padding.record(.seconds(60), route: "/slow")
+        #expect(await padding.target(route: "/slow") == ResponsePadding.longestWait)
+    }
+
+    /// A mailer that takes `delay` of real time per message, as an SMTP exchange does.
+    struct SlowMailer: Mailer {
+        let outbox: FileOutboxMailer
+        let delay: Duration
+        func send(_ message: MailMessage) async throws {
+            try await Task.sleep(for: delay)
+            try await outbox.send(message)
+        }
+    }
+
+    static func elapsed(_ body: () async throws -> TestResponse) async throws -> (Duration, TestResponse) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await body()
+        return (start.duration(to: clock.now), response)
+    }
+
+    @Test("/recover and /otp with create_user false: an unknown address waits as long as a real send took")
+    func unknownAddressesWait() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-padding-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mailer = SlowMailer(outbox: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")), delay: .milliseconds(300))
+        try await TestServer.with(mailer: mailer, configure: { $0.rateLimits.enabled = false }) { server in
+            try await server.signUp("known@example.com")
+            for (path, body) in [("/recover", [String: any Sendable]()), ("/otp", ["create_user": false])] {
+                var known = body
+                known["email"] = "known@example.com"
+                let (sent, sentResponse) = try await Self.elapsed { try await server.request(.POST, path, json: known) }
+                #expect(sentResponse.status == 200, "\(sentResponse.text)")
+                #expect(sent >= .milliseconds(300), "the mail was sent: \(sent)")
+                var unknown = body
+                unknown["email"] = "nobody-\(UUID().uuidString.prefix(6))@example.com"
+                let (waited, unknownResponse) = try await Self.elapsed { try await server.request(.POST, path, json: unknown) }
+                #expect(unknownResponse.status == 200 && unknownResponse.text == sentResponse.text, "the same answer")
+                #expect(waited >= .milliseconds(290), "\(path) for an unknown address answered after \(waited), a send took \(sent)")
+            }
+        }
+    }
+
+    @Test("an answer with a session (an anonymous sign-up) is not held back, even after slow sends")
+    func sessionsAreNotHeldBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-padding-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mailer = SlowMailer(outbox: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")), delay: .seconds(3))
+        try await TestServer.with(
+            mailer: mailer,
+            configure: {
+                $0.rateLimits.enabled = false
+                $0.autoconfirm = false
+                $0.enableAnonymousUsers = true
+            }
+        ) { server in
+            // An unconfirmed sign-up mails its confirmation: /signup now has a 3 s sample.
+            let (sent, first) = try await Self.elapsed {
+                try await server.request(.POST, "/signup", json: ["email": "first@example.com", "password": "correct horse battery"])
+            }
+            #expect(first.status == 200 && sent >= .seconds(3), "\(first.text)")
+            // An anonymous sign-up answers a session, which names no existing account: not held back.
+            let (anonymous, response) = try await Self.elapsed { try await server.request(.POST, "/signup", json: [:]) }
+            #expect(response.status == 200, "\(response.text)")
+            #expect(anonymous < .seconds(3), "an answer with nothing to hide waited \(anonymous)")
+        }
+    }
+}
