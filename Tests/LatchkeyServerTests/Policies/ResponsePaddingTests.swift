@@ -64,6 +64,34 @@ struct ResponsePaddingTests {
         }
     }
 
+    /// An SMS provider that takes `delay` of real time per message.
+    struct SlowSMSSender: SMSSender {
+        let delay: Duration
+        func send(_ message: SMSMessage) async throws -> String {
+            try await Task.sleep(for: delay)
+            return "SM-test"
+        }
+    }
+
+    @Test("/otp by SMS: once a code was texted, an unknown number with create_user false waits as long")
+    func unknownNumbersWait() async throws {
+        try await TestServer.with(
+            smsSender: SlowSMSSender(delay: .milliseconds(300)),
+            configure: {
+                $0.rateLimits.enabled = false
+                $0.phone.enabled = true
+            }
+        ) { server in
+            let (sent, sentResponse) = try await Self.elapsed { try await server.request(.POST, "/otp", json: ["phone": "+15555550123"]) }
+            #expect(sentResponse.status == 200 && sent >= .milliseconds(300), "\(sentResponse.text)")
+            let (waited, unknown) = try await Self.elapsed {
+                try await server.request(.POST, "/otp", json: ["phone": "+15555550199", "create_user": false])
+            }
+            #expect(unknown.status == 200 && unknown.text == sentResponse.text, "the same answer: \(unknown.text)")
+            #expect(waited >= .milliseconds(290), "an unknown number answered after \(waited), a text took \(sent)")
+        }
+    }
+
     @Test("an answer with a session (an anonymous sign-up) is not held back, even after slow sends")
     func sessionsAreNotHeldBack() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-padding-\(UUID().uuidString.prefix(8))")
