@@ -4,8 +4,9 @@ import NIOConcurrencyHelpers
 
 /// Keeps the time an answer takes from telling whether an address or a number has an account.
 ///
-/// `/recover`, `/otp`, `/magiclink`, `/resend` and `/signup` answer alike whether or not there is
-/// an account, but only a request that finds one sends an email or an SMS, which takes time
+/// `/recover`, `/otp`, `/magiclink`, `/resend`, `/signup` and the hosted pages' resend form
+/// answer alike whether or not there is an account, but only a request that finds one sends an
+/// email or an SMS, which takes time
 /// (an SMTP exchange, a provider's API). Left alone, that difference names the accounts one
 /// request at a time. So these routes remember how long their recent requests that sent
 /// something took (``record(_:route:)``), and a request that sent nothing waits until its
