@@ -40,6 +40,7 @@ struct SignUp: ServiceDependent {
     func signUp(_ body: SignUpBody, queryRedirect: String?, ipAddress: String) async throws -> Outcome {
         guard !settings.disabled else { throw AuthError.signupDisabled }
         if let number = body.phone, !number.isEmpty {
+            ResponsePadding.answering(by: .sms)
             guard (body.email ?? "").isEmpty else {
                 throw AuthError.validation("Only an email address or phone number should be provided on signup.")
             }

@@ -8,9 +8,6 @@ struct EmailLinkRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        // The routes that send only to an address or number with an account take the same time
-        // either way (ResponsePadding).
-        let padded = router.group().add(middleware: ResponsePaddingMiddleware(padding: service.responsePadding, clock: ContinuousClock()))
         router.post("/verify") { request, context in
             let body = try await request.decode(as: VerifyBody.self, context: context)
             if body.type == "sms" || body.type == "phone_change", let phone = service.phoneVerification {
@@ -28,16 +25,19 @@ struct EmailLinkRoutes {
                 type: query.get("type"), token: query.get("token"), redirectTo: query.get("redirect_to"), ipAddress: context.clientIP)
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
         }
-        padded.post("/recover") { request, context in
+        // The routes that send only to an address or number with an account take the same time
+        // either way (ResponsePadding).
+        router.group().add(middleware: service.padding("recover")).post("/recover") { request, context in
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             try await service.emailLinks.recover(body, queryRedirect: redirect, ipAddress: context.clientIP)
             return EmptyResponse()
         }
-        padded.post("/resend") { request, context in
+        router.group().add(middleware: service.padding("resend")).post("/resend") { request, context in
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             if body.type == "sms" || body.type == "phone_change", let phone = service.phoneSignIn {
+                ResponsePadding.answering(by: .sms)
                 try await phone.resend(body, ipAddress: context.clientIP)
                 return EmptyResponse()
             }
@@ -45,10 +45,11 @@ struct EmailLinkRoutes {
             return EmptyResponse()
         }
         for path in ["/otp", "/magiclink"] {
-            padded.post(RouterPath(path)) { request, context in
+            router.group().add(middleware: service.padding(path)).post(RouterPath(path)) { request, context in
                 let body = try await request.decode(as: OTPBody.self, context: context)
                 let redirect = request.uri.queryParameters.get("redirect_to")
                 if body.email == nil, body.phone != nil, let phone = service.phoneSignIn {
+                    ResponsePadding.answering(by: .sms)
                     try await phone.send(body, ipAddress: context.clientIP)
                     return EmptyResponse()
                 }

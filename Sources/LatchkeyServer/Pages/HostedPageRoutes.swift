@@ -79,8 +79,7 @@ struct HostedPageRoutes {
             }
         }
         // "Check your email" whether or not the address has an account, in the same time (ResponsePadding).
-        let padded = router.group().add(middleware: ResponsePaddingMiddleware(padding: service.responsePadding, clock: ContinuousClock()))
-        padded.post("/welcome/resend") { request, context in
+        router.group().add(middleware: service.padding("hosted-resend")).post("/welcome/resend") { request, context in
             let form = try await Self.form(request, context: context)
             let type = form["type"]
             guard !Self.isCrossSite(request) else { return linkError(code: "bad_request", type: type, status: .forbidden) }

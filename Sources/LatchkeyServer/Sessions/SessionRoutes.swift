@@ -8,8 +8,7 @@ struct SessionRoutes {
 
     func register(on router: Router<AuthRequestContext>) {
         // A sign-up with an address that has an account sends nothing: ResponsePadding.
-        let padded = router.group().add(middleware: ResponsePaddingMiddleware(padding: service.responsePadding, clock: ContinuousClock()))
-        padded.post("/signup") { request, context in
+        router.group().add(middleware: service.padding("signup")).post("/signup") { request, context in
             let body = try await request.decode(as: SignUpBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             let outcome = try await service.signUp.signUp(body, queryRedirect: redirect, ipAddress: context.clientIP)

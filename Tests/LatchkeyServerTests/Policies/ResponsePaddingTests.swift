@@ -8,21 +8,25 @@ import Testing
 /// as one that sent an email.
 @Suite("Response padding: an address without an account answers as slowly as one with")
 struct ResponsePaddingTests {
-    @Test("a route's target is one of its recorded durations; routes do not mix; the oldest goes first; waits are capped")
+    @Test(
+        "a target is one of the route's recorded durations for its channel; routes and channels do not mix; the oldest goes first; waits are capped")
     func samples() async {
         let padding = ResponsePadding()
-        #expect(await padding.target(route: "/recover") == nil, "nothing sent yet: no wait")
-        await padding.record(.milliseconds(40), route: "/recover")
-        await padding.record(.milliseconds(60), route: "/recover")
+        #expect(await padding.target(for: "recover", channel: .email) == nil, "nothing sent yet: no wait")
+        await padding.record(.milliseconds(40), for: "recover", channel: .email)
+        await padding.record(.milliseconds(60), for: "recover", channel: .email)
         for _ in 0..<20 {
-            let target = await padding.target(route: "/recover")
+            let target = await padding.target(for: "recover", channel: .email)
             #expect(target == .milliseconds(40) || target == .milliseconds(60))
         }
-        #expect(await padding.target(route: "/otp") == nil)
-        for _ in 0..<ResponsePadding.samplesPerRoute { await padding.record(.milliseconds(5), route: "/recover") }
-        for _ in 0..<20 { #expect(await padding.target(route: "/recover") == .milliseconds(5), "the two first samples were replaced") }
-        await padding.record(.seconds(60), route: "/slow")
-        #expect(await padding.target(route: "/slow") == ResponsePadding.longestWait)
+        #expect(await padding.target(for: "otp", channel: .email) == nil)
+        #expect(await padding.target(for: "recover", channel: .sms) == nil, "texts are timed apart from emails")
+        for _ in 0..<ResponsePadding.samplesPerRoute { await padding.record(.milliseconds(5), for: "recover", channel: .email) }
+        for _ in 0..<20 {
+            #expect(await padding.target(for: "recover", channel: .email) == .milliseconds(5), "the two first samples were replaced")
+        }
+        await padding.record(.seconds(60), for: "slow", channel: .sms)
+        #expect(await padding.target(for: "slow", channel: .sms) == ResponsePadding.longestWait)
     }
 
     /// A mailer that takes `delay` of real time per message, as an SMTP exchange does.
@@ -61,6 +65,11 @@ struct ResponsePaddingTests {
                 #expect(unknownResponse.status == 200 && unknownResponse.text == sentResponse.text, "the same answer")
                 #expect(waited >= .milliseconds(290), "\(path) for an unknown address answered after \(waited), a send took \(sent)")
             }
+            // The gateway's prefix is the same route, timed with the same samples.
+            let (prefixed, response) = try await Self.elapsed {
+                try await server.request(.POST, "/auth/v1/recover", json: ["email": "nobody-else@example.com"])
+            }
+            #expect(response.status == 200 && prefixed >= .milliseconds(290), "\(response.status) after \(prefixed)")
         }
     }
 
