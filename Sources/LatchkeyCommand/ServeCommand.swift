@@ -85,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.rateLimitEmail), help: .setting(.rateLimitEmail)) var emailLimit: String?
     @Option(name: .setting(.rateLimitRefresh), help: .setting(.rateLimitRefresh)) var refreshLimit: String?
     @Option(name: .setting(.rateLimitVerify), help: .setting(.rateLimitVerify)) var verifyLimit: String?
+    @Option(name: .setting(.rateLimitAddressChanges), help: .setting(.rateLimitAddressChanges)) var addressChangeLimit: String?
     @Option(name: .setting(.rateLimitMFA), help: .setting(.rateLimitMFA)) var mfaLimit: String?
     @Option(name: .setting(.rateLimitFailedMFACode), help: .setting(.rateLimitFailedMFACode)) var failedMFACodeLimit: String?
     @Option(name: .setting(.mfaMaxEnrolledFactors), help: .setting(.mfaMaxEnrolledFactors)) var mfaMaxEnrolledFactors: String?
@@ -217,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.rateLimitEmail, .given(emailLimit))
         add(.rateLimitRefresh, .given(refreshLimit))
         add(.rateLimitVerify, .given(verifyLimit))
+        add(.rateLimitAddressChanges, .given(addressChangeLimit))
         add(.rateLimitMFA, .given(mfaLimit))
         add(.rateLimitFailedMFACode, .given(failedMFACodeLimit))
         add(.mfaMaxEnrolledFactors, .given(mfaMaxEnrolledFactors))

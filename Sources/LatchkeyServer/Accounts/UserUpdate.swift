@@ -60,6 +60,7 @@ struct UserUpdate: ServiceDependent {
         if let rawEmail = body.email {
             let email = try InputRules.normalizedEmail(rawEmail)
             if email != user.email {
+                try await limits.admitAddressChange(by: user.id)
                 if try await store.user(email: email) != nil { throw AuthError.emailExists }
                 if autoconfirm, user.isAnonymous {
                     // As GoTrue: only an anonymous user's first address is taken at once under
@@ -77,6 +78,7 @@ struct UserUpdate: ServiceDependent {
         // A number taken at once (SMS autoconfirm): the one it replaces, and whether the user had a phone identity.
         var changedPhone: (old: String, hadIdentity: Bool)?
         if let newPhone, let phoneCodes {
+            try await limits.admitAddressChange(by: user.id)
             if try await store.user(phone: newPhone.phone) != nil {
                 throw AuthError.phoneTaken
             }

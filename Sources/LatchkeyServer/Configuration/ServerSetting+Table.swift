@@ -219,6 +219,9 @@ extension ServerSetting {
     package static let rateLimitVerify = ServerSetting(
         "rate-limit-verify", \.rateLimits.verificationsPerIP.count, .rateLimit, variables: [Variable("GOTRUE_RATE_LIMIT_VERIFY", .positiveInteger)],
         help: "Email-link, code and PKCE verifications per IP per 5 minutes.")
+    package static let rateLimitAddressChanges = ServerSetting(
+        "rate-limit-address-changes", \.rateLimits.addressChangesPerUser.count, .rateLimit,
+        help: "New email addresses and phone numbers a user may ask for per hour (taken ones count too).")
     package static let rateLimitMFA = ServerSetting(
         "rate-limit-mfa", \.rateLimits.mfaRequestsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", .positiveInteger)],
@@ -444,7 +447,8 @@ extension ServerSetting {
             hookSendEmailEnabled, hookSendEmailURI, hookAfterUserCreatedEnabled, hookAfterUserCreatedURI,
             bcryptCost, noRateLimits,
             rateLimitSignIn,
-            rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitMFA, rateLimitFailedMFACode,
+            rateLimitFailedPassword, rateLimitEmail, rateLimitRefresh, rateLimitVerify, rateLimitAddressChanges, rateLimitMFA,
+            rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify, mfaPhoneEnroll, mfaPhoneVerify, mfaPhoneOTPLength, mfaPhoneTemplate, mfaPhoneMaxFrequency,
             phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,

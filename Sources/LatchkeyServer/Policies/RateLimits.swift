@@ -26,6 +26,11 @@ struct RateLimits: Sendable {
         try await admit("passkey-ip:\(ipAddress)", limits.passkeySignInsPerIP)
     }
 
+    /// Counts a new email address or phone number asked for by `userID`, taken or not.
+    func admitAddressChange(by userID: UUID) async throws {
+        try await admit("address-change:\(userID)", limits.addressChangesPerUser)
+    }
+
     /// Counts an MFA challenge or verification from `ipAddress`.
     func admitMFARequest(from ipAddress: String) async throws {
         try await admit("mfa-ip:\(ipAddress)", limits.mfaRequestsPerIP)
