@@ -55,12 +55,6 @@ struct AuthService: Sendable {
     /// The recent answer times of the routes that send to an address or number only when it
     /// has an account (``ResponsePaddingMiddleware``).
     let responsePadding = ResponsePadding()
-
-    /// The middleware that pads the answers of `route` (``ResponsePadding``), timed on the
-    /// continuous clock.
-    func padding(_ route: String) -> ResponsePaddingMiddleware<AuthRequestContext, ContinuousClock> {
-        ResponsePaddingMiddleware(padding: responsePadding, route: route, clock: ContinuousClock())
-    }
     /// `POST /otp` with a phone number; `nil` when phone sign-in is off.
     let phoneSignIn: PhoneSignIn?
     /// `POST /verify` types `sms` and `phone_change`; `nil` when phone sign-in is off.
@@ -248,5 +242,13 @@ struct AuthService: Sendable {
         auditLog = AuditLog(store: store)
         settings = SettingsResponse(configuration)
         publicKeys = signer.publicKeys
+    }
+}
+
+extension AuthService {
+    /// The middleware that pads the answers of `route` (``ResponsePadding``), timed on the
+    /// continuous clock.
+    func padding(_ route: String) -> ResponsePaddingMiddleware<AuthRequestContext, ContinuousClock> {
+        ResponsePaddingMiddleware(padding: responsePadding, route: route, clock: ContinuousClock())
     }
 }
