@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The test command (README): runs every test of the package, then the real clients and the README.
 #
+# 0. Checks that need no build: scripts/check-portability.sh (what a Linux build cannot see of
+#    the Apple platforms) and scripts/check-tests.sh (no test asserts on elapsed time, binds a
+#    fixed or re-bound port, or sleeps before an assertion).
 # 1. `swift test`: every Swift test, the main suite in parallel (the server's side, the client
 #    library and app flow, the command: one after the other), then the load tests (`*LoadTests`)
 #    one at a time. With PostgreSQL's server binaries installed it first starts a
@@ -32,6 +35,11 @@ swift_test_log=.build/swift-test.log
 # --- Apple-platform portability (what a Linux build cannot see) -----------------------------
 scripts/check-portability.sh
 scripts/check-portability-selftest.sh | tail -n 1
+
+# --- Tests that stay green on a loaded machine: no elapsed-time assertion, no fixed or ---------
+# --- re-bound port, no sleep before an assertion (scripts/check-tests.allow lists the few) -------
+scripts/check-tests.sh
+scripts/check-tests-selftest.sh | tail -n 1
 
 cleanup_steps=()
 cleanup() { for step in "${cleanup_steps[@]}"; do eval "$step" || true; done; }
@@ -107,7 +115,7 @@ else
 fi
 
 # --- Build (its own phase, so the summary tells building from testing) ----------------------
-phase_done "set-up (portability check, PostgreSQL cluster)"
+phase_done "set-up (portability and test checks, PostgreSQL cluster)"
 if ! swift build --build-tests > .build/build-tests.log 2>&1; then
     grep -E 'error:' .build/build-tests.log | head -n 40 || true
     tail -n 40 .build/build-tests.log

@@ -7,21 +7,53 @@ import Darwin
 #endif
 
 extension TestAuthServer {
-    /// A free loopback port for a server that a test starts again on the same port (pass it as
-    /// `start(port:)` the first time, ``port`` the second).
+    /// A loopback port reserved for this test process, for a server that a test starts again
+    /// on the same port (pass it as `start(port:)` the first time, then ``restart()``).
     ///
     /// A port the kernel picks (port 0) comes from its ephemeral range, from which it also picks
     /// the local port of every outgoing connection: while the server is stopped, another test's
     /// connection can take the port, and the restart fails with "address already in use". This
-    /// port is drawn at random from below that range, where the kernel never hands out ports by
-    /// itself, and is free when drawn.
-    public static func restartablePort() -> Int {
+    /// port is drawn from below that range, where the kernel never hands out ports by itself.
+    ///
+    /// Every port handed out is reserved with a lock file in a folder that all test processes on
+    /// the machine share (``portLockDirectory``), held until this process exits: no other test
+    /// process that reserves its ports this way (the package's Swift and Python suites, another
+    /// checkout's run) is handed the same port, and this process is never handed it twice.
+    /// Throws when no port could be reserved.
+    public static func restartablePort() throws -> Int {
         let range = 20_000..<max(20_001, min(ephemeralRangeStart(), 32_768))
-        for _ in 0..<1000 {
+        let directory = portLockDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for _ in 0..<2_000 {
             let port = Int.random(in: range)
-            if loopbackPortIsFree(port) { return port }
+            if reserve(port, in: directory) { return port }
         }
-        return Int.random(in: range)
+        throw TestServerError("no free loopback port could be reserved in \(range) (lock files in \(directory.path))")
+    }
+
+    /// The folder of the port lock files, one `<port>.lock` per reserved port:
+    /// `LATCHKEY_TEST_PORT_LOCKS` when set, else `latchkey-test-ports` in the temporary folder.
+    public static var portLockDirectory: URL {
+        if let path = ProcessInfo.processInfo.environment["LATCHKEY_TEST_PORT_LOCKS"], !path.isEmpty {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        return URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true).appendingPathComponent("latchkey-test-ports", isDirectory: true)
+    }
+
+    /// Takes `port` when its lock file can be locked (no other process, nor this one, holds it)
+    /// and nothing listens on it now. The lock's descriptor stays open until the process exits,
+    /// so the kernel releases the reservation even when the process is killed.
+    private static func reserve(_ port: Int, in directory: URL) -> Bool {
+        let path = directory.appendingPathComponent("\(port).lock").path
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return false }
+        // flock locks belong to the open file description: a second open of the same file, in
+        // this process or another, cannot take the lock while this descriptor holds it.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, loopbackPortIsFree(port) else {
+            close(descriptor)
+            return false
+        }
+        return true
     }
 
     /// The first port of the kernel's ephemeral range (Linux's `ip_local_port_range`; IANA's

@@ -2,6 +2,7 @@ import Foundation
 import Latchkey
 import LatchkeyServer
 import Logging
+import NIOCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -113,7 +114,16 @@ public final class TestAuthServer: Sendable {
         configuration.bcryptCost = 4
         configuration.rateLimits = .disabled
         configure(&configuration)
+        return try await start(
+            configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,
+            ownsDataDirectory: ownsDirectory)
+    }
 
+    /// Starts a server with `configuration` as it is.
+    private static func start(
+        configuration: ServerConfiguration, clock: any ServerClock, mailer: (any Mailer)?, store: (any AuthStore)?,
+        smsSender: (any SMSSender)?, logger: Logger, metrics: ServerMetrics?, ownsDataDirectory: Bool
+    ) async throws -> TestAuthServer {
         let run = try await ServiceRun.start("the test server", logger: logger) { listening in
             try await LatchkeyApplication.build(
                 configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,
@@ -126,7 +136,47 @@ public final class TestAuthServer: Sendable {
             externalURL: configuration.externalURL ?? ownURL)
         return TestAuthServer(
             baseURL: URL(string: ownURL)!, port: run.port, keys: keys,
-            configuration: configuration, clock: clock, ownsDataDirectory: ownsDirectory, run: run)
+            configuration: configuration, clock: clock, ownsDataDirectory: ownsDataDirectory, run: run)
+    }
+
+    /// Starts this server again after ``stop()``: the same data directory, port and
+    /// configuration, so the same users, sessions and secret. The server started on a
+    /// ``restartablePort()``, which no other test is handed.
+    ///
+    /// The bind alone is retried, and only while the port is taken: the stopped server's socket
+    /// can outlive ``stop()``'s wait on a loaded machine (the kernel releases it after the last
+    /// connection to it is gone), and no other test can hold this reserved port, so "address
+    /// already in use" here means "not yet released". Each retry waits until the port can be
+    /// bound; after a minute the error is thrown. The returned server owns the data directory
+    /// as this one did; `configure` changes its configuration (not its data directory or port).
+    public func restart(
+        clock: (any ServerClock)? = nil,
+        mailer: (any Mailer)? = nil,
+        logger: Logger = Logger(label: "latchkey.testing", factory: { _ in SwiftLogNoOpLogHandler() }),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestAuthServer {
+        var configuration = configuration
+        configure(&configuration)
+        configuration.dataDirectory = dataDirectory
+        configuration.port = port
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                return try await Self.start(
+                    configuration: configuration, clock: clock ?? self.clock, mailer: mailer, store: nil, smsSender: nil, logger: logger,
+                    metrics: nil, ownsDataDirectory: ownsDataDirectory)
+            } catch where Self.isAddressInUse(error) && ContinuousClock.now < deadline {
+                while !Self.loopbackPortIsFree(port), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+        }
+    }
+
+    /// Whether `error` is a bind's "address already in use".
+    private static func isAddressInUse(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return error.errnoCode == EADDRINUSE }
+        return String(describing: error).contains("Address already in use")
     }
 
     /// Runs `body` against a fresh server, then shuts it down and removes its data, whether

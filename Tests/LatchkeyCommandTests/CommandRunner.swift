@@ -106,7 +106,7 @@ struct CommandRunner {
         }
     }
 
-    /// A free loopback port from below the ephemeral range (`TestAuthServer.restartablePort()`),
-    /// for a server whose port a test must know before it starts or keep across a restart.
-    static func freePort() -> Int { TestAuthServer.restartablePort() }
+    /// A loopback port reserved for this test process (`TestAuthServer.restartablePort()`), for a
+    /// server whose port a test must know before it starts or keep across a restart.
+    static func freePort() throws -> Int { try TestAuthServer.restartablePort() }
 }

@@ -58,7 +58,7 @@ struct KeysCommandTests {
         let standby = try await CommandRunner.run(["keys", "generate", "--alg", "RS256", "--verify-only"]).stdout.trimmingCharacters(
             in: .whitespacesAndNewlines)
         let (signingKey, standbyKey) = (try object(signing), try object(standby))
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let server = try CommandRunner.start(
             ["serve", "--port", "\(port)", "--autoconfirm", "--bcrypt-cost", "4"],
             environment: [
@@ -131,7 +131,7 @@ struct KeysCommandTests {
         let key = try await CommandRunner.run(["keys", "generate", "--alg", "RS256"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let file = data.appendingPathComponent("jwt-keys.json")
         try Data("[\(key)]\n".utf8).write(to: file)
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let server = try CommandRunner.start([
             "serve", "--port", "\(port)", "--data-dir", data.path, "--jwt-keys-file", file.path, "--log-level", "warning",
         ])

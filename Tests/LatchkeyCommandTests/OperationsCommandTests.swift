@@ -43,7 +43,7 @@ struct OperationsCommandTests {
     func environment() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let databaseFile = data.appendingPathComponent("elsewhere/auth.sqlite")
         let environment = [
             "LATCHKEY_PORT": "\(port)", "LATCHKEY_DATA_DIR": data.path, "LATCHKEY_LOG_FORMAT": "json",
@@ -100,7 +100,7 @@ struct OperationsCommandTests {
             try? FileManager.default.removeItem(at: data)
             try? FileManager.default.removeItem(at: restored)
         }
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let base = "http://127.0.0.1:\(port)"
         let server = try CommandRunner.start([
             "serve", "--port", "\(port)", "--data-dir", data.path, "--autoconfirm", "--bcrypt-cost", "4", "--no-rate-limits", "--log-level",
@@ -142,7 +142,7 @@ struct OperationsCommandTests {
         try FileManager.default.createDirectory(at: restored, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: backupFile, to: restored.appendingPathComponent("latchkey.sqlite"))
         try FileManager.default.copyItem(at: data.appendingPathComponent("jwt-secret"), to: restored.appendingPathComponent("jwt-secret"))
-        let port2 = CommandRunner.freePort()
+        let port2 = try CommandRunner.freePort()
         let again = try CommandRunner.start(["serve", "--port", "\(port2)", "--data-dir", restored.path, "--log-level", "warning"])
         let base2 = "http://127.0.0.1:\(port2)"
         try await waitUntilReady(base2)

@@ -35,7 +35,7 @@ struct ServeCommandTests {
     func serveKeysAndGracefulShutdown() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let server = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", data.path, "--log-level", "warning"])
         let base = "http://127.0.0.1:\(port)"
         try await waitForHealth(base)
@@ -73,7 +73,7 @@ struct ServeCommandTests {
         ] {
             let data = temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: data) }
-            let port = CommandRunner.freePort()
+            let port = try CommandRunner.freePort()
             let server = try CommandRunner.start(
                 ["serve", "--port", "\(port)", "--data-dir", data.path, "--log-level", "notice"] + arguments,
                 environment: environment, removing: mailKeys)
@@ -93,7 +93,7 @@ struct ServeCommandTests {
     func startUpFailures() async throws {
         let data = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let first = try CommandRunner.start(["serve", "--port", "\(port)", "--data-dir", data.path, "--log-level", "warning"])
         try await waitForHealth("http://127.0.0.1:\(port)")
 

@@ -56,15 +56,16 @@ struct TestAuthServerTests {
 
     @Test("a server started again on the same data directory and port is the same server")
     func restartKeepsData() async throws {
-        // A port from outside the ephemeral range: one the kernel picked could be handed to
-        // another test's connection while the server is stopped.
-        let first = try await TestAuthServer.start(port: TestAuthServer.restartablePort())
+        // A port reserved for this process, from outside the ephemeral range: one the kernel
+        // picked could be handed to another test's connection while the server is stopped.
+        let first = try await TestAuthServer.start(port: try TestAuthServer.restartablePort())
         let manager = SessionManager(backend: first.backend(), store: MemoryCredentialStore())
         _ = try await manager.account.signUp(email: "kept@example.com", password: "correct horse battery")
         try await first.stop()
         #expect(FileManager.default.fileExists(atPath: first.dataDirectory.path), "stop keeps the data")
 
-        let second = try await TestAuthServer.start(dataDirectory: first.dataDirectory, port: first.port)
+        let second = try await first.restart()
+        #expect(second.port == first.port && second.dataDirectory == first.dataDirectory)
         let listed = try await second.admin("GET", "admin/users", bearer: first.serviceRoleKey).status
         #expect(listed == 200, "the same secret: the first server's key works on the second")
         let again = SessionManager(backend: second.backend(), store: MemoryCredentialStore())

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import email
 import email.policy
+import fcntl
 import os
+import random
 import re
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -34,10 +37,50 @@ def latchkey_binary() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
+# The reserved ports' lock files stay open (and locked) until this process exits.
+_port_locks: list[int] = []
+
+
+def port_lock_directory() -> Path:
+    """The folder of the port lock files that every test process shares (the Swift suites'
+    TestAuthServer.restartablePort() uses the same): LATCHKEY_TEST_PORT_LOCKS, or
+    latchkey-test-ports in the temporary folder."""
+    configured = os.environ.get("LATCHKEY_TEST_PORT_LOCKS")
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "latchkey-test-ports"
+
+
+def _ephemeral_range_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port reserved for this process: drawn from below the kernel's ephemeral range
+    (which no outgoing connection takes), locked with a file in port_lock_directory() so that no
+    other test process (Swift or Python) is handed it, and free when drawn."""
+    directory = port_lock_directory()
+    directory.mkdir(parents=True, exist_ok=True)
+    end = max(20001, min(_ephemeral_range_start(), 32768))
+    for _ in range(2000):
+        port = random.randrange(20000, end)
+        descriptor = os.open(directory / f"{port}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                os.close(descriptor)
+                continue
+        _port_locks.append(descriptor)
+        return port
+    raise RuntimeError(f"no free loopback port could be reserved (lock files in {directory})")
 
 
 def unique_email(prefix: str = "user") -> str:

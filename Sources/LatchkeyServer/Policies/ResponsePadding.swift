@@ -78,26 +78,27 @@ actor ResponsePadding {
 }
 
 /// Applies ``ResponsePadding`` to one route, named by `route` (not by the request's path, so
-/// that no spelling of the path escapes it): times each answer on `clock`, and either records
-/// the time (the request sent something) or waits out the rest of a recorded one. Errors pass
-/// through unchanged and unpadded: the routes answer their errors (validation, rate limits)
-/// alike for every address.
-struct ResponsePaddingMiddleware<Context: RequestContext, C: Clock>: RouterMiddleware where C.Duration == Duration {
+/// that no spelling of the path escapes it): times each answer on `clock` (its
+/// ``ServerClock/uptime()``), and either records the time (the request sent something) or waits
+/// out the rest of a recorded one (``ServerClock/sleep(for:)``). Errors pass through unchanged
+/// and unpadded: the routes answer their errors (validation, rate limits) alike for every
+/// address.
+struct ResponsePaddingMiddleware<Context: RequestContext>: RouterMiddleware {
     let padding: ResponsePadding
     let route: String
-    let clock: C
+    let clock: any ServerClock
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = clock.now
+        let start = clock.uptime()
         let marker = ResponsePadding.Marker()
         let response = try await ResponsePadding.$current.withValue(marker) { try await next(request, context) }
-        let elapsed = start.duration(to: clock.now)
+        let elapsed = clock.uptime() - start
         switch marker.outcome {
         case .sent:
             await padding.record(elapsed, for: route, channel: marker.channel)
         case .nothingSent:
             if let target = await padding.target(for: route, channel: marker.channel), target > elapsed {
-                try? await clock.sleep(for: target - elapsed, tolerance: nil)
+                try? await clock.sleep(for: target - elapsed)
             }
         case .exempt:
             break

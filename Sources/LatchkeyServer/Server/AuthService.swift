@@ -55,6 +55,8 @@ struct AuthService: Sendable {
     /// The recent answer times of the routes that send to an address or number only when it
     /// has an account (``ResponsePaddingMiddleware``).
     let responsePadding = ResponsePadding()
+    /// The clock the padded answers are timed and held back on.
+    let paddingClock: any ServerClock
     /// `POST /otp` with a phone number; `nil` when phone sign-in is off.
     let phoneSignIn: PhoneSignIn?
     /// `POST /verify` types `sms` and `phone_change`; `nil` when phone sign-in is off.
@@ -88,6 +90,7 @@ struct AuthService: Sendable {
         smsSender: (any SMSSender)? = nil
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
+        paddingClock = clock
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
         let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
         var passwords = PasswordPolicy(
@@ -247,8 +250,8 @@ struct AuthService: Sendable {
 
 extension AuthService {
     /// The middleware that pads the answers of `route` (``ResponsePadding``), timed on the
-    /// continuous clock.
-    func padding(_ route: String) -> ResponsePaddingMiddleware<AuthRequestContext, ContinuousClock> {
-        ResponsePaddingMiddleware(padding: responsePadding, route: route, clock: ContinuousClock())
+    /// server's clock.
+    func padding(_ route: String) -> ResponsePaddingMiddleware<AuthRequestContext> {
+        ResponsePaddingMiddleware(padding: responsePadding, route: route, clock: paddingClock)
     }
 }

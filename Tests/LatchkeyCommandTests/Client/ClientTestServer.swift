@@ -49,10 +49,10 @@ final class ClientTestServer: Sendable {
     /// The same server again (same port, same database, same secret), after ``stop()``;
     /// `accessTokenTTL` changes the lifetime of the tokens it issues from now on.
     func restarted(accessTokenTTL: TimeInterval? = nil) async throws -> ClientTestServer {
-        var configuration = configuration
-        configuration.port = server.port
-        if let accessTokenTTL { configuration.accessTokenTTL = accessTokenTTL }
-        return try await Self.start(configuration)
+        let server = try await server.restart(clock: SystemServerClock()) { configuration in
+            if let accessTokenTTL { configuration.accessTokenTTL = accessTokenTTL }
+        }
+        return ClientTestServer(server: server)
     }
 
     /// Stops this server and starts it again (same port, database and secret) issuing access

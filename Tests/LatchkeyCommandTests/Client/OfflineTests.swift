@@ -60,7 +60,7 @@ struct OfflineTests {
     func loginUnreachable() async throws {
         let shell = ClientSandbox()
         defer { shell.remove() }
-        let url = "http://127.0.0.1:\(CommandRunner.freePort())"
+        let url = try "http://127.0.0.1:\(CommandRunner.freePort())"
         let result = try await shell.run(
             ["login", "--server", url, "--email", "a@example.com", "--password-stdin", "--store", "file"], input: "whatever pw\n")
         #expect(result.status == 3)

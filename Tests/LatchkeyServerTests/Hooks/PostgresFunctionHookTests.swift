@@ -163,10 +163,12 @@ struct PostgresFunctionHookTests {
     @Test("a function that runs past the 2-second statement timeout is cancelled: a 500, and the server goes on")
     func tooSlow() async throws {
         try await Self.with(Self.accessTokenHook("slow")) { server in
-            let started = ContinuousClock.now
+            // The function sleeps 10 s and then returns its event, which would be a 200 with a
+            // session: a 500 naming the hook shows that it was cancelled, however long the
+            // request took on this machine.
             let response = try await server.request(.POST, "/signup", json: ["email": "slow@example.com", "password": "correct horse battery"])
             #expect(response.status == 500 && response["msg"] as? String == "Error running hook URI: pg-functions://postgres/public/slow")
-            #expect(ContinuousClock.now - started < .seconds(9), "the function was not cancelled")
+            #expect(response["access_token"] == nil, "the function was cancelled, not waited out")
             #expect(try await server.request(.GET, "/health").status == 200)
         }
     }

