@@ -50,9 +50,18 @@ struct ComposeEnvironmentTests {
             ],
             environment: service.environment)
         let base = "http://127.0.0.1:\(port)"
-        do {
-            try await ServeCommandTests().waitForHealth(base)
-        } catch {
+        // Wait for /health while the process runs (a refusal ends it at once), with a deadline
+        // only for one that never answers.
+        let deadline = ContinuousClock.now + .seconds(120)
+        var healthy = false
+        while !healthy, server.process.isRunning, ContinuousClock.now < deadline {
+            if let (status, _) = try? await ServeCommandTests().get(base + "/health"), status == 200 {
+                healthy = true
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        guard healthy else {
             await server.kill()
             Issue.record("\(service.name) did not start: \(server.stderr)")
             return
