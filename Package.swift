@@ -51,6 +51,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
+        // The reference Argon2 implementation, for the server's imported Argon2 password hashes
+        // (Debian's libargon2-dev, Homebrew's argon2). The server only; Linux and macOS only.
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
+        ),
         .target(
             name: "LatchkeyWire",
             dependencies: [
@@ -96,6 +103,8 @@ let package = Package(
             dependencies: [
                 "LatchkeyWire",
                 "LatchkeyQRCode",  // the SVG QR code of a TOTP factor
+                // Argon2 password hashes brought from other systems (Security/PasswordHashes/Argon2Hash.swift).
+                .target(name: "CArgon2", condition: .when(platforms: [.linux, .macOS])),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections (the --max-connections limit)
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -118,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.mfaPhoneOTPLength), help: .setting(.mfaPhoneOTPLength)) var mfaPhoneOTPLength: String?
     @Option(name: .setting(.mfaPhoneTemplate), help: .setting(.mfaPhoneTemplate)) var mfaPhoneTemplate: String?
     @Option(name: .setting(.mfaPhoneMaxFrequency), help: .setting(.mfaPhoneMaxFrequency)) var mfaPhoneMaxFrequency: String?
+    @Flag(name: .setting(.emailEnabled), inversion: .prefixedNo, help: .setting(.emailEnabled)) var emailEnabled: Bool?
     @Flag(name: .setting(.phoneEnabled), help: .setting(.phoneEnabled)) var phoneEnabled = false
     @Flag(name: .setting(.smsAutoconfirm), help: .setting(.smsAutoconfirm)) var smsAutoconfirm = false
     @Option(name: .setting(.smsOTPExp), help: .setting(.smsOTPExp)) var smsOTPExp: String?
@@ -160,6 +161,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.databaseURLFile), help: .setting(.databaseURLFile)) var databaseURLFile: String?
     @Flag(name: .setting(.allowLoopbackProviders), help: .setting(.allowLoopbackProviders)) var allowLoopbackProviders = false
     @Option(name: .setting(.firebaseProjectID), help: .setting(.firebaseProjectID)) var firebaseProjectID: String?
+    @Flag(
+        name: .customLong("check"),
+        help: """
+            Check the settings and exit without starting: a setting the server refuses is an error (non-zero exit); \
+            the warnings a start would log (settings GoTrue starts with but that leave a feature failing) are \
+            printed, and alone they exit 0.
+            """)
+    var check = false
 
     /// What the command line gave, by setting: the one place the options above are read.
     var commandLine: [String: ServerSetting.Value] {
@@ -243,6 +252,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.mfaPhoneOTPLength, .given(mfaPhoneOTPLength))
         add(.mfaPhoneTemplate, .given(mfaPhoneTemplate))
         add(.mfaPhoneMaxFrequency, .given(mfaPhoneMaxFrequency))
+        add(.emailEnabled, .given(emailEnabled))
         add(.phoneEnabled, .given(phoneEnabled))
         add(.smsAutoconfirm, .given(smsAutoconfirm))
         add(.smsOTPExp, .given(smsOTPExp))
@@ -287,6 +297,24 @@ struct ServeCommand: AsyncParsableCommand {
         return values
     }
 
+    /// `--check`: the refusal a start would meet (an error, exit 1), else the warnings it would
+    /// log, one a line on standard output, and exit 0.
+    static func printCheck(_ settings: Settings) throws {
+        let warnings: [String]
+        do {
+            warnings = try LatchkeyApplication.check(configuration: settings.configuration)
+        } catch {
+            let variables = settings.resolution.variables
+            let origin = variables.isEmpty ? "" : "\n(settings from the environment: \(variables.joined(separator: ", ")))"
+            throw ValidationError(error.namingSetting().description + origin)
+        }
+        for warning in warnings { print("warning: \(warning)") }
+        print(
+            warnings.isEmpty
+                ? "latchkey serve --check: the settings are usable, with no warnings"
+                : "latchkey serve --check: the settings are usable, with \(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
+    }
+
     /// The settings declared as options here: every setting with a flag (a test checks them against `commandLine`).
     static var optionSettings: [ServerSetting] { ServerSetting.all.filter { $0.flag != nil } }
 
@@ -326,6 +354,10 @@ struct ServeCommand: AsyncParsableCommand {
             settings = try self.settings(environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ValidationError(error.description)
+        }
+        if check {
+            try Self.printCheck(settings)
+            return
         }
         settings.logFormat.bootstrap()
         var logger = Logger(label: "latchkey")

@@ -28,6 +28,8 @@ struct SignUp: ServiceDependent {
         var disabled: Bool
         var autoconfirm: Bool
         var anonymousUsers: Bool = false
+        /// Off: an email sign-up is 400 `email_provider_disabled` (GoTrue's `GOTRUE_EXTERNAL_EMAIL_ENABLED`).
+        var emailEnabled: Bool = true
     }
 
     let shared: ServiceDependencies
@@ -50,6 +52,7 @@ struct SignUp: ServiceDependent {
         if (body.email ?? "").isEmpty {
             return .session(try await signUpAnonymously(body, ipAddress: ipAddress))
         }
+        guard settings.emailEnabled else { throw AuthError.emailSignupsDisabled }
         try await limits.admitSignIn(from: ipAddress)
         let email = try InputRules.normalizedEmail(body.email)
         guard let password = body.password else { throw AuthError.validation("Signup requires a valid password") }

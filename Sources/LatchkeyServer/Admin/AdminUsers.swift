@@ -106,8 +106,8 @@ struct AdminUsers: Sendable {
     }
 
     /// The `password_hash` to store as it is, checked: absent or empty is none; given with a
-    /// `password` it is 400 (as GoTrue); a hash the server cannot read is 400 and one of an
-    /// algorithm it cannot verify (argon2) 422, both `validation_failed`.
+    /// `password` it is 400 (as GoTrue); a hash the server cannot read is 400 and one it will
+    /// not verify (argon2d, an Argon2 cost above ``Argon2Hash``'s limits) 422, both `validation_failed`.
     static func passwordHash(_ body: AdminUserBody) throws -> String? {
         guard let hash = body.password_hash, !hash.isEmpty else { return nil }
         guard body.password == nil else { throw AuthError.validation("Only a password or a password hash should be provided") }

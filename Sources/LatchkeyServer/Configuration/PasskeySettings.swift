@@ -8,12 +8,13 @@ public struct PasskeySettings: Sendable, Equatable {
     /// Most passkeys one user may register.
     public var maximumPerUser = 10
     /// The relying party id: the domain passkeys are bound to (`example.com`), equal to or a
-    /// registrable suffix of every origin's host. Required when ``enabled``.
+    /// registrable suffix of every origin's host. Without it the server starts with a warning
+    /// and passkey and WebAuthn factor ceremonies fail, as GoTrue's.
     public var relyingPartyID: String?
     /// The name authenticators show; default: the relying party id.
     public var relyingPartyName: String?
     /// The exact origins ceremonies may run on (`https://example.com`, `https://app.example.com`;
-    /// an iOS app's ceremonies carry `https://<relying party id>`). Required when ``enabled``.
+    /// an iOS app's ceremonies carry `https://<relying party id>`). Needed as the id is.
     public var origins: [String] = []
     /// Seconds a ceremony's challenge stays usable.
     public var challengeExpiry: TimeInterval = 300
@@ -27,29 +28,35 @@ public struct PasskeySettings: Sendable, Equatable {
     /// The name authenticators show.
     var displayName: String { relyingPartyName.flatMap { $0.isEmpty ? nil : $0 } ?? relyingPartyID ?? "" }
 
-    /// Checks the settings; the relying party must be complete when `requiredBy` (why it is
-    /// needed: passkeys or WebAuthn factors are on) is given.
-    func validate(requiredBy reason: String?) throws(ConfigurationError) {
+    /// Checks the settings that are refused whatever is enabled (the relying party is checked
+    /// by ``relyingPartyProblem()``: GoTrue starts without one, and only its ceremonies fail).
+    func validate() throws(ConfigurationError) {
         typealias S = ServerSetting
         guard maximumPerUser >= 1 else { throw S.passkeysPerUser.error("must be at least 1") }
         guard challengeExpiry >= 1 else { throw S.webAuthnChallengeExpiry.error("must be at least 1 second") }
         for appID in appleAppIDs where !Self.isAppleAppID(appID) {
             throw S.appleAppIDs.error("needs TEAMID.bundle.id entries (a 10-character team ID), not '\(appID.prefix(100))'")
         }
-        guard let reason else { return }
-        guard let id = relyingPartyID, !id.isEmpty else { throw S.webAuthnRPID.error("is required \(reason)") }
+    }
+
+    /// Why the relying party cannot run a WebAuthn ceremony (no id, no origins, an origin off the
+    /// id), or `nil` when it can. Passkeys and WebAuthn factors need it.
+    func relyingPartyProblem() -> ConfigurationError? {
+        typealias S = ServerSetting
+        guard let id = relyingPartyID, !id.isEmpty else { return S.webAuthnRPID.error("is not set") }
         guard id == id.lowercased(), !id.contains("/"), !id.contains(":") else {
-            throw S.webAuthnRPID.error("must be a lowercase domain name such as example.com, not '\(id.prefix(100))'")
+            return S.webAuthnRPID.error("must be a lowercase domain name such as example.com, not '\(id.prefix(100))'")
         }
-        guard !origins.isEmpty else { throw S.webAuthnRPOrigins.error("is required \(reason)") }
+        guard !origins.isEmpty else { return S.webAuthnRPOrigins.error("is not set") }
         for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {
             guard let url = URL(string: origin), let scheme = url.scheme, scheme == "https" || scheme == "http", let host = url.host,
                 url.path.isEmpty, url.query == nil, url.fragment == nil
-            else { throw S.webAuthnRPOrigins.error("needs origins such as https://example.com (no path), not '\(origin.prefix(100))'") }
+            else { return S.webAuthnRPOrigins.error("needs origins such as https://example.com (no path), not '\(origin.prefix(100))'") }
             guard host == id || host.hasSuffix("." + id) else {
-                throw S.webAuthnRPOrigins.error("'\(origin.prefix(100))' is not on the relying party id \(id) or a subdomain of it")
+                return S.webAuthnRPOrigins.error("'\(origin.prefix(100))' is not on the relying party id \(id) or a subdomain of it")
             }
         }
+        return nil
     }
 
     private static func isAppleAppID(_ text: String) -> Bool {

@@ -98,39 +98,49 @@ public struct PhoneSettings: Sendable, Equatable {
         guard maximumFrequency >= 0 else { throw S.smsMaxFrequency.error("cannot be negative") }
         _ = try parsedTestCodes()
         _ = try parsedTestCodesValidUntil()
-        switch provider ?? "" {
-        case "": break
-        case "twilio":
-            try Self.require(
-                [
-                    (S.smsTwilioAccountSID, twilioAccountSID), (S.smsTwilioAuthToken, twilioAuthToken),
-                    (S.smsTwilioMessageServiceSID, twilioMessageServiceSID),
-                ],
-                by: "twilio")
-        case "twilio_verify":
-            try Self.require(
-                [
-                    (S.smsTwilioVerifyAccountSID, twilioVerifyAccountSID), (S.smsTwilioVerifyAuthToken, twilioVerifyAuthToken),
-                    (S.smsTwilioVerifyMessageServiceSID, twilioVerifyMessageServiceSID),
-                ],
-                by: "twilio_verify")
-        case "messagebird":
-            try Self.require(
-                [(S.smsMessageBirdAccessKey, messageBirdAccessKey), (S.smsMessageBirdOriginator, messageBirdOriginator)], by: "messagebird")
-        case "vonage":
-            try Self.require(
-                [(S.smsVonageAPIKey, vonageAPIKey), (S.smsVonageAPISecret, vonageAPISecret), (S.smsVonageFrom, vonageFrom)], by: "vonage")
-        case "textlocal":
-            try Self.require([(S.smsTextlocalAPIKey, textlocalAPIKey), (S.smsTextlocalSender, textlocalSender)], by: "textlocal")
-        default:
-            throw S.smsProvider.error("must be twilio, twilio_verify, messagebird, vonage or textlocal")
-        }
     }
 
-    private static func require(_ values: [(ServerSetting, String?)], by provider: String) throws(ConfigurationError) {
-        for (setting, value) in values where (value ?? "").isEmpty {
-            throw setting.error("is required with the \(provider) SMS provider")
+    /// What keeps ``provider`` from sending, with the settings it needs, or `nil` when it can
+    /// send (or none is named). GoTrue starts with an unknown provider or missing credentials
+    /// and fails each send; so does Latchkey, after a warning at start.
+    func providerProblem() -> (settings: [ServerSetting], reason: String)? {
+        typealias S = ServerSetting
+        let needed: [(ServerSetting, String?, String)]
+        switch provider ?? "" {
+        case "": return nil
+        case "twilio":
+            needed = [
+                (S.smsTwilioAccountSID, twilioAccountSID, "missing Twilio account SID"),
+                (S.smsTwilioAuthToken, twilioAuthToken, "missing Twilio auth token"),
+                (S.smsTwilioMessageServiceSID, twilioMessageServiceSID, "missing Twilio message service SID or Twilio phone number"),
+            ]
+        case "twilio_verify":
+            needed = [
+                (S.smsTwilioVerifyAccountSID, twilioVerifyAccountSID, "missing Twilio account SID"),
+                (S.smsTwilioVerifyAuthToken, twilioVerifyAuthToken, "missing Twilio auth token"),
+                (S.smsTwilioVerifyMessageServiceSID, twilioVerifyMessageServiceSID, "missing Twilio message service SID or Twilio phone number"),
+            ]
+        case "messagebird":
+            needed = [
+                (S.smsMessageBirdAccessKey, messageBirdAccessKey, "missing Messagebird access key"),
+                (S.smsMessageBirdOriginator, messageBirdOriginator, "missing Messagebird originator"),
+            ]
+        case "vonage":
+            needed = [
+                (S.smsVonageAPIKey, vonageAPIKey, "missing Vonage API key"), (S.smsVonageAPISecret, vonageAPISecret, "missing Vonage API secret"),
+                (S.smsVonageFrom, vonageFrom, "missing Vonage 'from' parameter"),
+            ]
+        case "textlocal":
+            needed = [
+                (S.smsTextlocalAPIKey, textlocalAPIKey, "missing Textlocal API key"),
+                (S.smsTextlocalSender, textlocalSender, "missing Textlocal sender"),
+            ]
+        default:
+            return ([S.smsProvider], "sms Provider \(provider ?? "") could not be found (twilio, twilio_verify, messagebird, vonage or textlocal)")
         }
+        let missing = needed.filter { ($0.1 ?? "").isEmpty }
+        guard let first = missing.first else { return nil }
+        return (missing.map { $0.0 }, first.2)
     }
 
     /// The sender ``provider`` names, over `http` (`allowsLoopback`: the tests' fake may stand
@@ -141,6 +151,7 @@ public struct PhoneSettings: Sendable, Equatable {
         func api(_ name: String, _ own: String) -> SMSProviderAPI {
             SMSProviderAPI(name: name, http: http, base: allowsLoopback ? providerURLOverride ?? own : own)
         }
+        if let problem = providerProblem() { return UnavailableSMSProvider(reason: problem.reason) }
         return switch provider ?? "" {
         case "twilio":
             TwilioSMSSender(

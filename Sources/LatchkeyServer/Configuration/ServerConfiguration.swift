@@ -162,6 +162,11 @@ public struct ServerConfiguration: Sendable {
     public var recoveryTokenTTL: TimeInterval = 3600
     /// Seconds an emailed six-digit code (and a reauthentication nonce) stays valid.
     public var emailCodeTTL: TimeInterval = defaultEmailCodeTTL
+    /// Whether email addresses sign up and sign in (GoTrue's `GOTRUE_EXTERNAL_EMAIL_ENABLED`, on
+    /// by default). Off: `/settings` reports `email: false`; email sign-ups, password sign-ins
+    /// with an address, email codes and links (`/otp`, `/magiclink`, `/recover`, `/resend`) are
+    /// refused with GoTrue's `email_provider_disabled`. Administrators can still create users.
+    public var emailEnabled: Bool = true
     /// Whether `POST /signup` with neither email nor phone signs in an anonymous user.
     public var enableAnonymousUsers: Bool = false
     /// Whether changing the password from a session older than 24 hours needs the nonce mailed by
@@ -266,6 +271,9 @@ public struct ServerConfiguration: Sendable {
     /// Checks settings that would make the server unsafe or unusable. A message names the
     /// setting by its flag and environment variables (``ServerSetting/label``), such as
     /// `--access-token-ttl (LATCHKEY_ACCESS_TOKEN_TTL, GOTRUE_JWT_EXP) must be at least 1 second`.
+    /// Settings GoTrue starts with but that leave a feature unusable (an SMS provider without
+    /// its credentials, WebAuthn without a relying party) are not refused here: ``warnings()``
+    /// names them, and the feature fails at use with GoTrue's answer.
     public func validate() throws(ConfigurationError) {
         typealias S = ServerSetting
         if let jwtSecret, jwtSecret.utf8.count < 32 { throw S.jwtSecret.error("must be at least 32 bytes long") }
@@ -285,9 +293,7 @@ public struct ServerConfiguration: Sendable {
         if case .postgres? = try? databaseLocation() { postgres = true } else { postgres = false }
         try hooks.validate(postgres: postgres)
         try phone.validate()
-        try passkeys.validate(
-            requiredBy: passkeys.enabled
-                ? "when passkeys are enabled" : mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled ? "when WebAuthn factors are enabled" : nil)
+        try passkeys.validate()
         if let sessionInactivityTimeout, sessionInactivityTimeout <= 0 {
             throw S.sessionInactivityTimeout.error("must be more than 0 seconds")
         }

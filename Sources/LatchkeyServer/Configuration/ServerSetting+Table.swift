@@ -274,6 +274,9 @@ extension ServerSetting {
     package static let rateLimitPasskey = ServerSetting(
         "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_RATE_LIMIT_PASSKEY", .positiveInteger)], help: "Passkey sign-ins started per IP per 5 minutes.")
+    package static let emailEnabled = ServerSetting(
+        "email-enabled", \.emailEnabled, .onOff, variables: [Variable("GOTRUE_EXTERNAL_EMAIL_ENABLED")],
+        help: "Let users sign up and sign in with an email address (off: email_provider_disabled, as GoTrue).")
     package static let phoneEnabled = ServerSetting(
         "phone-enabled", \.phone.enabled, .switch, variables: [Variable("GOTRUE_EXTERNAL_PHONE_ENABLED")],
         help: "Let users sign up and sign in with a phone number and codes sent by SMS.")
@@ -451,7 +454,8 @@ extension ServerSetting {
             rateLimitFailedMFACode,
             mfaMaxEnrolledFactors, mfaMaxVerifiedFactors, mfaChallengeExpiry, mfaFactorExpiry, mfaTOTPEnroll, mfaTOTPVerify,
             mfaWebAuthnEnroll, mfaWebAuthnVerify, mfaPhoneEnroll, mfaPhoneVerify, mfaPhoneOTPLength, mfaPhoneTemplate, mfaPhoneMaxFrequency,
-            phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil, smsProvider,
+            emailEnabled, phoneEnabled, smsAutoconfirm, smsOTPExp, smsOTPLength, smsMaxFrequency, smsTemplate, smsTestOTP, smsTestOTPValidUntil,
+            smsProvider,
             smsTwilioAccountSID, smsTwilioMessageServiceSID, smsTwilioContentSID, smsTwilioVerifyAccountSID,
             smsTwilioVerifyMessageServiceSID, smsMessageBirdOriginator, smsVonageAPIKey, smsVonageFrom,
             smsTextlocalSender, rateLimitSMS,

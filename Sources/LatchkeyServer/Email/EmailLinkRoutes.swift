@@ -10,6 +10,7 @@ struct EmailLinkRoutes {
     func register(on router: Router<AuthRequestContext>) {
         router.post("/verify") { request, context in
             let body = try await request.decode(as: VerifyBody.self, context: context)
+            try body.validateCodeAddress()
             if body.type == "sms" || body.type == "phone_change", let phone = service.phoneVerification {
                 return EmailVerification.Outcome.session(try await phone.verify(body, ipAddress: context.clientIP))
             }
@@ -28,6 +29,7 @@ struct EmailLinkRoutes {
         // The routes that send only to an address or number with an account take the same time
         // either way (ResponsePadding).
         router.group().add(middleware: service.padding("recover")).post("/recover") { request, context in
+            guard service.emailEnabled else { throw AuthError.emailLinksDisabled }
             let body = try await request.decode(as: EmailBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             try await service.emailLinks.recover(body, queryRedirect: redirect, ipAddress: context.clientIP)
@@ -41,6 +43,7 @@ struct EmailLinkRoutes {
                 try await phone.resend(body, ipAddress: context.clientIP)
                 return EmptyResponse()
             }
+            if !(body.email ?? "").isEmpty, (body.phone ?? "").isEmpty, !service.emailEnabled { throw AuthError.emailLinksDisabled }
             try await service.emailLinks.resend(body, queryRedirect: redirect, ipAddress: context.clientIP)
             return EmptyResponse()
         }
@@ -53,6 +56,7 @@ struct EmailLinkRoutes {
                     try await phone.send(body, ipAddress: context.clientIP)
                     return EmptyResponse()
                 }
+                if !(body.email ?? "").isEmpty, !service.emailEnabled { throw AuthError.emailLoginsDisabled }
                 try await service.emailSignIn.send(body, queryRedirect: redirect, ipAddress: context.clientIP)
                 return EmptyResponse()
             }

@@ -29,6 +29,7 @@ struct BrowserSignInRoutes {
             return await Self.callback(flows, request, fields: fields, context: context)
         }
         let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+            .add(middleware: ManualLinkingMiddleware(enabled: service.providers.settings.manualLinkingEnabled))
         signedIn.get("/authorize") { request, context in
             let user = try context.signedIn().user
             let skipRedirect = request.uri.queryParameters.get("skip_http_redirect") == "true"

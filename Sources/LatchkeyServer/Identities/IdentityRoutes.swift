@@ -9,6 +9,7 @@ struct IdentityRoutes {
 
     func register(on router: Router<AuthRequestContext>) {
         let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+            .add(middleware: ManualLinkingMiddleware(enabled: service.providers.settings.manualLinkingEnabled))
         signedIn.delete("/:identity_id") { _, context in
             guard let text = context.parameters.get("identity_id"), let id = UUID(uuidString: text) else {
                 throw AuthError(.notFound, "validation_failed", "identity_id must be an UUID")

@@ -37,9 +37,10 @@ package struct ImportedFactor: Sendable, Equatable {
 /// - a user keeps their `id`, `email` (lowercased), `email_confirmed_at`, `phone` (E.164),
 ///   `phone_confirmed_at`, `banned_until`, `created_at`, `last_sign_in_at` and `is_anonymous`;
 ///   `raw_user_meta_data` becomes user metadata and `raw_app_meta_data` app metadata;
-/// - `encrypted_password` is kept when the server can verify it (bcrypt, or Firebase scrypt that
-///   GoTrue's admin API took in); another hash (argon2) leaves the user without a password, and
-///   the report says so;
+/// - `encrypted_password` is kept when the server can verify it (bcrypt, Firebase scrypt or
+///   Argon2i/Argon2id that GoTrue's admin API took in, the first sign-in re-hashing it to
+///   bcrypt); another (argon2d, an Argon2 cost above ``Argon2Hash``'s limits) leaves the user
+///   without a password, and the report says why;
 /// - a user with a number and no address (a phone-only one) signs in with the number here; a
 ///   soft-deleted user (`deleted_at`), a user with neither an address nor a number (unless
 ///   anonymous), a number that is not E.164 and a row whose metadata is not a JSON object are
@@ -94,14 +95,18 @@ package enum SupabaseAccountMapping {
         var leftOut: [String] = []
         var passwordHash: String?
         if let hash = row.encryptedPassword, !hash.isEmpty {
-            do {
+            do throws(PasswordHashError) {
                 _ = try StoredPasswordHash(parsing: hash)
                 passwordHash = hash
             } catch {
+                let reason =
+                    switch error {
+                    case .unsupported(let reason), .malformed(let reason): reason
+                    }
                 leftOut.append(
-                    hash.hasPrefix("$argon2")
-                        ? "imported without its password: encrypted_password is argon2, which this server cannot verify"
-                        : "imported without its password: encrypted_password is not a bcrypt hash")
+                    hash.hasPrefix(Argon2Hash.prefix)
+                        ? "imported without its password: encrypted_password is an argon2 hash this server will not verify (\(reason))"
+                        : "imported without its password: encrypted_password is not a bcrypt, Firebase scrypt or argon2 hash")
             }
         }
 

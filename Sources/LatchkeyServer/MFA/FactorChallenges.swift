@@ -43,7 +43,9 @@ struct FactorChallenges: ServiceDependent {
             case .failure(let error):
                 return FactorPlan(changes: [], result: FactorOutcome<Opened>.failure(error))
             case .success(var factor):
-                if let refusal = rules.requireVerifyEnabled(for: factor) ?? Self.phoneRefusal(factor, channel: channel, rules: rules, now: now) {
+                if let refusal = rules.requireVerifyEnabled(for: factor) ?? rules.requireWebAuthnUsable(for: factor)
+                    ?? Self.phoneRefusal(factor, channel: channel, rules: rules, now: now)
+                {
                     return FactorPlan(changes: [], result: .failure(refusal))
                 }
                 let webAuthn =

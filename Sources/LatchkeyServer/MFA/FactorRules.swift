@@ -6,6 +6,9 @@ struct FactorRules: Sendable {
     var totpVerifyEnabled = true
     var webAuthnEnrollEnabled = false
     var webAuthnVerifyEnabled = false
+    /// Whether the relying party can run WebAuthn ceremonies (GoTrue starts without one; its
+    /// WebAuthn factor challenges and verifications then fail).
+    var webAuthnUsable = true
     var phoneEnrollEnabled = false
     var phoneVerifyEnabled = false
     /// Least seconds between two challenges of one phone factor.
@@ -20,6 +23,7 @@ struct FactorRules: Sendable {
         totpVerifyEnabled = configuration.mfaTOTPVerifyEnabled
         webAuthnEnrollEnabled = configuration.mfaWebAuthnEnrollEnabled
         webAuthnVerifyEnabled = configuration.mfaWebAuthnVerifyEnabled
+        webAuthnUsable = configuration.webAuthnUsable
         phoneEnrollEnabled = configuration.mfaPhoneEnrollEnabled
         phoneVerifyEnabled = configuration.mfaPhoneVerifyEnabled
         phoneMaxFrequency = configuration.mfaPhoneMaxFrequency
@@ -55,6 +59,12 @@ struct FactorRules: Sendable {
         case FactorRecord.phoneType: phoneVerifyEnabled ? nil : .phoneFactorVerifyDisabled
         default: totpVerifyEnabled ? nil : .totpVerifyDisabled
         }
+    }
+
+    /// Refuses a WebAuthn factor's challenge or verification while the relying party is not
+    /// usable: 500 `unexpected_failure`, as GoTrue's failing `webauthn.New`.
+    func requireWebAuthnUsable(for factor: FactorRecord) -> AuthError? {
+        factor.factorType == FactorRecord.webAuthnType && !webAuthnUsable ? .unexpected : nil
     }
 
     /// The factor of `factors` with `id`, or 404 `mfa_factor_not_found`.

@@ -29,6 +29,8 @@ extension FactorVerification {
             throw AuthError.webAuthnTypeInvalid
         }
         guard let value = parameters.credential_response, value != .null else { throw AuthError.webAuthnResponseRequired }
+        // GoTrue builds its relying party here; without a usable one the verification fails.
+        guard rules.webAuthnUsable else { throw AuthError.unexpected }
         guard let challengeID = body.challenge_id.flatMap(UUID.init(uuidString:)) else { throw AuthError.challengeNotFound }
         try await limits.checkMFACodeAttempts(for: factorID)
         let credential = try PasskeyCeremonies.parseCredential(value, refusal: .webAuthnResponseInvalid)

@@ -54,6 +54,10 @@ struct PhoneFactorMessages: Sendable {
         do {
             _ = try await sender.send(
                 SMSMessage(to: phone, body: PhoneSettings.message(template: template, code: code), channel: channel, code: code))
+        } catch let error as UnavailableSMSProvider.Unavailable {
+            await limits.release(slot)
+            logger.warning("MFA SMS not sent: the SMS provider cannot send", metadata: ["factor_id": "\(factorID)", "reason": "\(error.reason)"])
+            throw AuthError.phoneFactorProviderUnavailable
         } catch {
             await limits.release(slot)
             logger.warning("MFA SMS not sent", metadata: ["factor_id": "\(factorID)", "error": "\(error)"])

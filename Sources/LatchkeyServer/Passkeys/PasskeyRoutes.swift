@@ -10,19 +10,23 @@ struct PasskeyRoutes {
     func register(on router: Router<AuthRequestContext>) {
         let passkeys = router.group("/passkeys").add(middleware: PasskeysEnabledMiddleware(enabled: service.passkeysEnabled))
         passkeys.post("authentication/options") { request, context in
+            try service.requireWebAuthnUsable()
             _ = try await request.decode(as: JSONValue.self, context: context)
             return try await service.passkeySignIn.options(ipAddress: context.clientIP)
         }
         passkeys.post("authentication/verify") { request, context in
+            try service.requireWebAuthnUsable()
             let body = try await request.decode(as: PasskeyVerifyWire.self, context: context)
             return try await service.passkeySignIn.verify(body, ipAddress: context.clientIP)
         }
         let signedIn = passkeys.group().add(middleware: SignedInUserMiddleware(authentication: service.authentication))
         signedIn.post("registration/options") { request, context in
+            try service.requireWebAuthnUsable()
             _ = try await request.decode(as: JSONValue.self, context: context)
             return try await service.passkeyRegistration.options(for: try context.signedIn())
         }
         signedIn.post("registration/verify") { request, context in
+            try service.requireWebAuthnUsable()
             let body = try await request.decode(as: PasskeyVerifyWire.self, context: context)
             return try await service.passkeyRegistration.verify(body, by: try context.signedIn(), ipAddress: context.clientIP)
         }
@@ -48,6 +52,14 @@ struct PasskeyRoutes {
             try await service.passkeyManagement.adminDelete(passkeyID, of: userID, ipAddress: context.clientIP)
             return Response(status: .noContent)
         }
+    }
+}
+
+extension AuthService {
+    /// Refuses a passkey ceremony while the relying party is not usable: 500 "Failed to
+    /// initialize WebAuthn", as GoTrue answers (the server warned at start).
+    func requireWebAuthnUsable() throws(AuthError) {
+        guard webAuthnUsable else { throw AuthError(.internalServerError, "unexpected_failure", "Failed to initialize WebAuthn") }
     }
 }
 

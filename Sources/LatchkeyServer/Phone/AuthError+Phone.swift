@@ -22,6 +22,11 @@ extension AuthError {
         AuthError(.tooManyRequests, "over_sms_send_rate_limit", "SMS rate limit exceeded", retryAfter: max(1, retryAfter))
     }
 
+    /// 500: the SMS provider cannot send (unknown, or missing its credentials), as GoTrue answers.
+    package static let smsProviderUnavailable = AuthError(.internalServerError, "unexpected_failure", "Unable to get SMS provider")
+    /// 500: a phone factor's code with an SMS provider that cannot send, as GoTrue answers.
+    package static let phoneFactorProviderUnavailable = AuthError(.internalServerError, "unexpected_failure", "Failed to get SMS provider")
+
     /// 422: the provider did not take the message; `reason` is the sender's error description.
     package static func smsSendFailed(_ purpose: String, reason: String) -> AuthError {
         AuthError(.unprocessableContent, "sms_send_failed", "Error sending \(purpose) OTP to provider: \(reason)")

@@ -110,6 +110,10 @@ struct PhoneCodes: ServiceDependent {
                 await limits.release(slot)
                 logger.warning("SMS not sent: the send SMS hook failed", metadata: ["user_id": "\(user.id)", "error_code": "\(error.code)"])
                 throw error
+            } catch let error as UnavailableSMSProvider.Unavailable {
+                await limits.release(slot)
+                logger.warning("SMS not sent: the SMS provider cannot send", metadata: ["user_id": "\(user.id)", "reason": "\(error.reason)"])
+                throw AuthError.smsProviderUnavailable
             } catch {
                 await limits.release(slot)
                 logger.warning("SMS not sent", metadata: ["user_id": "\(user.id)", "error": "\(error)"])

@@ -49,3 +49,18 @@ struct NoSMSProvider: SMSSender {
 
     func send(_ message: SMSMessage) async throws -> String { throw NotConfigured() }
 }
+
+/// The sender of a server whose SMS provider cannot send (an unknown provider, or missing
+/// credentials): every message fails with GoTrue's answer, 500 "Unable to get SMS provider"
+/// (for a phone factor, "Failed to get SMS provider"); the server warned at start.
+struct UnavailableSMSProvider: SMSSender {
+    struct Unavailable: Error, CustomStringConvertible {
+        /// GoTrue's reason, such as "missing Twilio account SID" (names a setting, never a value).
+        var reason: String
+        var description: String { reason }
+    }
+
+    var reason: String
+
+    func send(_ message: SMSMessage) async throws -> String { throw Unavailable(reason: reason) }
+}

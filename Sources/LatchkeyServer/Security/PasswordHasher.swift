@@ -56,6 +56,9 @@ final class PasswordHasher: Sendable {
             case .firebaseScrypt(let firebase):
                 let matches = (try? firebase.matches(password)) ?? false
                 return PasswordCheck(matches: matches, needsRehash: matches)
+            case .argon2(let argon2):
+                let matches = (try? argon2.matches(password)) ?? false
+                return PasswordCheck(matches: matches, needsRehash: matches)
             case nil:
                 _ = Bcrypt.verify(password, hash: dummyHash)
                 return PasswordCheck(matches: false, needsRehash: false)

@@ -36,6 +36,10 @@ struct AuthService: Sendable {
     let adminFactors: AdminFactors
     /// Whether the `/passkeys` routes answer.
     let passkeysEnabled: Bool
+    /// Whether email addresses sign up and sign in (``ServerConfiguration/emailEnabled``).
+    let emailEnabled: Bool
+    /// Whether the relying party can run passkey ceremonies (see ``ServerConfiguration/warnings()``).
+    let webAuthnUsable: Bool
     /// `POST /passkeys/registration/…`.
     let passkeyRegistration: PasskeyRegistration
     /// `POST /passkeys/authentication/…`.
@@ -172,7 +176,8 @@ struct AuthService: Sendable {
         signUp = SignUp(
             shared: shared, emailLinks: emailLinks,
             settings: SignUp.Settings(
-                disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers),
+                disabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm, anonymousUsers: configuration.enableAnonymousUsers,
+                emailEnabled: configuration.emailEnabled),
             phone: phoneCodes.map { PhoneSignUp(shared: shared, codes: $0) })
         let directory = OIDCProviderDirectory(http: http, clock: clock, logger: logger)
         let idTokens = IDTokenVerifier(directory: directory, clock: clock, logger: logger)
@@ -225,6 +230,8 @@ struct AuthService: Sendable {
         factorUnenrollment = FactorUnenrollment(store: store, clock: clock, notices: notices)
         adminFactors = AdminFactors(store: store, clock: clock)
         passkeysEnabled = configuration.passkeys.enabled
+        emailEnabled = configuration.emailEnabled
+        webAuthnUsable = configuration.webAuthnUsable
         passkeyRegistration = PasskeyRegistration(ceremonies: ceremonies)
         passkeySignIn = PasskeySignIn(ceremonies: ceremonies, limits: limits, sessions: sessions)
         passkeyManagement = PasskeyManagement(ceremonies: ceremonies)

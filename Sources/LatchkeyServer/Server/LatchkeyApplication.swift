@@ -48,11 +48,7 @@ public enum LatchkeyApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         try configuration.validate()
-        if configuration.accessTokenTTL < ServerConfiguration.shortAccessTokenTTLWarning {
-            logger.warning(
-                "short access-token lifetime: Supabase clients treat a token with under 30 s left as expired and refresh before nearly every call",
-                metadata: ["access_token_ttl": "\(configuration.accessTokenTTL)"])
-        }
+        for warning in configuration.warnings() { logger.warning("\(warning)") }
         // Templates first: a mistake in one stops the start before anything is opened.
         let mailTemplates = try MailTemplates.load(overrides: configuration.mailTemplatesDirectory)
         try ServerSecrets.prepareDataDirectory(configuration.dataDirectory)

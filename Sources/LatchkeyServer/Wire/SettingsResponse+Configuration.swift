@@ -6,7 +6,9 @@ extension SettingsResponse {
     init(_ configuration: ServerConfiguration) {
         self.init(
             external: configuration.external.enabledProviders.merging(
-                ["email": true, "phone": configuration.phone.enabled, "anonymous_users": configuration.enableAnonymousUsers]) { _, fixed in fixed },
+                ["email": configuration.emailEnabled, "phone": configuration.phone.enabled, "anonymous_users": configuration.enableAnonymousUsers]) {
+                    _, fixed in fixed
+                },
             disable_signup: configuration.disableSignup, mailer_autoconfirm: configuration.autoconfirm,
             phone_autoconfirm: configuration.phone.enabled && configuration.phone.autoconfirm,
             sms_provider: configuration.phone.enabled ? configuration.phone.provider ?? "" : "", saml_enabled: false,

@@ -45,7 +45,9 @@ struct SupabaseAccountMappingTests {
         #expect(try ImportPlan.plan(account, state: offState, now: Self.now).result == .unchanged)
     }
 
-    @Test("deleted users, users with neither address nor number and numbers that are not E.164 are refused; an argon2 hash is left out")
+    @Test(
+        "deleted users, users with neither address nor number and numbers that are not E.164 are refused; an argon2d hash is left out, an argon2id one kept"
+    )
     func refused() throws {
         #expect(throws: ImportRefusal("deleted at the source (deleted_at is set)")) {
             try SupabaseAccountMapping.account(Self.rows { $0.deletedAt = Self.now }, now: Self.now)
@@ -64,8 +66,14 @@ struct SupabaseAccountMappingTests {
             try SupabaseAccountMapping.account(Self.rows { $0.rawUserMetaData = "[1]" }, now: Self.now)
         }
         let argon = try SupabaseAccountMapping.account(
-            Self.rows { $0.encryptedPassword = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA" }, now: Self.now)
-        #expect(argon.user.passwordHash == nil && argon.leftOut.count == 1 && !argon.leftOut[0].contains("c2FsdA"))
+            Self.rows { $0.encryptedPassword = "$argon2d$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA" }, now: Self.now)
+        #expect(argon.user.passwordHash == nil && argon.leftOut.count == 1 && !argon.leftOut[0].contains("c29tZXNhbHQ"))
+        #expect(argon.leftOut.first?.contains("argon2d") == true, "the report says why: \(argon.leftOut)")
+        let costly = try SupabaseAccountMapping.account(
+            Self.rows { $0.encryptedPassword = "$argon2id$v=19$m=4194304,t=3,p=4$c29tZXNhbHQ$aGFzaGhhc2g" }, now: Self.now)
+        #expect(costly.user.passwordHash == nil && costly.leftOut.first?.contains("limit") == true, "\(costly.leftOut)")
+        let kept = "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaGhhc2g"
+        #expect(try SupabaseAccountMapping.account(Self.rows { $0.encryptedPassword = kept }, now: Self.now).user.passwordHash == kept)
         let anonymous = try SupabaseAccountMapping.account(
             Self.rows {
                 $0.email = nil

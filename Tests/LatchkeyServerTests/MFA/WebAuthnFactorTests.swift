@@ -101,15 +101,17 @@ struct WebAuthnFactorTests {
         }
     }
 
-    @Test("the server refuses to start with WebAuthn factors on and no relying party")
+    @Test("WebAuthn factors on without a relying party: the server starts (as GoTrue) with a warning naming the setting")
     func needsRelyingParty() throws {
         var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
         configuration.mfaWebAuthnEnrollEnabled = true
-        let refusal = #expect(throws: ConfigurationError.self) { try configuration.validate() }
-        #expect(refusal?.description.contains("--webauthn-rp-id") == true && refusal?.description.contains("WebAuthn factors") == true)
+        try configuration.validate()
+        let warning = try #require(configuration.warnings().first { $0.contains("WebAuthn configuration is invalid") })
+        #expect(warning.contains("--webauthn-rp-id") && warning.contains("WebAuthn factor challenges"), "\(warning)")
         configuration.passkeys.relyingPartyID = "example.com"
         configuration.passkeys.origins = ["https://example.com"]
         try configuration.validate()
+        #expect(configuration.warnings().isEmpty)
     }
 
     @Test("enroll, create, verify: aal2 with mfa/webauthn in amr; a later sign-in proves it with request and reaches aal2 again")

@@ -387,14 +387,14 @@ struct PasskeyRoutesTests {
         }
     }
 
-    @Test("settings are checked at start: an RP ID and origins on it, well-formed app IDs")
+    @Test("settings are checked at start: an RP ID and origins on it (a warning, as GoTrue), well-formed app IDs (refused)")
     func settingsValidation() throws {
         func check(_ change: (inout PasskeySettings) -> Void) -> String? {
             var settings = PasskeySettings()
             change(&settings)
             do {
-                try settings.validate(requiredBy: settings.enabled ? "when passkeys are enabled" : nil)
-                return nil
+                try settings.validate()
+                return settings.enabled ? settings.relyingPartyProblem()?.description : nil
             } catch {
                 return error.description
             }

@@ -10,16 +10,21 @@ package enum PasswordHashError: Error, Sendable, Equatable {
 /// A password hash as stored in `users.password_hash`: the server's own bcrypt, or one brought
 /// from another system and kept until the user's first successful sign-in re-hashes it.
 ///
-/// The prefixes are GoTrue's: `$argon2…` is Argon2 (refused here: no Argon2 implementation is
-/// available to the server), `$fbscrypt$` is Firebase's scrypt, anything else must be bcrypt.
+/// The prefixes are GoTrue's: `$argon2…` is Argon2i or Argon2id (``Argon2Hash``), `$fbscrypt$`
+/// is Firebase's scrypt, anything else must be bcrypt.
 package enum StoredPasswordHash: Sendable, Equatable {
     /// `$2a$`, `$2b$` or `$2y$` with its cost (`$2y$` is PHP's name for the same algorithm as `$2b$`).
     case bcrypt(String, cost: Int)
     case firebaseScrypt(FirebaseScryptHash)
+    case argon2(Argon2Hash)
 
     package init(parsing text: String) throws(PasswordHashError) {
-        if text.hasPrefix("$argon2") {
-            throw .unsupported("argon2 password hashes are not supported by this server; import bcrypt or Firebase scrypt hashes")
+        if text.hasPrefix(Argon2Hash.prefix) {
+            guard Argon2Hash.isAvailable else {
+                throw .unsupported("argon2 password hashes are not supported by this build of the server (built without libargon2)")
+            }
+            self = .argon2(try Argon2Hash(parsing: text))
+            return
         }
         if text.hasPrefix(FirebaseScryptHash.prefix) {
             self = .firebaseScrypt(try FirebaseScryptHash(parsing: text))

@@ -27,6 +27,7 @@ struct PasswordGrant: TokenGrant {
         if body.email != nil, !(body.phone ?? "").isEmpty {
             throw AuthError.validation("Only an email address or phone number should be provided on login.")
         }
+        if !(body.email ?? "").isEmpty, !dependencies.configuration.emailEnabled { throw AuthError.emailLoginsDisabled }
         let phone = body.email == nil ? try Self.phone(body.phone, enabled: dependencies.configuration.phone.enabled) : nil
         let account = try phone ?? InputRules.normalizedEmail(body.email)
         guard let password = body.password, !password.isEmpty else { throw AuthError.validation("Missing password") }

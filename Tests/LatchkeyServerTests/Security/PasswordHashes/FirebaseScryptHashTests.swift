@@ -70,7 +70,7 @@ struct FirebaseScryptHashTests {
         #expect(bare.saltSeparator.isEmpty && bare.signerKey.isEmpty && bare.memoryCost == 14 && bare.rounds == 8)
     }
 
-    @Test("stored hashes: bcrypt $2a$ $2b$ $2y$ and Firebase scrypt are read, argon2 is unsupported, anything else malformed")
+    @Test("stored hashes: bcrypt $2a$ $2b$ $2y$, Firebase scrypt and argon2id are read, argon2d is unsupported, anything else malformed")
     func storedForms() throws {
         let bcrypt = Bcrypt.hash("pw", cost: 4)
         #expect(bcrypt.hasPrefix("$2b$04$"))
@@ -79,10 +79,12 @@ struct FirebaseScryptHashTests {
             #expect(try StoredPasswordHash(parsing: text) == .bcrypt(text, cost: 4))
         }
         #expect(try StoredPasswordHash(parsing: Self.publishedText) == .firebaseScrypt(try FirebaseScryptHash(parsing: Self.publishedText)))
-        let argon = "$argon2id$v=19$m=16,t=2,p=1$c29tZXNhbHQ$ZmFrZWhhc2g"
+        let argon2id = "$argon2id$v=19$m=16,t=2,p=1$c29tZXNhbHQ$ZmFrZWhhc2g"
+        #expect(try StoredPasswordHash(parsing: argon2id) == .argon2(try Argon2Hash(parsing: argon2id)))
+        let argon = "$argon2d$v=19$m=16,t=2,p=1$c29tZXNhbHQ$ZmFrZWhhc2g"
         let refusal = #expect(throws: PasswordHashError.self) { try StoredPasswordHash(parsing: argon) }
         guard case .unsupported(let reason) = refusal else {
-            Issue.record("argon2 is not refused as unsupported: \(String(describing: refusal))")
+            Issue.record("argon2d is not refused as unsupported: \(String(describing: refusal))")
             return
         }
         #expect(reason.contains("argon2") && !reason.contains(argon))

@@ -1,0 +1,107 @@
+import Foundation
+import LatchkeyTesting
+import Testing
+
+@testable import LatchkeyServer
+
+/// Settings GoTrue starts with (its `GlobalConfiguration.Validate()` does not refuse them) but
+/// that leave a feature unusable: Latchkey starts too, warns, and the feature fails at use with
+/// GoTrue's answer.
+@Suite("Starts where GoTrue starts")
+struct StartsLikeGoTrueTests {
+    /// docker compose turns `${GOTRUE_SMS_TWILIO_…}` into empty strings when they are unset.
+    static func twilioWithoutCredentials(_ configuration: inout ServerConfiguration) {
+        configuration.phone.enabled = true
+        configuration.phone.provider = "twilio"
+        configuration.phone.twilioAccountSID = ""
+        configuration.phone.twilioAuthToken = ""
+        configuration.phone.twilioMessageServiceSID = ""
+    }
+
+    @Test(
+        "twilio without credentials: validate passes, a warning names the settings, every send is GoTrue's 500 and a test number still gets its code")
+    func smsProviderWithoutCredentials() async throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        Self.twilioWithoutCredentials(&configuration)
+        try configuration.validate()
+        let warning = try #require(configuration.warnings().first { $0.contains("SMS") })
+        for name in ["--sms-provider", "--sms-twilio-account-sid", "GOTRUE_SMS_TWILIO_AUTH_TOKEN", "--sms-twilio-message-service-sid"] {
+            #expect(warning.contains(name), "\(name) in \(warning)")
+        }
+        #expect(warning.contains("missing Twilio account SID") && warning.contains("Unable to get SMS provider"), "\(warning)")
+
+        try await TestServer.with(configure: {
+            Self.twilioWithoutCredentials(&$0)
+            $0.phone.testCodes = "15555550199:123456"
+        }) { server in
+            let sent = try await server.request(.POST, "/otp", json: ["phone": "+15555550123"])
+            #expect(sent.status == 500 && sent.errorCode == "unexpected_failure", "\(sent.text)")
+            #expect(sent["msg"] as? String == "Unable to get SMS provider")
+            // A second try is not held back by the first (nothing was sent).
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "+15555550123"]).status == 500)
+            let test = try await server.request(.POST, "/otp", json: ["phone": "+15555550199"])
+            #expect(test.status == 200, "\(test.text)")
+            let verified = try await server.request(.POST, "/verify", json: ["type": "sms", "phone": "15555550199", "token": "123456"])
+            #expect(verified.status == 200, "\(verified.text)")
+        }
+    }
+
+    @Test("an unknown SMS provider starts with a warning and fails each send as GoTrue's")
+    func unknownSMSProvider() async throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        configuration.phone.enabled = true
+        configuration.phone.provider = "carrier-pigeon"
+        try configuration.validate()
+        #expect(configuration.warnings().contains { $0.contains("sms Provider carrier-pigeon could not be found") })
+        try await TestServer.with(configure: {
+            $0.phone.enabled = true
+            $0.phone.provider = "carrier-pigeon"
+        }) { server in
+            let sent = try await server.request(.POST, "/otp", json: ["phone": "+15555550123"])
+            #expect(sent.status == 500 && sent["msg"] as? String == "Unable to get SMS provider", "\(sent.text)")
+        }
+    }
+
+    @Test("WebAuthn factors without a relying party: enrolment works, challenges fail with GoTrue's 500")
+    func webAuthnFactorsWithoutRelyingParty() async throws {
+        try await TestServer.with(configure: {
+            $0.mfaWebAuthnEnrollEnabled = true
+            $0.mfaWebAuthnVerifyEnabled = true
+        }) { server in
+            let session = try await server.signUp("webauthn-no-rp@example.com")
+            let factorID = try await WebAuthnFactorTests.enroll(server, session.accessToken)
+            let challenge = try await server.request(.POST, "/factors/\(factorID)/challenge", json: [:], bearer: session.accessToken)
+            #expect(challenge.status == 500 && challenge.errorCode == "unexpected_failure", "\(challenge.text)")
+            let verify = try await WebAuthnFactorTests.verify(
+                server, session.accessToken, factorID, challenge: UUID().uuidString, response: ["id": "x"])
+            #expect(verify.status == 500 && verify.errorCode == "unexpected_failure", "\(verify.text)")
+            // TOTP is unaffected.
+            let totp = try await server.request(.POST, "/factors", json: ["factor_type": "totp"], bearer: session.accessToken)
+            #expect(totp.status == 200, "\(totp.text)")
+        }
+    }
+
+    @Test("passkeys without a relying party: the ceremonies fail with GoTrue's 500 \"Failed to initialize WebAuthn\"")
+    func passkeysWithoutRelyingParty() async throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        configuration.passkeys.enabled = true
+        try configuration.validate()
+        #expect(configuration.warnings().contains { $0.contains("passkey registration and sign-in fail") })
+        try await TestServer.with(configure: { $0.passkeys.enabled = true }) { server in
+            let options = try await server.request(.POST, "/passkeys/authentication/options", json: [:])
+            #expect(options.status == 500 && options["msg"] as? String == "Failed to initialize WebAuthn", "\(options.text)")
+            let session = try await server.signUp("passkey-no-rp@example.com")
+            let registration = try await server.request(.POST, "/passkeys/registration/options", json: [:], bearer: session.accessToken)
+            #expect(registration.status == 500 && registration["msg"] as? String == "Failed to initialize WebAuthn", "\(registration.text)")
+            // Listing needs no relying party.
+            #expect(try await server.request(.GET, "/passkeys", bearer: session.accessToken).status == 200)
+        }
+    }
+
+    @Test("the log at start carries the warnings")
+    func warningsAreLogged() async throws {
+        let capture = LogCapture()
+        try await TestServer.with(logger: capture.logger, configure: Self.twilioWithoutCredentials) { _ in }
+        #expect(capture.lines.contains { $0.contains("--sms-twilio-account-sid") && $0.contains("Unable to get SMS provider") })
+    }
+}
