@@ -42,7 +42,7 @@ struct ComposeEnvironmentTests {
     static func start(_ service: ComposeEnvironments.Service) async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-compose-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let port = CommandRunner.freePort()
+        let port = try CommandRunner.freePort()
         let server = try CommandRunner.start(
             [
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--data-dir", data.path,
