@@ -95,13 +95,14 @@ package enum SupabaseAccountMapping {
         var passwordHash: String?
         if let hash = row.encryptedPassword, !hash.isEmpty {
             do {
-                _ = try StoredPasswordHash(parsing: hash)
+                _ = try StoredPasswordHash(importing: hash)
                 passwordHash = hash
             } catch {
                 leftOut.append(
                     hash.hasPrefix("$argon2")
                         ? "imported without its password: encrypted_password is argon2, which this server cannot verify"
-                        : "imported without its password: encrypted_password is not a bcrypt hash")
+                        : "imported without its password: encrypted_password is not a bcrypt hash of cost \(StoredPasswordHash.maximumImportedBcryptCost) or less"
+                )
             }
         }
 
