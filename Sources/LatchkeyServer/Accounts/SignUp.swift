@@ -95,7 +95,9 @@ struct SignUp: ServiceDependent {
                 try await afterUserCreated?.notifySignedUp(session.user)
                 return .session(try await sessions.started(session))
             }
-            let link = emailLinks.prepare(.signup, for: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress)
+            // Issued with the account: its confirmation proves the password (see EmailVerification).
+            let link = emailLinks.prepare(
+                .signup, for: user, address: email, redirectTo: redirect, pkce: pkce, ipAddress: ipAddress, issuedAt: user.createdAt)
             do {
                 try await store.insertUser(link.user, audit: audit, start: .confirmation(link.token, flow: link.flow, audit: link.audit))
             } catch {

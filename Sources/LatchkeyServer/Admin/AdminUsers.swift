@@ -112,7 +112,7 @@ struct AdminUsers: Sendable {
         guard let hash = body.password_hash, !hash.isEmpty else { return nil }
         guard body.password == nil else { throw AuthError.validation("Only a password or a password hash should be provided") }
         do throws(PasswordHashError) {
-            _ = try StoredPasswordHash(parsing: hash)
+            _ = try StoredPasswordHash(importing: hash)
         } catch .malformed(let reason) {
             throw AuthError.validation(reason)
         } catch .unsupported(let reason) {

@@ -6,7 +6,8 @@ import Logging
 /// A notice goes to the account's address (for an email change, the previous one), never to a
 /// user without one. It is sent off the request's path: the answer does not wait for the mailer,
 /// and a notice that cannot be sent is logged (without the address) and changes nothing else.
-/// With every notice off, ``send(_:about:to:)`` returns at once and starts nothing. With the send
+/// With every notice off, ``send(_:about:to:evenWhenOff:)`` returns at once and starts nothing
+/// (unless `evenWhenOff`). With the send
 /// email hook on, a notice goes to the hook (GoTrue's `email_action_type` is the notice's kind,
 /// with `old_email`, `old_phone`, `provider` or `factor_type`) instead of the mailer.
 struct AccountNotices: Sendable {
@@ -30,11 +31,11 @@ struct AccountNotices: Sendable {
     func isEnabled(_ kind: MailTemplates.Kind) -> Bool { enabled.contains(kind) }
 
     /// Mails `notice` about `user`, as stored after the change, to `address` (by default the
-    /// user's address), when that kind is on and there is an address. Returns the task sending
-    /// it, `nil` when nothing is sent.
+    /// user's address), when that kind is on (or `evenWhenOff`: a removal the user did not ask
+    /// for) and there is an address. Returns the task sending it, `nil` when nothing is sent.
     @discardableResult
-    func send(_ notice: AccountNotice, about user: UserRecord, to address: String? = nil) -> Task<Void, Never>? {
-        guard !enabled.isEmpty, enabled.contains(notice.kind) else { return nil }
+    func send(_ notice: AccountNotice, about user: UserRecord, to address: String? = nil, evenWhenOff: Bool = false) -> Task<Void, Never>? {
+        guard evenWhenOff || enabled.contains(notice.kind) else { return nil }
         let recipient = address ?? user.email
         guard !recipient.isEmpty else { return nil }
         let message = templates.message(notice, about: user, to: recipient, siteURL: siteURL)

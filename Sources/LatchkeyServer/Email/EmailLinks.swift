@@ -94,11 +94,15 @@ struct EmailLinks: Sendable {
 
     /// A token of `purpose` for `user`, not yet stored: a new account stores it with its row
     /// (``AuthStore/insertUser(_:audit:start:)``), then mails it with ``deliver(_:)``.
+    ///
+    /// - Parameter issuedAt: when the token is issued; by default now. A sign-up's confirmation
+    ///   is issued at the account's creation time: that is how a confirmation tells that it
+    ///   proves the password chosen at sign-up (``EmailVerification/unproven(by:on:)``).
     func prepare(
         _ purpose: EmailPurpose, for user: UserRecord, address: String, redirectTo: String?, pkce: PKCEChallenge?, ipAddress: String,
-        audit: AuditEntry? = nil
+        audit: AuditEntry? = nil, issuedAt: Date? = nil
     ) -> Pending {
-        let now = clock.now()
+        let now = issuedAt ?? clock.now()
         let linkToken = (pkce == nil ? "" : "pkce_") + OpaqueTokens.random()
         let code = OpaqueTokens.randomCode()
         var updated = user

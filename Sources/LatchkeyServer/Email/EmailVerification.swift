@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyWire
+import Logging
 
 /// `POST /verify` and `GET /verify`: redeeming the token of an email, by its link or its code.
 ///
@@ -171,10 +172,14 @@ struct EmailVerification: ServiceDependent {
         if user.isBanned(at: now) { throw AuthError.userBannedForbidden }
         var updated = user
         updated.updatedAt = now
+        var unproven = UnprovenAccess()
         switch token.kind {
         case .confirmation, .recovery:
             guard token.relatesTo == user.email else { throw AuthError.otpExpired }
-            if updated.emailConfirmedAt == nil { updated.emailConfirmedAt = now }
+            if updated.emailConfirmedAt == nil {
+                updated.emailConfirmedAt = now
+                unproven = Self.unproven(by: token, on: user)
+            }
         case .emailChange, .emailChangeCurrent:
             guard let newEmail = updated.newEmail, token.relatesTo == (token.kind == .emailChange ? newEmail : user.email) else {
                 throw AuthError.otpExpired
@@ -190,14 +195,77 @@ struct EmailVerification: ServiceDependent {
         case .reauthentication, .phoneChange:
             throw AuthError.otpExpired
         }
-        try await store.updateUser(
-            updated,
-            audit: AuditEntry(
-                action: .userModified, actorID: user.id, actorUsername: updated.email,
-                traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now))
+        let audit = AuditEntry(
+            action: .userModified, actorID: user.id, actorUsername: updated.email,
+            traits: ["verified": .string(token.kind.rawValue)], ipAddress: ipAddress, createdAt: now)
+        if unproven.isEmpty {
+            try await store.updateUser(updated, audit: audit)
+        } else {
+            updated = try await removing(unproven, from: updated, audit: audit, ipAddress: ipAddress)
+        }
         if updated.email != user.email, !user.email.isEmpty {
             notices.send(.emailChanged(oldEmail: user.email), about: updated, to: user.email)
         }
         return updated
+    }
+
+    // MARK: Pre-account takeover
+
+    /// What an account nobody has proven yet holds that confirming its address does not prove:
+    /// a password and identities someone may have put there with another person's address.
+    struct UnprovenAccess: Sendable, Equatable {
+        var password = false
+        var identities = false
+
+        var isEmpty: Bool { !password && !identities }
+    }
+
+    /// What redeeming `token` does not prove on `user`, whose address was unconfirmed. Nothing
+    /// when the account's phone number is confirmed (its owner has proven it). A password is
+    /// proven only by the sign-up confirmation issued with the account itself, so by the one
+    /// who chose it: a confirmation sent again (`/resend`, a repeated sign-up), a magic link or
+    /// a recovery proves the address alone. Identities at providers are never proven by an
+    /// email: an identity whose provider verified the address would have confirmed it.
+    static func unproven(by token: OneTimeToken, on user: UserRecord) -> UnprovenAccess {
+        guard user.emailConfirmedAt == nil, user.phoneConfirmedAt == nil else { return UnprovenAccess() }
+        let issuedWithAccount = token.kind == .confirmation && token.createdAt == user.createdAt
+        return UnprovenAccess(password: user.passwordHash != nil && !issuedWithAccount, identities: user.hasLinkedIdentities)
+    }
+
+    /// Saves `user` confirmed without what `unproven` names, in one transaction, and tells the
+    /// address what went (the password changed notice, an identity unlinked notice for each),
+    /// whether or not those notices are on.
+    private func removing(_ unproven: UnprovenAccess, from user: UserRecord, audit: AuditEntry, ipAddress: String) async throws -> UserRecord {
+        let (saved, removed) = try await store.changeIdentities(IdentityLookup(userID: user.id)) {
+            state throws -> IdentityPlan<(UserRecord, [IdentityRecord])> in
+            var updated = user
+            if unproven.password { updated.passwordHash = nil }
+            let removed = unproven.identities ? state.userIdentities : []
+            var changes: [IdentityChange] = removed.map { .deleteIdentity(id: $0.id) }
+            if unproven.identities {
+                updated.appMetadata["providers"] = .array([.string("email")])
+                updated.appMetadata["provider"] = .string("email")
+            }
+            changes.insert(.updateUser(updated), at: 0)
+            changes.append(.audit(audit))
+            for identity in removed {
+                changes.append(
+                    .audit(
+                        AuditEntry(
+                            action: .identityUnlinked, actorID: user.id, actorUsername: user.email,
+                            traits: [
+                                "identity_id": .string(identity.id.lowercasedString), "provider": .string(identity.provider),
+                                "provider_id": .string(identity.subject), "reason": .string("unproven_by_email_confirmation"),
+                            ], ipAddress: ipAddress, createdAt: audit.createdAt)))
+            }
+            return IdentityPlan(changes: changes, result: (updated, removed))
+        }
+        logger.info(
+            "email confirmation removed what it did not prove",
+            metadata: ["user_id": "\(user.id)", "password": "\(unproven.password)", "identities": "\(removed.count)"])
+        // Sent even with these notices off: nobody asked for these removals.
+        if unproven.password { notices.send(.passwordChanged, about: saved, evenWhenOff: true) }
+        for identity in removed { notices.send(.identityUnlinked(provider: identity.provider), about: saved, evenWhenOff: true) }
+        return saved
     }
 }

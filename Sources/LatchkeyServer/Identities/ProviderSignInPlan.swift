@@ -11,8 +11,11 @@ import LatchkeyWire
 ///   (through its own address or an identity with that address). Unlike GoTrue, an address the
 ///   provider did not verify never links, even with `GOTRUE_MAILER_AUTOCONFIRM`: whoever
 ///   controls the provider account could otherwise take over the account with that address.
-/// - Otherwise a new account (unless sign-ups are off); when the provider's address already
-///   belongs to someone, the new account gets none.
+/// - Otherwise a new account (unless sign-ups are off). It gets the provider's address only
+///   when the provider verified it and nobody has it: an unverified address stays the
+///   identity's (GoTrue puts it on the account, where a later sign-up's confirmation would
+///   confirm it for whoever signed in through the provider). An identity whose address is
+///   unverified never names an account to link to either.
 /// - An unconfirmed account that a verified sign-in reaches loses its password, its other
 ///   identities and its metadata (GoTrue's `RemoveUnconfirmedIdentities`): whoever signed up
 ///   with someone else's address before they did cannot keep a way in.
@@ -75,6 +78,10 @@ package enum ProviderSignInPlan {
             identity.updatedAt = now
             changes.append(.updateIdentity(identity))
             user.userMetadata.merge(data.identityData) { _, new in new }
+            // An address the provider has verified since becomes the account's, if nobody has it.
+            if verified, user.email.isEmpty, !state.usersWithEmail.contains(where: { $0.email == candidateEmail && $0.id != user.id }) {
+                user.email = candidateEmail
+            }
             candidateEmail = user.email
         } else {
             let owner: UserRecord? = verified ? try linkTarget(state, email: candidateEmail) : nil
@@ -88,8 +95,9 @@ package enum ProviderSignInPlan {
                 changes.append(linkAudit(.identityLinked, user: owner, identity: identity, context))
             } else {
                 guard !context.signupDisabled else { throw AuthError.signupDisabled }
-                // An address someone else's account has stays theirs: the new account has none.
-                if state.usersWithEmail.contains(where: { $0.email == candidateEmail }) { candidateEmail = "" }
+                // An address the provider did not verify belongs to the identity only, and an
+                // address someone else's account has stays theirs: the new account has none.
+                if !verified || state.usersWithEmail.contains(where: { $0.email == candidateEmail }) { candidateEmail = "" }
                 user = UserRecord(
                     id: identity.userID, email: candidateEmail, passwordHash: nil,
                     appMetadata: ["provider": .string(context.provider), "providers": .array([.string(context.provider)])],
@@ -102,7 +110,8 @@ package enum ProviderSignInPlan {
         user.appMetadata["providers"] = .array(providers(of: user, adding: context.provider).map(JSONValue.string))
         if user.appMetadata["provider"] == nil { user.appMetadata["provider"] = .string(context.provider) }
 
-        let hasEmail = !(context.emailOptional && candidateEmail.isEmpty)
+        // A new account needs an address confirmed when the provider gave one, even one it kept.
+        let hasEmail = !(context.emailOptional && (created ? data.email ?? "" : candidateEmail).isEmpty)
         var outcome = Outcome.signedIn(user, created: created)
         if hasEmail && user.emailConfirmedAt == nil {
             if !created {
@@ -192,9 +201,11 @@ package enum ProviderSignInPlan {
     }
 
     /// The account a verified `email` links to: the one user with that address or with an
-    /// identity of that address. Several different users is GoTrue's 500 (it cannot choose).
+    /// identity whose provider verified that address. Several different users is GoTrue's 500
+    /// (it cannot choose). An identity with the address unverified names no account (GoTrue
+    /// counts it): whoever controls that provider account would get the owner's sign-ins.
     static func linkTarget(_ state: IdentityState, email: String) throws(AuthError) -> UserRecord? {
-        let owners = Set(state.identitiesWithEmail.filter { $0.email == email }.map(\.userID))
+        let owners = Set(state.identitiesWithEmail.filter { $0.email == email && $0.isEmailVerified }.map(\.userID))
         if owners.count > 1 { throw AuthError(.internalServerError, "unexpected_failure", "Multiple accounts with the same email address detected") }
         if let owner = owners.first { return state.usersWithEmail.first { $0.id == owner } }
         let users = state.usersWithEmail.filter { $0.email == email && !$0.isAnonymous }

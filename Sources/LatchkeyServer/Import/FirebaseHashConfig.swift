@@ -71,6 +71,13 @@ package struct FirebaseHashConfig: Sendable, Equatable {
         guard let memoryCost = memoryCost.flatMap({ Int($0) }), (1...FirebaseScryptHash.maximumMemoryCost).contains(memoryCost) else {
             throw Invalid(description: "hash config: mem_cost must be 1 to \(FirebaseScryptHash.maximumMemoryCost)")
         }
+        // The bound a sign-in checks: a config beyond it would import passwords that never verify.
+        guard FirebaseScryptHash.fitsMemory(memoryCost: memoryCost, rounds: rounds) else {
+            throw Invalid(
+                description:
+                    "hash config: mem_cost \(memoryCost) with rounds \(rounds) needs more than \(FirebaseScryptHash.maximumMemoryBytes >> 20) MiB to verify a password (128 · 2^mem_cost · rounds bytes)"
+            )
+        }
         self.init(signerKey: Array(key), saltSeparator: Array(separator), rounds: rounds, memoryCost: memoryCost)
     }
 

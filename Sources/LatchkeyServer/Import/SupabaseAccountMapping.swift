@@ -96,7 +96,7 @@ package enum SupabaseAccountMapping {
         var passwordHash: String?
         if let hash = row.encryptedPassword, !hash.isEmpty {
             do throws(PasswordHashError) {
-                _ = try StoredPasswordHash(parsing: hash)
+                _ = try StoredPasswordHash(importing: hash)
                 passwordHash = hash
             } catch {
                 let reason =
@@ -106,7 +106,7 @@ package enum SupabaseAccountMapping {
                 leftOut.append(
                     hash.hasPrefix(Argon2Hash.prefix)
                         ? "imported without its password: encrypted_password is an argon2 hash this server will not verify (\(reason))"
-                        : "imported without its password: encrypted_password is not a bcrypt, Firebase scrypt or argon2 hash")
+                        : "imported without its password: encrypted_password is not a bcrypt (cost \(StoredPasswordHash.maximumImportedBcryptCost) or less), Firebase scrypt or argon2 hash (\(reason))")
             }
         }
 

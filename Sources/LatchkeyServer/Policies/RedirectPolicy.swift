@@ -22,17 +22,22 @@ struct RedirectPolicy: Sendable {
         self.additionalURLs = additionalURLs
     }
 
+    /// Where `candidate` (a request's `redirect_to`) may send the user: the URL as parsed (never
+    /// the raw text, so nothing such as a CR or LF the parser escaped reaches a `Location`
+    /// header), or the site URL.
     func resolve(_ candidate: String?) -> String {
         let siteURL = siteURL
-        guard let candidate, let url = URL(string: candidate), let scheme = url.scheme?.lowercased() else { return siteURL }
-        if scheme == "http" || scheme == "https", url.user == nil, Self.isLoopbackLiteral(url.host) { return candidate }
+        guard let candidate, let url = URL(string: candidate), let scheme = url.scheme?.lowercased(),
+            !url.absoluteString.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " })
+        else { return siteURL }
+        if scheme == "http" || scheme == "https", url.user == nil, Self.isLoopbackLiteral(url.host) { return url.absoluteString }
         for prefix in [siteURL] + additionalURLs {
             guard let base = URL(string: prefix), base.scheme?.lowercased() == scheme,
                 base.host?.lowercased() == url.host?.lowercased(), base.port == url.port,
                 base.user == nil, url.user == nil
             else { continue }
             let basePath = base.path.trimmingTrailingSlash()
-            if basePath.isEmpty || url.path == basePath || url.path.hasPrefix(basePath + "/") { return candidate }
+            if basePath.isEmpty || url.path == basePath || url.path.hasPrefix(basePath + "/") { return url.absoluteString }
         }
         return siteURL
     }

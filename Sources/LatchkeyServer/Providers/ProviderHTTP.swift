@@ -69,7 +69,7 @@ package protocol ProviderHTTP: Sendable {
 }
 
 /// Sends provider requests with AsyncHTTPClient after ``ProviderAddressPolicy`` allowed the
-/// URL: no redirects followed (a redirect could lead anywhere), 10 seconds at most
+/// URL, to the very address it checked: no redirects followed (a redirect could lead anywhere), 10 seconds at most
 /// (GoTrue's `GOTRUE_INTERNAL_HTTP_TIMEOUT` default), at most 1 MB read.
 package struct GuardedProviderHTTP: ProviderHTTP {
     package static let maximumBodySize = 1 << 20
@@ -83,10 +83,15 @@ package struct GuardedProviderHTTP: ProviderHTTP {
 
     package func send(_ request: ProviderRequest) async throws -> ProviderResponse {
         let host = request.url.host ?? "?"
-        if let refusal = await policy.refusal(for: request.url) {
-            throw ProviderFetchError("refused to fetch from \(host): \(refusal)")
+        let address: ProviderAddressPolicy.Address
+        switch await policy.check(request.url) {
+        case .refused(let refusal): throw ProviderFetchError("refused to fetch from \(host): \(refusal)")
+        case .allowed(let checked): address = checked
         }
         var configuration = HTTPClient.Configuration()
+        // The connection goes to the address just checked; TLS still verifies the host's name.
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        configuration.dnsOverride = [name: address.text]
         configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: timeout, read: timeout)
         return try await HTTPClient.withHTTPClient(configuration: configuration) { client in

@@ -52,6 +52,21 @@ struct FirebaseHashConfigTests {
         }
     }
 
+    @Test(
+        "a config whose rounds and mem_cost are each in bounds but need more than 256 MiB together is refused, as a sign-in would refuse its hashes")
+    func memoryProductRefused() throws {
+        let costly = Self.console.replacingOccurrences(of: "mem_cost: 14", with: "mem_cost: 20").replacingOccurrences(
+            of: "rounds: 8", with: "rounds: 16")
+        let error = #expect(throws: FirebaseHashConfig.Invalid.self) { try FirebaseHashConfig(parsing: costly) }
+        #expect("\(String(describing: error))".contains("256 MiB"))
+        // The largest that fits is accepted, and its hashes parse at sign-in.
+        let largest = Self.console.replacingOccurrences(of: "mem_cost: 14", with: "mem_cost: 17")
+        let config = try FirebaseHashConfig(parsing: largest)
+        let published = FirebaseScryptHashTests.published
+        let hash = try #require(config.hash(passwordHash: published.hash, salt: published.salt))
+        #expect(try FirebaseScryptHash(parsing: hash.text) == hash)
+    }
+
     @Test("an exported account's hash and salt become the published stored hash")
     func storedHash() throws {
         let published = FirebaseScryptHashTests.published

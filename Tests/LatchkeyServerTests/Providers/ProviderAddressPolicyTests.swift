@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import LatchkeyTesting
 import Testing
 
 @testable import LatchkeyServer
@@ -16,6 +18,47 @@ struct ProviderAddressPolicyTests {
     func refused(_ text: String) async throws {
         let policy = ProviderAddressPolicy(allowsLoopback: false)
         #expect(await policy.refusal(for: try #require(URL(string: text))) != nil)
+    }
+
+    @Test(
+        "IPv6 addresses that reach a private or loopback IPv4 address, and site-local ones, are refused",
+        arguments: [
+            "https://[::7f00:1]/", "https://[::a00:1]/", "https://[64:ff9b::a9fe:a9fe]/", "https://[64:ff9b::a00:1]/",
+            "https://[2002:a00:1::1]/", "https://[2002:7f00:1::]/", "https://[fec0::1]/", "https://[2001:db8::1]/",
+        ])
+    func embeddedPrivateV4(_ text: String) async throws {
+        let policy = ProviderAddressPolicy(allowsLoopback: false)
+        #expect(await policy.refusal(for: try #require(URL(string: text))) != nil)
+    }
+
+    @Test("an IPv6 address embedding a public IPv4 address is allowed")
+    func embeddedPublicV4() async throws {
+        let policy = ProviderAddressPolicy(allowsLoopback: false)
+        for text in ["https://[64:ff9b::5db8:d822]/", "https://[2002:5db8:d822::1]/", "https://[2606:2800:220:1::1]/"] {
+            #expect(await policy.refusal(for: try #require(URL(string: text))) == nil, "\(text)")
+        }
+    }
+
+    @Test("the request goes to the address that was checked: the host is not resolved again (DNS rebinding)")
+    func connectsToCheckedAddress() async throws {
+        let router = Router()
+        router.get("/keys") { _, _ in "checked" }
+        let server = try await LoopbackHTTPServer.start(router, label: "checked-address")
+        let port = try #require(URL(string: server.baseURL)?.port)
+        // The name exists only in the policy's resolver: a second resolution by the system fails.
+        let policy = ProviderAddressPolicy(allowsLoopback: true) { name in name == "idp.rebinding.invalid" ? [.v4(0x7F00_0001)] : [] }
+        let http = GuardedProviderHTTP(policy: policy)
+        let url = try #require(URL(string: "http://idp.rebinding.invalid:\(port)/keys"))
+        let response: ProviderResponse
+        do {
+            response = try await http.send(ProviderRequest(url: url))
+        } catch {
+            try await server.stop()
+            throw error
+        }
+        try await server.stop()
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "checked")
     }
 
     @Test("a public https address is allowed")

@@ -80,9 +80,15 @@ package struct FirebaseScryptHash: Sendable, Equatable {
             signerKey: try bytes(values["sk"], "signer key"), salt: try bytes(String(sections[1]), "salt"),
             hash: try bytes(String(sections[2]), "hash"))
         guard !hash.isEmpty else { throw .malformed("Firebase scrypt hash is empty") }
-        guard 128 * (1 << memoryCost) * rounds * parallelism <= Self.maximumMemoryBytes else {
+        guard Self.fitsMemory(memoryCost: memoryCost, rounds: rounds, parallelism: parallelism) else {
             throw .malformed("Firebase scrypt hash needs more than \(Self.maximumMemoryBytes >> 20) MiB to verify")
         }
+    }
+
+    /// Whether a verification with these parameters (each within its own bound) needs at most
+    /// ``maximumMemoryBytes``: 128 · 2^`memoryCost` · `rounds` · `parallelism` bytes.
+    static func fitsMemory(memoryCost: Int, rounds: Int, parallelism: Int = 1) -> Bool {
+        128 * (1 << memoryCost) * rounds * parallelism <= maximumMemoryBytes
     }
 
     /// GoTrue's text form of this hash.

@@ -33,6 +33,29 @@ package enum StoredPasswordHash: Sendable, Equatable {
         self = try Self.bcrypt(text)
     }
 
+    /// The highest bcrypt cost accepted from another system (`POST /admin/users`' `password_hash`,
+    /// an import). Each step doubles the work: cost 14 is 16 times bcrypt's usual 10 (about a
+    /// second of one core here), more than any common system stores, while cost 31 would hold a
+    /// core for days per wrong password. A server whose own `--bcrypt-cost` is higher accepts up
+    /// to its own.
+    package static let maximumImportedBcryptCost = 14
+
+    /// Parses a hash brought from another system, refusing costs a sign-in cannot afford: a
+    /// bcrypt cost above ``maximumImportedBcryptCost`` (or `nativeCost`, if higher). Firebase
+    /// scrypt is bounded by its parser.
+    package init(importing text: String, nativeCost: Int = 0) throws(PasswordHashError) {
+        self = try Self(parsing: text)
+        if case .bcrypt(_, let cost) = self, !Self.isAffordable(bcryptCost: cost, nativeCost: nativeCost) {
+            throw .malformed(
+                "bcrypt hash has cost \(cost); imported bcrypt hashes may have a cost of at most \(Self.maximumImportedBcryptCost)")
+        }
+    }
+
+    /// Whether a bcrypt hash of `bcryptCost` may be verified at sign-in on a server hashing at `nativeCost`.
+    static func isAffordable(bcryptCost: Int, nativeCost: Int) -> Bool {
+        bcryptCost <= max(maximumImportedBcryptCost, nativeCost)
+    }
+
     /// A bcrypt hash in modular crypt form: `$2a$`, `$2b$` or `$2y$`, a two-digit cost from 4 to
     /// 31, then 53 characters of bcrypt's base64 (22 of salt, 31 of hash).
     private static func bcrypt(_ text: String) throws(PasswordHashError) -> StoredPasswordHash {
