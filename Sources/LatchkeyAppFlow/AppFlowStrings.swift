@@ -37,6 +37,8 @@ public struct AppFlowStrings: Sendable {
         case .providerSignIn: "Signing in…"
         case .passkeySignIn: "Signing in…"
         case .addPasskey: "Adding passkey…"
+        case .reauthentication: "Sending a code…"
+        case .accountDeletion: "Deleting account…"
         }
     }
 
@@ -52,6 +54,8 @@ public struct AppFlowStrings: Sendable {
         case .providerSignIn: "Signed in"
         case .passkeySignIn: "Signed in"
         case .addPasskey: "Passkey added"
+        case .reauthentication: "Code sent. Check your email."
+        case .accountDeletion: "Account deleted"
         }
     }
 
@@ -95,6 +99,20 @@ public struct AppFlowStrings: Sendable {
     public var secondFactorPrompt = "Enter the 6-digit code from your authenticator app."
     /// The second-factor form's button.
     public var verifyCodeButton = "Verify"
+
+    // MARK: Deleting the account
+
+    /// What the confirmation step says before anything is deleted.
+    public var deleteAccountWarning =
+        "Deleting your account removes it and everything it holds from our servers, and signs you out on every device. This cannot be undone."
+    /// The confirmation step's button.
+    public var deleteAccountConfirmButton = "Continue"
+    /// The reauthentication step's instruction, for a code sent by email (or text).
+    public var deleteAccountCodePrompt = "To confirm it is you, enter the code we just sent you."
+    /// The reauthentication step's instruction, for an account with a second factor.
+    public var deleteAccountSecondFactorPrompt = "To confirm it is you, enter the 6-digit code from your authenticator app."
+    /// The final, destructive button.
+    public var deleteAccountButton = "Delete Account"
     /// The hint under a malformed email address.
     public var invalidEmail = "Enter a valid email address."
     /// The hint under a password confirmation that differs from the password.

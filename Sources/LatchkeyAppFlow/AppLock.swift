@@ -128,9 +128,14 @@ public final class AppLock {
     /// becomes active. The first successful read after a launch that could not read it decides
     /// the lock as a cold launch would (locked if enabled); later reads only ever enable it
     /// (another scene turned it on), never unlock.
+    ///
+    /// A stored `true` is believed whenever it reads so, even while ``AppPreferences/isAvailable``
+    /// is `false` (unreadable preferences never read `true`): `UserDefaultsPreferences` in a
+    /// process that once saw protected data unavailable stays "unavailable" for the rest of
+    /// that process, and the lock must still engage once the flag can be read.
     public func reloadPreferences() {
-        guard preferences.isAvailable else { return }
         let enabled = preferences.bool(forKey: configuration.enabledKey)
+        guard preferences.isAvailable || enabled else { return }
         if !hasReadPreferences {
             hasReadPreferences = true
             isEnabled = enabled

@@ -46,19 +46,83 @@ public protocol AppPreferences: Sendable {
 /// code running in the background relies on: keep them out of `UserDefaults`. ``isAvailable``
 /// is `false` only while ``directory`` cannot be searched. Setting a flag before the first
 /// unlock does nothing (no file can be created then); no one can use the app then anyway.
+///
+/// An app that shipped an earlier release with ``UserDefaultsPreferences`` moves here with
+/// ``migrating(from:keys:)``: the earlier flags are copied once, as soon as they can be read.
+///
+/// On tvOS, which keeps no persistent local files (it may purge Application Support; only a
+/// small `UserDefaults` and iCloud persist, and there is no "before the first unlock"),
+/// ``standard`` keeps the flags in the standard `UserDefaults` instead.
 public struct FilePreferences: AppPreferences {
     /// The directory of the flag files (created when a flag is first set).
     public let directory: URL
+    /// The preferences an earlier release kept, and the keys to copy from them once.
+    let earlier: (preferences: any AppPreferences, keys: [String])?
+    /// tvOS (``standard``): the flags are kept in the standard `UserDefaults` instead.
+    let keepsFlagsInDefaults: Bool
 
     /// Flags in `directory`, which belongs to the app's container (an uninstall must erase it).
     public init(directory: URL) {
-        self.directory = directory
+        self.init(directory: directory, earlier: nil, keepsFlagsInDefaults: false)
     }
 
-    /// The flags in the app's Application Support directory
-    /// (`Application Support/dev.latchkey/preferences`).
+    init(directory: URL, earlier: (preferences: any AppPreferences, keys: [String])?, keepsFlagsInDefaults: Bool) {
+        self.directory = directory
+        self.earlier = earlier
+        self.keepsFlagsInDefaults = keepsFlagsInDefaults
+    }
+
+    /// The flags in the app's Application Support directory: `Application
+    /// Support/dev.latchkey/preferences`, or on macOS `Application Support/<bundle
+    /// identifier>/dev.latchkey/preferences` (outside the sandbox Application Support is shared
+    /// by every app of the user; flags an earlier release kept at the shared
+    /// `Application Support/dev.latchkey/preferences` are copied once). On tvOS: the standard
+    /// `UserDefaults`.
     public static var standard: FilePreferences {
-        FilePreferences(directory: ApplicationSupport.latchkeyFile("preferences"))
+        let directory = ApplicationSupport.latchkeyFile("preferences")
+        #if os(tvOS)
+        return FilePreferences(directory: directory, earlier: nil, keepsFlagsInDefaults: true)
+        #else
+        guard let legacy = ApplicationSupport.legacyLatchkeyFile("preferences") else { return FilePreferences(directory: directory) }
+        return FilePreferences(directory: directory)
+            .migrating(from: FilePreferences(directory: legacy), keys: FilePreferences.appFlowKeys)
+        #endif
+    }
+
+    /// The keys LatchkeyAppFlow's models keep by default: the onboarding flag, and the app
+    /// lock's "enabled" and "hint shown" (the passkey offer's per-user flags are not copied:
+    /// at worst the offer is shown once more).
+    public static let appFlowKeys: [String] = [
+        OnboardingFlag.defaultKey, "biometricUnlockEnabled", "hasShownBiometricHint",
+    ]
+
+    /// These preferences, taking over from `earlier` (typically the ``UserDefaultsPreferences``
+    /// an earlier release of the app used): the flags of `keys` that are `true` there are copied
+    /// here once, the first time `earlier` can be read (never while it cannot: before the first
+    /// unlock, or in a process that may hold a stale copy of the defaults). Until then
+    /// ``isAvailable`` is `false`, so a `false` read here is not believed — the onboarding flag
+    /// does not send a signed-in user back to the tour, the app lock stays locked — while a
+    /// `true` read in either place is. Add your own keys to ``appFlowKeys``.
+    public func migrating(from earlier: any AppPreferences, keys: [String] = FilePreferences.appFlowKeys) -> FilePreferences {
+        FilePreferences(directory: directory, earlier: (earlier, keys), keepsFlagsInDefaults: keepsFlagsInDefaults)
+    }
+
+    /// The file recording that the earlier preferences were copied (no key's file has this
+    /// name: keys never start with `.` once encoded).
+    var migratedMarker: URL { directory.appendingPathComponent(".migrated") }
+
+    /// Copies the earlier flags once, when they can be read. Returns whether the migration is
+    /// done (or there is none).
+    @discardableResult
+    func migrateIfNeeded() -> Bool {
+        guard let earlier, !keepsFlagsInDefaults else { return true }
+        var info = stat()
+        if stat(migratedMarker.path, &info) == 0 { return true }
+        guard earlier.preferences.isAvailable else { return false }
+        for key in earlier.keys where earlier.preferences.bool(forKey: key) {
+            guard (try? AtomicFile.write(Data(), to: url(forKey: key))) != nil else { return false }
+        }
+        return (try? AtomicFile.write(Data(), to: migratedMarker)) != nil
     }
 
     /// The file of `key`: letters, digits, `-` and `_` as they are, every other byte as `%XX`
@@ -78,11 +142,22 @@ public struct FilePreferences: AppPreferences {
     }
 
     public func bool(forKey key: String) -> Bool {
+        if keepsFlagsInDefaults { return UserDefaults.standard.bool(forKey: key) }
         var info = stat()
-        return stat(url(forKey: key).path, &info) == 0
+        if stat(url(forKey: key).path, &info) == 0 { return true }
+        guard let earlier, earlier.keys.contains(key) else { return false }
+        // Not copied yet: a `true` there is believed (an unreadable store never reads `true`).
+        if migrateIfNeeded() { return stat(url(forKey: key).path, &info) == 0 }
+        return earlier.preferences.bool(forKey: key)
     }
 
     public func set(_ value: Bool, forKey key: String) {
+        if keepsFlagsInDefaults {
+            UserDefaults.standard.set(value, forKey: key)
+            return
+        }
+        // Copy first, so an earlier `true` never overrides this write later.
+        migrateIfNeeded()
         let file = url(forKey: key)
         if value {
             try? AtomicFile.write(Data(), to: file)
@@ -92,10 +167,13 @@ public struct FilePreferences: AppPreferences {
     }
 
     public var isAvailable: Bool {
+        if keepsFlagsInDefaults { return true }
         var info = stat()
-        if stat(directory.path, &info) == 0 { return true }
-        // No directory yet: no flag was ever set. Anything else: cannot tell.
-        return errno == ENOENT || errno == ENOTDIR
+        if stat(directory.path, &info) != 0 {
+            // No directory yet: no flag was ever set. Anything else: cannot tell.
+            guard errno == ENOENT || errno == ENOTDIR else { return false }
+        }
+        return migrateIfNeeded()
     }
 }
 

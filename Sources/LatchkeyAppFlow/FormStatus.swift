@@ -18,6 +18,10 @@ public enum FormOperation: Sendable, Hashable {
     case passkeySignIn
     /// Adding a passkey to the signed-in account.
     case addPasskey
+    /// Asking the server to mail (or text) a reauthentication code.
+    case reauthentication
+    /// Deleting the signed-in account.
+    case accountDeletion
 }
 
 /// Where a form stands.
@@ -92,6 +96,11 @@ struct FormProgress: Sendable {
         status = .failed(operation, failure)
         publish(.error, strings.failureAnnouncement(strings.failure(failure)))
         return failure
+    }
+
+    /// Back to waiting for input, whatever the last status (the events' counter keeps counting).
+    mutating func reset() {
+        status = .idle
     }
 
     /// Hides a shown failure (the person edited the form or dismissed the alert).

@@ -15,7 +15,8 @@ public enum AuthScreen: String, Sendable, Hashable, CustomStringConvertible {
 /// The order is fixed: `splash` → `onboarding` → `auth(login | signUp)` → `verifyEmail` →
 /// `verifySecondFactor` → `locked` → `main`. There is no blank state: until the session check is decided the route is
 /// ``splash``. The route also stays ``splash`` while the app's preferences cannot be read
-/// (before the first unlock after a reboot), until the app becomes active.
+/// (before the first unlock after a reboot), at most until the app becomes active with the
+/// session check decided (``LaunchRouter/setPhase(_:)``).
 public enum LaunchRoute: Sendable, Hashable, CustomStringConvertible {
     /// The session check is in progress: show a branded launch screen, never a blank one.
     case splash

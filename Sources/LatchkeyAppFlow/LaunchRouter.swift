@@ -31,7 +31,9 @@ import Observation
 ///   when the onboarding flag would read `false`) decides nothing and signs nobody out: the
 ///   route stays `splash` and the app lock stays locked until the flags can be read, which the
 ///   router checks when it starts and whenever the app becomes active — when the session
-///   manager also restores again.
+///   manager also restores again. An onboarding flag still unreadable once the app is active
+///   (preferences that stay unreadable for the whole process) no longer holds the splash
+///   screen: a restored session is kept, and without one onboarding is shown.
 /// - Transitions are logged at debug level.
 @MainActor
 @Observable
@@ -211,6 +213,9 @@ public final class LaunchRouter {
             if recheckingStorage, let self {
                 self.apply(await manager.state, endingStorageRecheck: true)
             }
+            if phase == .active, let self {
+                self.decideWithoutOnboardingFlag(await manager.state)
+            }
         }
         phaseForwarding = forwarding
         return forwarding
@@ -248,6 +253,29 @@ public final class LaunchRouter {
         guard next != inputs else { return }
         inputs = next
         discardUntrustedSessionIfNeeded()
+    }
+
+    /// The app is active — so the device is unlocked — the session check is decided, and the
+    /// onboarding flag still cannot be read: preferences that stay unreadable in this process
+    /// (`UserDefaultsPreferences` in a process that read them before the first unlock, whose
+    /// stale copy cannot be refreshed) would keep the launch screen up forever. The router stops
+    /// waiting: a restored session counts as onboarding completed before this launch (the tour
+    /// comes before any sign-in) and is kept, never discarded on a flag nobody could read;
+    /// without a session, onboarding is shown.
+    func decideWithoutOnboardingFlag(_ state: AuthState) {
+        guard onboarding != nil, !inputs.onboardingKnown, state != .unknown else { return }
+        // The store itself cannot be read yet: the next `active` decides.
+        if case .signedOut(.storageFailure) = state { return }
+        reloadPreferences()
+        guard !inputs.onboardingKnown else { return }
+        var next = inputs
+        next.onboardingKnown = true
+        next.onboardingCompleted = state.isSignedIn
+        next.onboardingCompletedAtLaunch = state.isSignedIn
+        logger.notice(
+            "onboarding flag unreadable while the app is active; deciding without it",
+            metadata: ["operation": "launch_route", "signed_in": "\(state.isSignedIn)"])
+        inputs = next
     }
 
     /// The onboarding's last button: records completion and shows `next` (login or sign-up).

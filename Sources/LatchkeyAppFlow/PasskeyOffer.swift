@@ -15,7 +15,7 @@ import Observation
 /// let offer = PasskeyOffer(manager: manager, preferences: FilePreferences.standard)
 /// let form = router.makeLoginForm(passkeyOffer: offer)
 /// // SwiftUI:
-/// .alert(offer.strings.passkeyOfferTitle, isPresented: .constant(offer.isPresented)) {
+/// .alert(offer.strings.passkeyOfferTitle, isPresented: Bindable(offer).isPresented) {
 ///     Button(offer.strings.addPasskeyButton) { Task { await offer.accept() } }
 ///     Button(offer.strings.notNowButton, role: .cancel) { offer.dismiss() }
 /// } message: { Text(offer.strings.passkeyOfferMessage) }
@@ -26,8 +26,12 @@ import Observation
 @MainActor
 @Observable
 public final class PasskeyOffer {
-    /// Whether the offer is shown.
-    public private(set) var isPresented = false
+    /// Whether the offer is shown. Bind the alert to it (`Bindable(offer).isPresented`): SwiftUI
+    /// setting it to `false` as the alert closes only hides it; the buttons answer the offer
+    /// (``accept(name:)``, ``dismiss()``), whichever order SwiftUI runs the two in.
+    public var isPresented = false
+    /// Whether the offer was made and not answered yet (``accept(name:)`` still works).
+    public private(set) var isOpen = false
     /// The passkeys the server has on (``apply(_:)``).
     public private(set) var passkeysEnabled = false
     private var progress = FormProgress()
@@ -67,23 +71,25 @@ public final class PasskeyOffer {
     /// Asks the server for the account's passkeys; when that fails the offer waits for the next
     /// sign-in. Once presented, it is marked as made.
     public func passwordSignInSucceeded() async {
-        guard passkeysEnabled, manager.configuration.passkeyAuthenticator != nil, !isPresented, preferences.isAvailable,
+        guard passkeysEnabled, manager.configuration.passkeyAuthenticator != nil, !isOpen, preferences.isAvailable,
             let userID = await manager.currentSession?.user.id
         else { return }
         let key = Self.preferenceKey(userID: userID)
         guard !preferences.bool(forKey: key) else { return }
         guard let passkeys = try? await manager.passkeys.list(), passkeys.isEmpty else { return }
         preferences.set(true, forKey: key)
-        progress = FormProgress()
+        progress.reset()
+        isOpen = true
         isPresented = true
     }
 
     /// "Add Passkey": creates a passkey with the system sheet and registers it. The offer closes
     /// when it was added or the sheet was closed, and stays (showing the failure) otherwise.
-    /// - Parameter name: What to call the passkey, e.g. the device's name; `nil`: the server's
-    ///   default.
+    /// - Parameter name: What to call the passkey; `nil`: the server's default. Not
+    ///   `UIDevice.current.name`: since iOS 16 it is only the model ("iPhone") unless the app has
+    ///   Apple's user-assigned-device-name entitlement.
     public func accept(name: String? = nil) async {
-        guard isPresented, !status.isInProgress else { return }
+        guard isOpen, !status.isInProgress else { return }
         progress.begin(.addPasskey)
         do {
             switch try await manager.passkeys.register(name: name) {
@@ -92,14 +98,17 @@ public final class PasskeyOffer {
             case .cancelled:
                 progress.cancel(.addPasskey)
             }
+            isOpen = false
             isPresented = false
         } catch {
             progress.fail(.addPasskey, error, strings)
+            isPresented = true  // shows the failure; the offer is still open
         }
     }
 
     /// "Not Now": closes the offer for good (for this account on this device).
     public func dismiss() {
+        isOpen = false
         isPresented = false
         progress.clearFailure()
     }

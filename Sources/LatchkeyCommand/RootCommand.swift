@@ -20,7 +20,7 @@ struct RootCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, KeysCommand.self, BackupCommand.self, ImportCommand.self,
             SignupCommand.self, LoginCommand.self, StatusCommand.self, TokenCommand.self, WhoamiCommand.self, LogoutCommand.self,
-            ResetPasswordCommand.self, MFACommand.self,
+            ResetPasswordCommand.self, MFACommand.self, AccountCommand.self,
         ])
 
     /// Parses and runs like ArgumentParser's default, except that a usage error exits with 2,

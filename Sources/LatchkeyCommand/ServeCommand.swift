@@ -53,6 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.databaseTimeout), help: .setting(.databaseTimeout)) var databaseTimeout: String?
     @Flag(name: .setting(.enableAnonymousUsers), help: .setting(.enableAnonymousUsers)) var enableAnonymousUsers = false
     @Flag(name: .setting(.securePasswordChange), help: .setting(.securePasswordChange)) var securePasswordChange = false
+    @Flag(name: .setting(.allowSelfDeletion), help: .setting(.allowSelfDeletion)) var allowSelfDeletion = false
     @Option(name: .setting(.emailCodeTTL), help: .setting(.emailCodeTTL)) var emailCodeTTL: String?
     @Option(name: .setting(.passwordMinLength), help: .setting(.passwordMinLength)) var passwordMinLength: String?
     @Option(name: .setting(.passwordRequiredCharacters), help: .setting(.passwordRequiredCharacters)) var passwordRequiredCharacters: String?
@@ -199,6 +200,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.databaseTimeout, .given(databaseTimeout))
         add(.enableAnonymousUsers, .given(enableAnonymousUsers))
         add(.securePasswordChange, .given(securePasswordChange))
+        add(.allowSelfDeletion, .given(allowSelfDeletion))
         add(.emailCodeTTL, .given(emailCodeTTL))
         add(.passwordMinLength, .given(passwordMinLength))
         add(.passwordRequiredCharacters, .given(passwordRequiredCharacters))

@@ -100,4 +100,32 @@ public struct AuthAccount: Sendable {
         let (session, _) = try await manager.sessionForRequest()
         try await AuthFailure.translating { try await manager.backend.reauthenticate(accessToken: session.accessToken) }
     }
+
+    /// Deletes the signed-in user's account on the server, then signs out here as the server
+    /// ended the session: the stored session is wiped, every cleanup step
+    /// (``SessionManager/addCleanupStep(_:_:)``) runs, and ``SessionEvent/signedOut(_:)`` carries
+    /// ``SignOutReason/userDeleted``. Needs Latchkey's server with `--allow-self-deletion`
+    /// (GoTrue has no such route).
+    ///
+    /// The server asks for a recent reauthentication: ``AccountReauthentication/nonce(_:)`` from
+    /// ``reauthenticate()``, or ``AccountReauthentication/recentSecondFactor`` for an account with
+    /// a verified second factor (verify it again first when it was not in the last minutes), or
+    /// ``AccountReauthentication/sessionOnly`` for an anonymous user.
+    ///
+    /// ```swift
+    /// try await manager.account.reauthenticate()           // mails a nonce
+    /// try await manager.account.delete(reauthentication: .nonce(codeFromEmail))
+    /// ```
+    /// - Throws: ``AuthFailure``, and nothing is deleted or signed out: code
+    ///   `reauthentication_needed` (no nonce), `reauthentication_not_valid` (a wrong or expired
+    ///   one), `insufficient_aal` (verify a second factor again), or a network failure. A server
+    ///   without account deletion answers ``AuthFailure/Category/unknown`` or
+    ///   ``AuthFailure/Category/invalidInput``.
+    public func delete(reauthentication: AccountReauthentication) async throws {
+        let (session, generation) = try await manager.sessionForRequest()
+        try await AuthFailure.translating {
+            try await manager.backend.deleteUser(accessToken: session.accessToken, nonce: reauthentication.nonce)
+        }
+        await manager.endSession(.userDeleted, ifGeneration: generation)
+    }
 }

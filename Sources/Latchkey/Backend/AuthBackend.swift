@@ -122,10 +122,16 @@ public protocol AuthBackend: Sendable {
     func renamePasskey(accessToken: String, passkeyID: String, friendlyName: String) async throws -> Passkey
     /// Removes one of the signed-in user's passkeys (`DELETE /passkeys/{id}`).
     func deletePasskey(accessToken: String, passkeyID: String) async throws
+    /// Deletes the signed-in user's account (`DELETE /user`, Latchkey's server with
+    /// `--allow-self-deletion`), with the reauthentication nonce when the account needs one.
+    func deleteUser(accessToken: String, nonce: String?) async throws
 }
 
 /// Backends written before these flows existed answer them as unsupported.
 extension AuthBackend {
+    public func deleteUser(accessToken: String, nonce: String?) async throws {
+        throw BackendError.unsupported("account deletion")
+    }
     public func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws {
         throw BackendError.unsupported("email sign-in")
     }

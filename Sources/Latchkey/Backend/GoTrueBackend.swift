@@ -127,6 +127,10 @@ public struct GoTrueBackend: AuthBackend {
         _ = try await send("GET", "reauthenticate", accessToken: accessToken)
     }
 
+    public func deleteUser(accessToken: String, nonce: String?) async throws {
+        _ = try await send("DELETE", "user", body: DeleteUserBody(nonce: nonce), accessToken: accessToken)
+    }
+
     public func enrollTOTPFactor(accessToken: String, friendlyName: String?, issuer: String?) async throws -> TOTPEnrollment {
         let body = try await send(
             "POST", "factors", body: EnrollFactorBody(factor_type: "totp", friendly_name: friendlyName, issuer: issuer),

@@ -55,9 +55,19 @@ final class StoreLease: Sendable {
         state.withLock { $0.revoked }
     }
 
-    /// Records the assertion the lock will be held in.
-    func attach(_ assertion: any BackgroundActivityAssertion) {
-        state.withLock { $0.assertion = assertion }
+    /// Records the assertion the lock will be held in. Returns `false`, and ends the assertion
+    /// at once, when the lease was already given up: the system's expiration handler can run
+    /// before the call that began the assertion returns it, and an assertion nobody ends gets
+    /// the process terminated.
+    @discardableResult
+    func attach(_ assertion: any BackgroundActivityAssertion) -> Bool {
+        let kept = state.withLock { state -> Bool in
+            guard !state.revoked, !state.finished else { return false }
+            state.assertion = assertion
+            return true
+        }
+        if !kept { assertion.end() }
+        return kept
     }
 
     /// Records the lock once taken. Returns `false`, and releases the lock and ends the

@@ -46,6 +46,15 @@ public struct SystemPasskeyAuthenticator: PasskeyAuthenticator {
         request.userVerificationPreference = preference(options.userVerification)
         // Platform passkeys attest nothing an app can check; the server asks for `none`.
         request.attestationPreference = ASAuthorizationPublicKeyCredentialAttestationKind.none
+        // The account's passkeys: the system refuses to make a second one for the same account
+        // in the same keychain (`.matchedExcludedCredential`, iOS 18 / macOS 15). Platform
+        // requests take `excludedCredentials` from iOS 17.4 / macOS 14.4; earlier systems
+        // ignore the list.
+        if #available(iOS 17.4, macOS 14.4, visionOS 1.1, *), !options.excludedCredentialIDs.isEmpty {
+            request.excludedCredentials = options.excludedCredentialIDs.map {
+                ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)
+            }
+        }
         guard case .registration(let registration) = try await perform(request, autoFill: false, anchor: anchor) else {
             throw PasskeyAuthenticatorError.failed(reason: "the system answered with another kind of credential")
         }

@@ -199,13 +199,16 @@ final class BackgroundTaskAssertion: BackgroundActivityAssertion, Sendable {
         if endNow { application.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: identifier)) }
     }
 
-    /// The expiration handler: tells Latchkey, which releases the lock and then calls ``end()``.
+    /// The expiration handler: tells Latchkey, which releases the lock and then calls ``end()``;
+    /// then ends the task itself, in case Latchkey had not been handed this assertion yet (UIKit
+    /// terminates an app whose expired task is not ended).
     func expire(_ expiration: @Sendable () -> Void) {
         let first = state.withLock { state -> Bool in
             defer { state.expired = true }
             return !state.expired && !state.ended
         }
         if first { expiration() }
+        end()
     }
 
     func end() {

@@ -193,7 +193,9 @@ extension SessionManager {
     }
 
     /// Arms the proactive refresh: a margin before expiry, or after the backoff delay while
-    /// retrying; at expiry while the session is unsaved (``sessionHeldBackByUnsavedWrite(_:)``).
+    /// retrying; at expiry while the session is unsaved (``sessionHeldBackByUnsavedWrite(_:)``),
+    /// and not at all once an unsaved session that must not be rotated has expired (storing it
+    /// arms the timer again).
     /// Only while active, signed in and automatic refresh is on.
     func scheduleRefresh() {
         refreshTimer?.cancel()
@@ -204,7 +206,9 @@ extension SessionManager {
         let due: Date
         if retryAttempt > 0 {
             due = clock.now().addingTimeInterval(configuration.retryDelay(attempt: retryAttempt))
-        } else if unsaved != nil {
+        } else if let unsaved {
+            // Expired and not to be rotated: the write landing schedules the refresh.
+            if unsaved.forbidsRotation, session.isExpired(at: clock.now()) { return }
             due = session.expiresAt
         } else {
             let margin = min(configuration.refreshMargin, max(session.expiresIn, 0) / 2)
@@ -227,7 +231,7 @@ extension SessionManager {
         else { return }
         refreshTimer = nil
         if await sessionHeldBackByUnsavedWrite("refresh") != nil {
-            // Still unsaved and valid: refresh when it expires, unless it is stored first.
+            // Still unsaved: refresh when it expires (or, expired, once it is stored).
             if generation == self.generation, refreshTimer == nil { scheduleRefresh() }
             return
         }

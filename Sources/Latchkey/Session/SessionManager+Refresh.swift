@@ -15,11 +15,15 @@ extension SessionManager {
     /// ``hasUnsavedSession``), it is stored again first. If it still cannot be, the session in
     /// memory is returned as long as its access token has not expired, even with less than
     /// `minTTL` left: refreshing again would leave the store two rotations behind, and the next
-    /// launch signed out. Once it has expired, it is refreshed from the session in memory.
+    /// launch signed out. Once it has expired, the user is signed in offline
+    /// (``AuthState/signedInOffline(_:)``) and this throws
+    /// ``AuthFailure/Category/storage(_:)`` (code `session_not_stored`, retryable) until the
+    /// store takes the session; the refresh runs then.
     ///
     /// - Throws: ``AuthFailure`` — ``AuthFailure/Category/notSignedIn`` when there is no session,
-    ///   ``AuthFailure/Category/sessionRevoked`` when the server ended it, or
-    ///   ``AuthFailure/Category/network`` when offline with an expired token (the session is kept).
+    ///   ``AuthFailure/Category/sessionRevoked`` when the server ended it,
+    ///   ``AuthFailure/Category/network`` when offline with an expired token (the session is kept),
+    ///   or ``AuthFailure/Category/storage(_:)`` while an expired session waits to be stored.
     public func session(minTTL: TimeInterval = 60) async throws -> Session {
         if state == .unknown { await restore() }
         guard state.isSignedIn, record != nil else {
@@ -34,7 +38,10 @@ extension SessionManager {
         if current.remainingLifetime(at: clock.now()) > required {
             return current
         }
-        if heldBack != nil, unsaved != nil, !current.isExpired(at: clock.now()) { return current }
+        if heldBack != nil, let unsaved {
+            if !current.isExpired(at: clock.now()) { return current }
+            throw unsaved.failure
+        }
         do {
             return try await sharedRefresh()
         } catch let failure as AuthFailure where failure.isRetryable {
@@ -47,15 +54,18 @@ extension SessionManager {
 
     /// Refreshes now, whatever the token's remaining lifetime; joins a refresh already running.
     ///
-    /// The one exception: while the newest session cannot be stored (``hasUnsavedSession``)
-    /// and its access token is still valid, it is returned unrefreshed, as
-    /// ``session(minTTL:)`` does.
+    /// The one exception: while the newest session cannot be stored (``hasUnsavedSession``),
+    /// it is not rotated, as in ``session(minTTL:)``: returned unrefreshed while its access
+    /// token is valid, ``AuthFailure/Category/storage(_:)`` once it has expired.
     /// - Throws: ``AuthFailure``.
     @discardableResult
     public func refresh() async throws -> Session {
         if state == .unknown { await restore() }
         guard record != nil else { throw AuthFailure(.notSignedIn) }
-        if let heldBack = await sessionHeldBackByUnsavedWrite("refresh") { return heldBack }
+        if let heldBack = await sessionHeldBackByUnsavedWrite("refresh") {
+            if let unsaved, heldBack.isExpired(at: clock.now()) { throw unsaved.failure }
+            return heldBack
+        }
         return try await sharedRefresh()
     }
 
@@ -132,9 +142,10 @@ extension SessionManager {
 
     /// Runs one rotation under the cross-process lock, as a refresh: re-reads the store first
     /// (another process may have refreshed or signed out), stores an unsaved session first (and
-    /// when that still fails, rotates the one in memory: it holds the server's active token),
-    /// sends, and stores the new session before anyone sees it. A new session that cannot be
-    /// stored is kept in memory as unsaved (``UnsavedSession``).
+    /// when that still fails while the store holds its parent, sends nothing: a rotation from it
+    /// would leave the store two rotations behind), sends, and stores the new session before
+    /// anyone sees it. A new session that cannot be stored is kept in memory as unsaved
+    /// (``UnsavedSession``).
     func runRotation(_ rotation: Rotation, from start: StoredSession, generation: UInt64) async throws -> Session {
         defer { rotationInFlight = .idle }
         let operation = rotation.operation
@@ -167,6 +178,13 @@ extension SessionManager {
                 logger.info("stored the session that could not be stored earlier", metadata: metadata(operation))
             }
             commitLock.unlock()
+            if generation == self.generation, let unsaved, unsaved.forbidsRotation {
+                logger.notice("rotation held back: the newest session is not stored yet", metadata: metadata(operation))
+                if let session = record?.session, session.isExpired(at: clock.now()) {
+                    holdExpiredUnsaved(session, operation)
+                }
+                throw unsaved.failure
+            }
         }
 
         let fresh: Session
@@ -241,10 +259,11 @@ extension SessionManager {
         // rotation happens meanwhile (``sessionHeldBackByUnsavedWrite(_:)``). It is written even
         // when the lock cannot be taken again: it is the newest session of this family, and
         // losing it would leave only a spent token.
-        if await persist(updated, under: commitLease) == nil {
-            unsaved = nil
+        if let error = await persist(updated, under: commitLease) {
+            markUnsaved(
+                storeHolds: storeHolds, parent: storeHolds == base.session.refreshToken, error: error, operation)
         } else {
-            markUnsaved(storeHolds: storeHolds, operation)
+            unsaved = nil
         }
         switch rotation {
         case .refresh:

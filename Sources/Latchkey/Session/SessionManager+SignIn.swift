@@ -57,11 +57,11 @@ extension SessionManager {
         let storeHolds: String? = unsaved.map(\.storeHolds) ?? self.record?.session.refreshToken
         generation += 1
         retryAttempt = 0
-        if await persist(record, under: lock) == nil {
-            unsaved = nil
-        } else {
+        if let error = await persist(record, under: lock) {
             // Kept in memory, and stored again at the next opportunity (``saveUnsaved(_:)``).
-            markUnsaved(storeHolds: storeHolds, "sign_in")
+            markUnsaved(storeHolds: storeHolds, parent: false, error: error, "sign_in")
+        } else {
+            unsaved = nil
         }
         await markInstalled()
         apply(record)

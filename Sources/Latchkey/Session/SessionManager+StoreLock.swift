@@ -45,7 +45,12 @@ extension SessionManager {
             logger.warning("no background time to hold the cross-process lock", metadata: metadata(operation))
             throw .transport(.lockUnavailable)
         }
-        lease.attach(assertion)
+        guard lease.attach(assertion) else {
+            // The system's time ran out before the assertion was even handed over.
+            lease.abandon()
+            logger.warning("background time ended before the cross-process lock was taken", metadata: metadata(operation))
+            throw .transport(.lockUnavailable)
+        }
         let handle: FileLock.Handle?
         do {
             handle = try await FileLock(url: url).acquire(

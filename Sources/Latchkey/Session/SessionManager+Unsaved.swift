@@ -6,13 +6,31 @@ import Logging
 ///
 /// The session in memory is then the newest of its refresh-token family, and the only copy of
 /// it. The server forgives presenting the parent of its active refresh token, so a store one
-/// rotation behind still signs the next launch in; a store two rotations behind does not. So
-/// while a session is unsaved, ``SessionManager`` stores it again at every opportunity and starts
-/// no refresh that it can avoid.
+/// rotation behind still signs the next launch in; a store two rotations behind does not (the
+/// server reads the grandparent as a stolen token and revokes the whole family). So while a
+/// session is unsaved, ``SessionManager`` stores it again at every opportunity and never rotates
+/// it again until the store holds it: past its access token's expiry the user is signed in
+/// offline (``AuthState/signedInOffline(_:)``), and the refresh runs once the write lands.
 struct UnsavedSession: Sendable {
     /// The refresh token the store holds (as far as this process knows; `nil`: no session):
     /// what a re-read of the store must not mistake for another process's newer tokens.
     var storeHolds: String?
+    /// Whether ``storeHolds`` is the parent of the session in memory (a refresh the store
+    /// missed), rather than nothing or another family's token (a sign-in it missed).
+    var storeHoldsParent: Bool
+    /// Why the last write failed.
+    var error: StorageError = .locked
+
+    /// Whether rotating the session in memory would leave the store two rotations behind: it
+    /// holds the parent of the session in memory. When it holds nothing of this family (a
+    /// sign-in it refused), a rotation loses nothing more, and the session in memory is
+    /// refreshed as usual.
+    var forbidsRotation: Bool { storeHoldsParent }
+
+    /// What a rotation refused for this reason throws.
+    var failure: AuthFailure {
+        AuthFailure(.storage(error), code: "session_not_stored", detail: "the newest session is not stored yet")
+    }
 }
 
 extension SessionManager {
@@ -91,26 +109,43 @@ extension SessionManager {
         return saved
     }
 
-    /// While a session is unsaved: stores it; if it still cannot be stored and its access token
-    /// has not expired, returns it, and the caller must not refresh (a second rotation the store
-    /// misses would leave it two behind, which the server does not forgive). `nil`: refresh as
-    /// usual (from the session in memory, the server's active one, when it is still unsaved).
+    /// While a session is unsaved: stores it; if it still cannot be stored, returns it, and the
+    /// caller must not refresh (a second rotation the store misses would leave it two behind,
+    /// which the server does not forgive). A returned session whose access token has expired
+    /// cannot be used for requests: the user is then signed in offline until the write lands.
+    /// `nil`: refresh as usual (nothing unsaved, or the store holds no session at all, whose
+    /// session in memory may be rotated: there is nothing more to lose).
     func sessionHeldBackByUnsavedWrite(_ operation: String) async -> Session? {
         guard unsaved != nil else { return nil }
         if await saveUnsaved(operation) { return nil }
-        guard unsaved != nil, state.isSignedIn, let session = record?.session,
-            !session.isExpired(at: clock.now())
-        else { return nil }
-        logger.notice("refresh held back: the newest session is not stored yet", metadata: metadata(operation))
+        guard let unsaved, state.isSignedIn, let session = record?.session else { return nil }
+        if !session.isExpired(at: clock.now()) {
+            logger.notice("refresh held back: the newest session is not stored yet", metadata: metadata(operation))
+            return session
+        }
+        guard unsaved.forbidsRotation else { return nil }
+        holdExpiredUnsaved(session, operation)
         return session
     }
 
+    /// The unsaved session's access token has expired and it must not be rotated: signed in
+    /// offline, with the session kept in memory, until the store takes it.
+    func holdExpiredUnsaved(_ session: Session, _ operation: String) {
+        if case .signedIn = state {
+            state = .signedInOffline(session)
+            logger.notice(
+                "signed in offline until the newest session can be stored; not refreshing it before then",
+                metadata: metadata(operation))
+        }
+    }
+
     /// Records that the store missed the newest session; `storeHolds` is the refresh token it
-    /// holds instead (`nil`: none).
-    func markUnsaved(storeHolds: String?, _ operation: String) {
+    /// holds instead (`nil`: none), `parent` whether that token is the newest session's parent,
+    /// `error` why the write failed.
+    func markUnsaved(storeHolds: String?, parent: Bool, error: StorageError, _ operation: String) {
         if unsaved == nil {
             logger.notice("session kept in memory until it can be stored", metadata: metadata(operation))
         }
-        unsaved = UnsavedSession(storeHolds: storeHolds)
+        unsaved = UnsavedSession(storeHolds: storeHolds, storeHoldsParent: parent && storeHolds != nil, error: error)
     }
 }

@@ -9,7 +9,7 @@ import Logging
 /// let manager = SessionManager(
 ///     backend: GoTrueBackend(configuration: .init(baseURL: url, apiKey: anonKey)),
 ///     store: KeychainCredentialStore(service: "com.example.app"),
-///     installMarker: UserDefaultsInstallMarker())
+///     installMarker: FileInstallMarker.standard)
 /// switch await manager.restore() {
 /// case .signedIn, .signedInOffline: showMain()
 /// case .signedOut(let reason): showLogin(reason)

@@ -90,30 +90,84 @@ public struct UserDefaultsInstallMarker: InstallMarker {
 /// (`UserDefaults` can keep one: see ``UserDefaultsInstallMarker``). Setting it before the first
 /// unlock fails (a new file cannot be created then) and is tried again at the next launch
 /// decision. A directory that cannot be searched throws rather than reading as "not set".
+///
+/// An app that shipped an earlier release with another marker moves to this one with
+/// ``migrating(from:)``: a missing file is then not a fresh install while the earlier marker is
+/// set (the file is written, once), and "cannot tell" while the earlier marker cannot tell.
+///
+/// On tvOS, which keeps no persistent local files (it may purge Application Support and
+/// caches; only a small `UserDefaults` and iCloud persist), ``standard`` keeps the marker in
+/// `UserDefaults` and never reads a missing marker as a reinstall: a purged or missing marker
+/// with a surviving keychain keeps the session. There a reinstall is not detected.
 public struct FileInstallMarker: InstallMarker {
     /// Where the marker file lives.
     public let url: URL
+    /// Markers an earlier release kept, consulted while the file is missing.
+    let earlier: [any InstallMarker]
+    /// tvOS: where the marker is kept instead of the file (``standard``); a missing one is read
+    /// as set.
+    let defaultsKey: String?
 
     public init(url: URL) {
-        self.url = url
+        self.init(url: url, earlier: [], defaultsKey: nil)
     }
 
-    /// The marker in the app's Application Support directory
-    /// (`Application Support/dev.latchkey/installed`). An app whose extensions share its
+    init(url: URL, earlier: [any InstallMarker], defaultsKey: String?) {
+        self.url = url
+        self.earlier = earlier
+        self.defaultsKey = defaultsKey
+    }
+
+    /// The marker in the app's Application Support directory: `Application
+    /// Support/dev.latchkey/installed`, or on macOS `Application Support/<bundle
+    /// identifier>/dev.latchkey/installed` (outside the sandbox Application Support is shared by
+    /// every app of the user). A marker an earlier release kept at the macOS path shared by every
+    /// app (`Application Support/dev.latchkey/installed`) counts as set. On tvOS: in
+    /// `UserDefaults`, never read as missing (see above). An app whose extensions share its
     /// credentials puts the marker in the app group's container instead, with ``init(url:)``.
     public static var standard: FileInstallMarker {
-        FileInstallMarker(url: ApplicationSupport.latchkeyFile("installed"))
+        #if os(tvOS)
+        return FileInstallMarker(
+            url: ApplicationSupport.latchkeyFile("installed"), earlier: [], defaultsKey: "dev.latchkey.installed")
+        #else
+        let earlier = ApplicationSupport.legacyLatchkeyFile("installed").map { [FileInstallMarker(url: $0)] } ?? []
+        return FileInstallMarker(url: ApplicationSupport.latchkeyFile("installed"), earlier: earlier, defaultsKey: nil)
+        #endif
+    }
+
+    /// This marker, taking over from `earlier`, the marker an earlier release of the app used
+    /// (typically ``UserDefaultsInstallMarker``): while the file is missing, `earlier` is asked;
+    /// set there means set (the file is written then, so it is asked only once), "cannot tell"
+    /// there (before the first unlock) means "cannot tell" here. Never a fresh install while the
+    /// earlier marker says otherwise.
+    public func migrating(from earlier: any InstallMarker) -> FileInstallMarker {
+        FileInstallMarker(url: url, earlier: self.earlier + [earlier], defaultsKey: defaultsKey)
     }
 
     public func isSet() async throws -> Bool {
+        if defaultsKey != nil {
+            // tvOS may purge files and keeps no other local storage: a missing marker is never
+            // a reinstall there.
+            return true
+        }
         var info = stat()
         if stat(url.path, &info) == 0 { return true }
         let code = errno
-        if code == ENOENT || code == ENOTDIR { return false }
-        throw AtomicFile.error(code, "stat install marker")
+        guard code == ENOENT || code == ENOTDIR else { throw AtomicFile.error(code, "stat install marker") }
+        for marker in earlier {
+            guard try await marker.isSet() else { continue }
+            // Migrate once; if the file cannot be written now, the earlier marker still answers.
+            try? await set()
+            return true
+        }
+        return false
     }
 
     public func set() async throws {
+        if let defaultsKey {
+            UserDefaults.standard.set(true, forKey: defaultsKey)
+            return
+        }
         try AtomicFile.write(Data(), to: url)
     }
 }

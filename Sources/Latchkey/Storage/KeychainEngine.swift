@@ -178,9 +178,18 @@ struct KeychainEngine: Sendable {
 
     /// The data of a replacement interrupted after it deleted `item` (its pending copy), put
     /// back under `item`; `nil` when there is none.
+    ///
+    /// Only "no pending copy" means nothing is stored: a pending copy that cannot be read (a
+    /// locked device: `errSecInteractionNotAllowed`) throws, so that the caller decides later
+    /// rather than signing out a session that is only out of reach for now.
     private func recoverReplacement(of item: KeychainItem) throws(StorageError) -> Data? {
         let pending = Self.pending(item)
-        guard case .data(let data) = driver.perform(.readData(pending)), !data.isEmpty else { return nil }
+        let data: Data
+        switch driver.perform(.readData(pending)) {
+        case .data(let found) where !found.isEmpty: data = found
+        case .itemNotFound, .data: return nil
+        case let outcome: throw Self.error(outcome, operation: "SecItemCopyMatching")
+        }
         // Finish the replacement; if the keychain refuses now, the pending copy still holds it.
         if driver.perform(.add(item, data: data, protection: protection)) == .success {
             _ = driver.perform(.delete(pending))

@@ -42,6 +42,13 @@ struct Reauthentication: ServiceDependent {
     /// which this spends.
     func authorizePasswordChange(_ signedIn: BearerAuthentication.Authenticated, nonce: String?) async throws {
         guard required, clock.now().timeIntervalSince(signedIn.session.createdAt) > Self.freshSessionAge else { return }
+        try await spendNonce(nonce, of: signedIn)
+    }
+
+    /// Checks that `nonce` is the signed-in user's live reauthentication nonce, and spends it:
+    /// 400 `reauthentication_needed` without one, 422 `reauthentication_not_valid` for a wrong,
+    /// spent or expired one (wrong guesses count against the address's code attempts).
+    func spendNonce(_ nonce: String?, of signedIn: BearerAuthentication.Authenticated) async throws {
         guard let nonce, !nonce.isEmpty else { throw AuthError.reauthenticationNeeded }
         let address = signedIn.user.email
         if address.isEmpty, !signedIn.user.phone.isEmpty, let phoneCodes {

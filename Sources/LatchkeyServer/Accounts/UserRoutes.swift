@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import LatchkeyWire
 
-/// `GET/PUT /user` (the signed-in user), `GET /reauthenticate` and `GET/PUT /profiles/{id}`
+/// `GET/PUT /user` (the signed-in user), `DELETE /user` (with `--allow-self-deletion`),
+/// `GET /reauthenticate` and `GET/PUT /profiles/{id}`
 /// (public profiles): every route here is for a signed-in user.
 struct UserRoutes {
     let service: AuthService
@@ -16,6 +17,12 @@ struct UserRoutes {
             let body = try await request.decode(as: UpdateUserBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             return try await service.userUpdate.update(try context.signedIn(), with: body, redirectTo: redirect, ipAddress: context.clientIP)
+        }
+        signedIn.delete("/user") { request, context in
+            guard let deletion = service.accountDeletion else { throw AccountDeletion.disabled }
+            let body = try await request.decode(as: DeleteUserBody.self, context: context)
+            try await deletion.delete(try context.signedIn(), nonce: body.nonce, ipAddress: context.clientIP)
+            return EmptyResponse()
         }
         signedIn.get("/reauthenticate") { _, context in
             try await service.reauthentication.request(for: try context.signedIn(), ipAddress: context.clientIP)

@@ -172,6 +172,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether changing the password from a session older than 24 hours needs the nonce mailed by
     /// `GET /reauthenticate` (GoTrue's `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`).
     public var securePasswordChange: Bool = false
+    /// Whether a signed-in user may delete their own account with `DELETE /user`, after a recent
+    /// reauthentication (beyond GoTrue; `--allow-self-deletion`, `LATCHKEY_ALLOW_SELF_DELETION`).
+    /// Off by default: then `DELETE /user` answers 403 `self_deletion_disabled`.
+    public var allowSelfDeletion: Bool = false
     /// Whether an email change needs a confirmation from the current address as well as from
     /// the new one (GoTrue's `GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED`, on by default).
     public var secureEmailChange: Bool = true

@@ -83,6 +83,9 @@ extension ServerSetting {
         "secure-password-change", \.securePasswordChange, .switch,
         variables: [Variable("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION")],
         help: "Changing the password from a session older than 24 h needs the nonce mailed by GET /reauthenticate.")
+    package static let allowSelfDeletion = ServerSetting(
+        "allow-self-deletion", \.allowSelfDeletion, .switch,
+        help: "Let a signed-in user delete their own account (DELETE /user) after a recent reauthentication: the nonce from GET /reauthenticate, or AAL2 when a factor is enrolled.")
     package static let requireCurrentPassword = ServerSetting(
         "require-current-password", \.requireCurrentPassword, .switch,
         variables: [Variable("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD")],
@@ -439,7 +442,7 @@ extension ServerSetting {
             host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
             corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
             refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-            enableAnonymousUsers, securePasswordChange, requireCurrentPassword, mailerSecureEmailChange, mailerNotificationsPasswordChanged,
+            enableAnonymousUsers, securePasswordChange, allowSelfDeletion, requireCurrentPassword, mailerSecureEmailChange, mailerNotificationsPasswordChanged,
             mailerNotificationsEmailChanged, mailerNotificationsPhoneChanged, mailerNotificationsIdentityLinked,
             mailerNotificationsIdentityUnlinked, mailerNotificationsMfaFactorEnrolled, mailerNotificationsMfaFactorUnenrolled, emailCodeTTL,
             passwordMinLength,

@@ -73,6 +73,8 @@ struct AuthService: Sendable {
     let hostedPasskeys: HostedPasskeys
     /// `GET /reauthenticate`, and the nonce a password change may need.
     let reauthentication: Reauthentication
+    /// `DELETE /user`; `nil` unless `--allow-self-deletion`.
+    let accountDeletion: AccountDeletion?
     /// `/admin/users…`.
     let adminUsers: AdminUsers
     /// `GET /admin/audit`.
@@ -238,6 +240,10 @@ struct AuthService: Sendable {
         appleAppIDs = configuration.passkeys.appleAppIDs
         self.emailLinks = emailLinks
         self.reauthentication = reauthentication
+        accountDeletion =
+            configuration.allowSelfDeletion
+            ? AccountDeletion(
+                shared: shared, reauthentication: reauthentication, mailer: mailer, siteURL: linkSettings.redirects.siteURL) : nil
         verification = EmailVerification(shared: shared, settings: linkSettings)
         hostedPages = HostedPages(
             shared: shared, verification: verification, emailLinks: emailLinks, settings: linkSettings,

@@ -9,8 +9,8 @@ import Testing
 /// active token is forgiven at any time, older spent tokens only within the reuse interval.
 @Suite("End to end: refreshes the store refused")
 struct UnsavedRefreshTests {
-    @Test("Two refreshes while the store refuses writes, then it recovers → the store holds the newest session; the next launch is signed in")
-    func twoRefreshesWhileLocked() async throws {
+    @Test("A second refresh while the store is one behind is held back (signed in offline); a launch before the unlock presents the parent, which the server forgives")
+    func noSecondRotationWhileLocked() async throws {
         try await withTestServer { server in
             let base = MemoryCredentialStore()
             let keychain = FaultyStore(base: base)
@@ -21,29 +21,54 @@ struct UnsavedRefreshTests {
             app.clock.advance(by: 2 * 3600)
             server.serverClock.advance(by: 60)
             let first = try await manager.session()
+            #expect(first.refreshToken != original.refreshToken)
             app.clock.advance(by: 2 * 3600)
             server.serverClock.advance(by: 60)
-            let second = try await manager.session()  // expired: refreshed from the token in memory
-            #expect(first.refreshToken != original.refreshToken)
-            #expect(second.refreshToken != first.refreshToken)
-            #expect(try await app.storedRefreshToken() == original.refreshToken, "the store is two rotations behind")
+            await #expect(throws: AuthFailure.self, "expired and not stored: not rotated again") { try await manager.session() }
+            guard case .signedInOffline = await manager.state else {
+                Issue.record("expected signed in offline, got \(await manager.state)")
+                return
+            }
+            #expect(try await server.refreshCount() == 1)
+            #expect(try await app.storedRefreshToken() == original.refreshToken, "the store is one rotation behind, never two")
             server.serverClock.advance(by: 60)  // far beyond the reuse interval
 
-            await keychain.setSaveError(nil)  // unlocked
-            _ = try await manager.session()  // the next opportunity stores it
-            #expect(try await app.storedRefreshToken() == second.refreshToken)
-
-            // A new launch, its access token expired: one refresh, from the newest token.
+            // The app is killed before the device is unlocked. The next launch, its access token
+            // expired, presents the stored token: the parent of the server's active one.
             app.clock.advance(by: 2 * 3600)
             let next = E2EApp(server: server, store: base, clock: app.clock)
             try await next.marker.set()
             let state = await next.launch().restore()
-            guard case .signedIn(let restored) = state else {
-                Issue.record("expected signed in, got \(state)")
+            guard case .signedIn = state else {
+                Issue.record("expected signed in (the parent is forgiven), got \(state)")
                 return
             }
-            #expect(restored.refreshToken != second.refreshToken)
-            #expect(try await server.refreshCount() == 3)
+        }
+    }
+
+    @Test("Held back while locked, then unlocked: stored first, then refreshed once from the newest token")
+    func heldBackThenUnlocked() async throws {
+        try await withTestServer { server in
+            let base = MemoryCredentialStore()
+            let keychain = FaultyStore(base: base)
+            let app = E2EApp(server: server, store: keychain) { $0.automaticRefresh = false }
+            let (manager, _) = try await app.signUp()
+            await keychain.setSaveError(.locked)
+            app.clock.advance(by: 2 * 3600)
+            server.serverClock.advance(by: 60)
+            let first = try await manager.session()
+            app.clock.advance(by: 2 * 3600)
+            server.serverClock.advance(by: 60)
+            _ = try? await manager.session()
+
+            await keychain.setSaveError(nil)  // unlocked
+            await manager.protectedDataDidBecomeAvailable()
+            #expect(try await app.storedRefreshToken() == first.refreshToken, "stored before anything is rotated")
+            let second = try await manager.session()
+            #expect(second.refreshToken != first.refreshToken)
+            #expect(try await app.storedRefreshToken() == second.refreshToken)
+            #expect(await manager.state == .signedIn(second))
+            #expect(try await server.refreshCount() == 2)
         }
     }
 

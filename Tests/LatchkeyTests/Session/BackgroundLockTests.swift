@@ -29,6 +29,8 @@ func lockIsFree(_ url: URL) -> Bool {
 final class ScriptedActivity: BackgroundActivity, Sendable {
     struct State {
         var refuse = false
+        /// The system's expiration handler runs before `begin` returns the assertion.
+        var expireBeforeReturning = false
         var began = 0
         var ended = 0
         var lockFreeAtBegin: [Bool] = []
@@ -52,16 +54,19 @@ final class ScriptedActivity: BackgroundActivity, Sendable {
     var lockFreeAtBegin: [Bool] { state.withLock { $0.lockFreeAtBegin } }
     var lockFreeAtEnd: [Bool] { state.withLock { $0.lockFreeAtEnd } }
     func setRefuse(_ refuse: Bool) { state.withLock { $0.refuse = refuse } }
+    func setExpireBeforeReturning(_ expire: Bool) { state.withLock { $0.expireBeforeReturning = expire } }
 
     func begin(name: String, expiration: @escaping @Sendable () -> Void) async -> (any BackgroundActivityAssertion)? {
         let free = lockIsFree(lockURL)
-        return state.withLock { state -> (any BackgroundActivityAssertion)? in
+        let (assertion, expireNow) = state.withLock { state -> ((any BackgroundActivityAssertion)?, Bool) in
             state.lockFreeAtBegin.append(free)
-            guard !state.refuse else { return nil }
+            guard !state.refuse else { return (nil, false) }
             state.began += 1
             state.running[state.began] = expiration
-            return Assertion(id: state.began, owner: self)
+            return (Assertion(id: state.began, owner: self), state.expireBeforeReturning)
         }
+        if expireNow { expiration() }
+        return assertion
     }
 
     /// The system is about to suspend the process: every running assertion expires.
@@ -194,6 +199,24 @@ struct BackgroundLockTests {
         let fresh = try await caller.value
         #expect(try await harness.stored()?.session.refreshToken == fresh.refreshToken)
         #expect(activity.began == 1, "no lock without an assertion")
+        #expect(lockIsFree(lockURL))
+    }
+
+    @Test("Time runs out before the assertion is handed over: that assertion is still ended, no lock is held, nothing is sent")
+    func expiredBeforeAttached() async throws {
+        defer { removeDirectory(directory) }
+        let activity = ScriptedActivity(lockURL: lockURL)
+        let harness = harness(activity)
+        let seeded = try await harness.seed(age: 3570)
+        await harness.manager.restore()
+        activity.setExpireBeforeReturning(true)
+        await #expect(throws: AuthFailure(.network, code: "lock_unavailable")) { try await harness.manager.refresh() }
+        #expect(activity.began >= 1)
+        #expect(activity.running == 0, "every assertion begun was ended (the system kills an app that does not)")
+        #expect(activity.ended == activity.began)
+        #expect(harness.backend.refreshCalls == 0)
+        #expect(await harness.manager.state.isSignedIn)
+        #expect(try await harness.stored()?.session.refreshToken == seeded.refreshToken)
         #expect(lockIsFree(lockURL))
     }
 

@@ -27,7 +27,10 @@ struct UnsavedSessionTests {
         return harness
     }
 
-    @Test("No second refresh while the unsaved session is valid; once expired, it is refreshed from memory")
+    /// What a rotation held back for an unsaved session throws.
+    let notStored = UnsavedSession(storeHolds: "refresh-0", storeHoldsParent: true, error: .locked).failure
+
+    @Test("No second rotation while the store is one behind, even past expiry: signed in offline until the write lands")
     func noSecondRefresh() async throws {
         let harness = try await refreshedWhileLocked()
         harness.clock.advance(by: 3600 - 30)  // 30 s left: a saved session would be refreshed
@@ -35,17 +38,36 @@ struct UnsavedSessionTests {
         #expect(try await harness.manager.refresh().refreshToken == "refresh-1")
         #expect(harness.backend.refreshCalls == 1, "the store is one rotation behind; a second would lose the session")
 
-        harness.clock.advance(by: 31)  // expired: it must be refreshed, from the server's active token
-        #expect(try await harness.manager.session(minTTL: 60).refreshToken == "refresh-2")
-        #expect(harness.backend.refreshedWith == ["refresh-0", "refresh-1"])
+        harness.clock.advance(by: 31)  // expired, and still not stored
+        await #expect(throws: notStored) { try await harness.manager.session(minTTL: 60) }
+        await #expect(throws: notStored) { try await harness.manager.refresh() }
+        #expect(harness.backend.refreshedWith == ["refresh-0"], "the store holds refresh-0: rotating refresh-1 would leave it two behind")
+        #expect(await harness.manager.state == .signedInOffline(try #require(await harness.manager.currentSession)))
+        #expect(await harness.manager.currentSession?.refreshToken == "refresh-1", "kept in memory")
         #expect(await harness.manager.hasUnsavedSession)
         #expect(try await harness.stored()?.session.refreshToken == "refresh-0")
 
         await harness.store.setSaveError(nil)
-        #expect(try await harness.manager.session(minTTL: 60).refreshToken == "refresh-2")
-        #expect(try await harness.stored()?.session.refreshToken == "refresh-2", "stored at the next session(minTTL:)")
+        let refreshed = try await harness.manager.session(minTTL: 60)
+        #expect(refreshed.refreshToken == "refresh-2", "stored first, then rotated")
+        #expect(harness.backend.refreshedWith == ["refresh-0", "refresh-1"])
+        #expect(try await harness.stored()?.session.refreshToken == "refresh-2")
         #expect(await !harness.manager.hasUnsavedSession)
-        #expect(harness.backend.refreshCalls == 2)
+        #expect(await harness.manager.state == .signedIn(refreshed))
+    }
+
+    @Test("A launch after the store takes the held session presents the server's active token or its parent, never the grandparent")
+    func launchAfterHeldBack() async throws {
+        let harness = try await refreshedWhileLocked()
+        harness.clock.advance(by: 3600)  // expired while locked
+        _ = try? await harness.manager.session()
+        _ = try? await harness.manager.refresh()
+        // The app is killed now; the store still holds refresh-0, the parent of the server's
+        // active refresh-1: the next launch is forgiven.
+        let active = try #require(harness.backend.refreshedWith.last)
+        #expect(active == "refresh-0")
+        #expect(try await harness.stored()?.session.refreshToken == "refresh-0")
+        #expect(harness.backend.refreshCalls == 1)
     }
 
     @Test("Protected data becoming available stores the unsaved session")
@@ -86,9 +108,15 @@ struct UnsavedSessionTests {
         harness.clock.advance(by: 3600 - 60)  // due again, but unsaved and still valid
         #expect(await eventually { harness.clock.sleeperCount >= 1 })
         #expect(harness.backend.refreshCalls == 1)
-        harness.clock.advance(by: 60)  // expired
+        harness.clock.advance(by: 60)  // expired: signed in offline, not rotated
+        #expect(await eventually { if case .signedInOffline = await harness.manager.state { true } else { false } })
+        #expect(harness.backend.refreshCalls == 1)
+
+        await harness.store.setSaveError(nil)
+        await harness.manager.protectedDataDidBecomeAvailable()  // stored: the refresh runs now
         #expect(await eventually { harness.backend.refreshCalls == 2 })
         #expect(harness.backend.refreshedWith == ["refresh-0", "refresh-1"])
+        #expect(await eventually { (try? await harness.stored())?.session.refreshToken == "refresh-2" })
     }
 
     @Test("Signing out forgets the unsaved session: nothing is written back")
@@ -113,13 +141,15 @@ struct UnsavedSessionTests {
         let lockURL = directory.appendingPathComponent("refresh.lock")
         let harness = try await refreshedWhileLocked { $0.crossProcessLockURL = lockURL }
         harness.clock.advance(by: 3600)  // expired
-        let session = try await harness.manager.session()
-        #expect(session.refreshToken == "refresh-2")
-        #expect(harness.backend.refreshedWith == ["refresh-0", "refresh-1"], "never the stored, spent refresh-0 again")
+        await #expect(throws: notStored) { try await harness.manager.session() }
+        #expect(harness.backend.refreshedWith == ["refresh-0"], "neither the stored, spent refresh-0 again, nor a second rotation")
         #expect(await harness.manager.state.isSignedIn)
 
         await harness.store.setSaveError(nil)
         await harness.manager.protectedDataDidBecomeAvailable()
+        #expect(try await harness.stored()?.session.refreshToken == "refresh-1")
+        #expect(try await harness.manager.session().refreshToken == "refresh-2")
+        #expect(harness.backend.refreshedWith == ["refresh-0", "refresh-1"])
         #expect(try await harness.stored()?.session.refreshToken == "refresh-2")
     }
 

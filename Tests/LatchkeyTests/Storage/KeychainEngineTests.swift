@@ -228,6 +228,22 @@ struct KeychainEngineTests {
         #expect(try await engine(.whenUnlockedThisDeviceOnly).load(key: "other") == nil)
     }
 
+    @Test("A pending copy that cannot be read while locked reads as locked, not as 'nothing stored'")
+    func lockedPendingCopy() async throws {
+        keychain.state.withLock {
+            // An interrupted replacement left the session in the pending copy only.
+            $0.items["session.latchkey-pending"] = .init(
+                data: Data("new".utf8), accessibility: .whenUnlockedThisDeviceOnly, tag: nil)
+            $0.locked = true
+        }
+        let store = engine(.whenUnlockedThisDeviceOnly)
+        #expect(await throwsStorageError(.locked) { _ = try await store.load(key: "session") })
+        #expect(keychain.items["session.latchkey-pending"] != nil, "nothing wiped")
+
+        keychain.state.withLock { $0.locked = false }
+        #expect(try await store.load(key: "session") == Data("new".utf8), "read once the device is unlocked")
+    }
+
     @Test("errSecDuplicateItem from an extension adding at the same moment is retried as an update: saved once")
     func duplicateRace() async throws {
         let store = engine(.afterFirstUnlockThisDeviceOnly)
