@@ -101,4 +101,20 @@ struct ComposeEnvironmentTests {
         let clean = try await CommandRunner.run(["serve", "--check", "--data-dir", FileManager.default.temporaryDirectory.path])
         #expect(clean.status == 0 && clean.stdout.contains("no warnings"), "\(clean.stdout) \(clean.stderr)")
     }
+
+    @Test("serve --check: Keycloak without its URL, an incomplete Apple key and a hook without its URI start, each with its warning")
+    func checkProvidersAndHooks() async throws {
+        let result = try await CommandRunner.run(
+            ["serve", "--check", "--data-dir", FileManager.default.temporaryDirectory.path],
+            environment: [
+                "GOTRUE_EXTERNAL_KEYCLOAK_ENABLED": "true", "GOTRUE_EXTERNAL_KEYCLOAK_URL": "", "LATCHKEY_EXTERNAL_APPLE_TEAM_ID": "TEAM123456",
+                "GOTRUE_HOOK_SEND_SMS_ENABLED": "true", "GOTRUE_HOOK_SEND_SMS_URI": "",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stdout.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect(warnings.count == 3, "\(result.stdout)")
+        for name in ["GOTRUE_EXTERNAL_KEYCLOAK_URL", "LATCHKEY_EXTERNAL_APPLE_KEY_ID", "GOTRUE_HOOK_SEND_SMS_URI"] {
+            #expect(warnings.contains { $0.contains(name) }, "\(name): \(result.stdout)")
+        }
+    }
 }

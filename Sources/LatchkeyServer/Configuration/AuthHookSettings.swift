@@ -13,11 +13,12 @@ public struct AuthHookSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// Where the settings say the hook is, or `nil` when it is off; throws, naming the
-    /// settings, when a URI or a secret is unusable.
+    /// Where the settings say the hook is, or `nil` when it is off (``HookTarget/missingURI``
+    /// when it is on without a URI, as GoTrue starts with); throws, naming the settings, when a
+    /// URI or a secret is unusable.
     func target(uriSetting: ServerSetting, secretsSetting: ServerSetting) throws(ConfigurationError) -> HookTarget? {
         guard enabled else { return nil }
-        guard let uri, !uri.isEmpty else { throw uriSetting.error("is required when the hook is enabled") }
+        guard let uri, !uri.isEmpty else { return .missingURI }
         do {
             if uri.lowercased().hasPrefix("pg-functions:") { return .postgresFunction(try PostgresFunctionName(uri: uri)) }
             return .http(try HookEndpoint(uri: uri, secrets: secrets ?? ""))
@@ -98,6 +99,24 @@ public struct AuthHooks: Sendable, Equatable {
         ]
         for case (.postgresFunction?, let setting) in targets where !postgres {
             throw setting.error("names a PostgreSQL function: pg-functions:// hooks need the PostgreSQL store (--database postgres://…)")
+        }
+    }
+
+    /// A warning for each hook enabled without a URI: GoTrue starts with it, and every call of
+    /// the hook fails with 500 `unexpected_failure`.
+    func warnings() -> [String] {
+        let hooks: [(AuthHookSettings, ServerSetting, String)] = [
+            (customAccessToken, .hookCustomAccessTokenURI, "every sign-in and token refresh"),
+            (beforeUserCreated, .hookBeforeUserCreatedURI, "every sign-up"),
+            (passwordVerificationAttempt, .hookPasswordVerificationAttemptURI, "every password sign-in"),
+            (mfaVerificationAttempt, .hookMFAVerificationAttemptURI, "every MFA code verification"),
+            (sendSMS, .hookSendSMSURI, "every SMS"),
+            (sendEmail, .hookSendEmailURI, "every email"),
+            (afterUserCreated, .hookAfterUserCreatedURI, "every sign-up"),
+        ]
+        return hooks.compactMap { hook, setting, what in
+            guard hook.enabled, hook.uri?.isEmpty ?? true else { return nil }
+            return "a hook is enabled without its URI: \(setting.label) is not set: \(what) fails with 500 unexpected_failure"
         }
     }
 }

@@ -9,6 +9,9 @@ extension ServerConfiguration {
     ///   GoTrue's 500 "Unable to get SMS provider" (test numbers still get their fixed codes).
     /// - Passkeys or WebAuthn factors on without a usable relying party: their ceremonies fail
     ///   (passkeys: 500 "Failed to initialize WebAuthn"; factors: 500 `unexpected_failure`).
+    /// - Keycloak on without its URL, or an incomplete or unusable Sign in with Apple key: the
+    ///   provider's sign-in fails (GoTrue's errors).
+    /// - A hook on without its URI: each of its calls fails with 500 `unexpected_failure`.
     /// - An access-token lifetime under ``shortAccessTokenTTLWarning``.
     public func warnings() -> [String] {
         typealias S = ServerSetting
@@ -28,6 +31,8 @@ extension ServerConfiguration {
             }
             warnings.append("WebAuthn configuration is invalid: \(problem.description): " + features.joined(separator: "; "))
         }
+        warnings += external.warnings()
+        warnings += hooks.warnings()
         if accessTokenTTL < Self.shortAccessTokenTTLWarning {
             warnings.append(
                 "short access-token lifetime: \(S.accessTokenTTL.label) is \(Int(accessTokenTTL)) s: Supabase clients treat a token with under 30 s left as expired "

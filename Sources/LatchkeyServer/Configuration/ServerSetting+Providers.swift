@@ -86,21 +86,14 @@ extension ServerSetting {
 }
 
 extension ExternalProviderSettings {
-    /// Refuses a provider that cannot work: Keycloak on without an issuer URL, or an issuer URL
-    /// that is not `https` (on 127.0.0.1 or ::1, `http` with ``allowLoopbackProviders``).
+    /// Refuses an issuer URL that is not `https` (on 127.0.0.1 or ::1, `http` with
+    /// ``allowLoopbackProviders``): codes and tokens would cross the network in the clear.
+    /// What GoTrue starts with (Keycloak without a URL, an incomplete Apple key) is in
+    /// ``warnings()``.
     func validate() throws(ConfigurationError) {
-        let appleKey = [appleTeamID, appleKeyID, applePrivateKeyFile].compactMap { $0?.isEmpty == false ? $0 : nil }
-        if !appleKey.isEmpty {
-            guard appleKey.count == 3 else {
-                throw ConfigurationError(
-                    "LATCHKEY_EXTERNAL_APPLE_TEAM_ID, LATCHKEY_EXTERNAL_APPLE_KEY_ID and LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE go together")
-            }
-            _ = try appleClientSecret()
-        }
         for name in ["apple", "google", "keycloak", "github"] {
             guard let provider = self[name], provider.enabled else { continue }
             let setting = "GOTRUE_EXTERNAL_\(name.uppercased())_URL"
-            if name == "keycloak", provider.url?.isEmpty ?? true { throw ConfigurationError("\(setting) is needed to enable \(name)") }
             guard let text = provider.url, !text.isEmpty else { continue }
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host else {
                 throw ConfigurationError("\(setting) is not a URL: '\(text)'")
@@ -111,6 +104,36 @@ extension ExternalProviderSettings {
                     "\(setting) must be an https URL ('\(text)'); a provider on 127.0.0.1 over http needs --allow-loopback-providers")
             }
         }
+    }
+
+    /// Providers that start, as GoTrue starts them, but fail at use: each names the settings and
+    /// what fails.
+    func warnings() -> [String] {
+        var warnings: [String] = []
+        if keycloak.enabled, keycloak.url?.isEmpty ?? true {
+            warnings.append(
+                "GOTRUE_EXTERNAL_KEYCLOAK_ENABLED is on but GOTRUE_EXTERNAL_KEYCLOAK_URL is not set: Keycloak sign-in in the browser fails with "
+                    + "400 \"Unsupported provider: unable to find URL for the Keycloak provider\" and Keycloak ID tokens with 500 unexpected_failure")
+        }
+        let appleKey = [
+            ("LATCHKEY_EXTERNAL_APPLE_TEAM_ID", appleTeamID), ("LATCHKEY_EXTERNAL_APPLE_KEY_ID", appleKeyID),
+            ("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE", applePrivateKeyFile),
+        ]
+        let missing = appleKey.filter { $0.1?.isEmpty ?? true }.map(\.0)
+        let fallback =
+            "Sign in with Apple in the browser uses GOTRUE_EXTERNAL_APPLE_SECRET instead, and without it fails with "
+            + "400 \"Unsupported provider: missing OAuth secret for apple\" (Apple ID tokens still work)"
+        if !missing.isEmpty, missing.count < appleKey.count {
+            warnings.append(
+                "the Sign in with Apple key is incomplete: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not set: " + fallback)
+        } else if missing.isEmpty {
+            do {
+                _ = try appleClientSecret()
+            } catch {
+                warnings.append("\(error.description): " + fallback)
+            }
+        }
+        return warnings
     }
 }
 

@@ -84,6 +84,8 @@ struct HostedPageRoutes {
             let type = form["type"]
             guard !Self.isCrossSite(request) else { return linkError(code: "bad_request", type: type, status: .forbidden) }
             do {
+                // As GoTrue's /recover and /resend: no email link while email sign-in is off.
+                guard service.emailEnabled else { throw AuthError.emailLinksDisabled }
                 try await pages.resend(type: type, email: form["email"], ipAddress: context.clientIP)
                 return Response(status: .seeOther, headers: [.location: "sent", .cacheControl: "no-store"])
             } catch let error as AuthError {

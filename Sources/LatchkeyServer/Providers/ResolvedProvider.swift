@@ -68,7 +68,10 @@ package struct ResolvedProvider: Sendable, Equatable {
         }
         let keycloakURL = settings.keycloak.url ?? ""
         if provider == "keycloak" || (settings.keycloak.enabled && !keycloakURL.isEmpty && issuer == keycloakURL) {
-            return try fixed("keycloak", settings.keycloak, issuer: keycloakURL, issuers: [keycloakURL], style: .generic)
+            let resolved = try fixed("keycloak", settings.keycloak, issuer: keycloakURL, issuers: [keycloakURL], style: .generic)
+            // As GoTrue: enabled without a URL, it starts, and its issuer cannot be discovered.
+            guard !keycloakURL.isEmpty else { throw AuthError.unexpected }
+            return resolved
         }
         if provider == "firebase" || issuer.hasPrefix(firebaseIssuerPrefix) {
             guard let project = settings.firebaseProjectID, !project.isEmpty else {

@@ -123,6 +123,7 @@ struct AuthService: Sendable {
             case .http(let endpoint): return HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger)
             case .postgresFunction(let function):
                 return PostgresFunctionDispatcher(function: function, caller: store as? any HookFunctionCaller, clock: clock, logger: logger)
+            case .missingURI: return MissingURIHookDispatcher(clock: clock)
             }
         }
         var sessions = SessionIssuer(

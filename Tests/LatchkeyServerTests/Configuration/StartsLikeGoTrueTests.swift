@@ -104,4 +104,65 @@ struct StartsLikeGoTrueTests {
         try await TestServer.with(logger: capture.logger, configure: Self.twilioWithoutCredentials) { _ in }
         #expect(capture.lines.contains { $0.contains("--sms-twilio-account-sid") && $0.contains("Unable to get SMS provider") })
     }
+
+    @Test("Keycloak enabled without its URL starts with a warning; sign-in answers GoTrue's errors")
+    func keycloakWithoutURL() async throws {
+        let keycloak = ProviderSettings(enabled: true, clientIDs: ["latchkey"], secret: "keycloak-secret")
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        configuration.external.keycloak = keycloak
+        try configuration.validate()
+        #expect(configuration.warnings().contains { $0.contains("GOTRUE_EXTERNAL_KEYCLOAK_URL") && $0.contains("unable to find URL") })
+        try await TestServer.with(configure: { $0.external.keycloak = keycloak }) { server in
+            let authorize = try await server.request(.GET, "/authorize?provider=keycloak")
+            #expect(authorize.status == 400 && authorize.errorCode == "validation_failed", "\(authorize.text)")
+            #expect(authorize["msg"] as? String == "Unsupported provider: unable to find URL for the Keycloak provider")
+            let idToken = try await server.request(
+                .POST, "/token?grant_type=id_token", json: ["provider": "keycloak", "id_token": "eyJhbGciOiJSUzI1NiJ9.e30.c2ln"])
+            #expect(idToken.status == 500 && idToken.errorCode == "unexpected_failure", "\(idToken.text)")
+        }
+    }
+
+    @Test("an incomplete or unreadable Sign in with Apple key starts with a warning; browser sign-in without a secret answers GoTrue's error")
+    func appleKeyIncomplete() async throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        configuration.external.apple = ProviderSettings(enabled: true, clientIDs: ["com.example.services"])
+        configuration.external.appleTeamID = "TEAM123456"
+        try configuration.validate()
+        let incomplete = try #require(configuration.warnings().first { $0.contains("Sign in with Apple key") })
+        #expect(incomplete.contains("LATCHKEY_EXTERNAL_APPLE_KEY_ID") && incomplete.contains("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE"), "\(incomplete)")
+        #expect(!incomplete.contains("LATCHKEY_EXTERNAL_APPLE_TEAM_ID"), "\(incomplete)")
+
+        configuration.external.appleKeyID = "KEY1234567"
+        configuration.external.applePrivateKeyFile = "/nonexistent/\(UUID().uuidString).p8"
+        try configuration.validate()
+        #expect(configuration.warnings().contains { $0.contains("cannot be read") && $0.contains("missing OAuth secret for apple") })
+
+        let unreadable = configuration.external
+        try await TestServer.with(configure: { $0.external = unreadable }) { server in
+            let authorize = try await server.request(.GET, "/authorize?provider=apple")
+            #expect(authorize.status == 400 && authorize.errorCode == "validation_failed", "\(authorize.text)")
+            #expect(authorize["msg"] as? String == "Unsupported provider: missing OAuth secret for apple")
+        }
+    }
+
+    @Test("a hook enabled without its URI starts with a warning; each call answers GoTrue's 500")
+    func hookWithoutURI() async throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        configuration.hooks.sendSMS.enabled = true
+        configuration.hooks.beforeUserCreated.enabled = true
+        configuration.hooks.beforeUserCreated.uri = ""
+        try configuration.validate()
+        let warnings = configuration.warnings()
+        #expect(warnings.contains { $0.contains("GOTRUE_HOOK_SEND_SMS_URI") && $0.contains("every SMS") })
+        #expect(warnings.contains { $0.contains("GOTRUE_HOOK_BEFORE_USER_CREATED_URI") && $0.contains("every sign-up") })
+        #expect(!warnings.contains { $0.contains("GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI") })
+
+        try await TestServer.with(configure: { $0.hooks.beforeUserCreated.enabled = true }) { server in
+            let signUp = try await server.request(.POST, "/signup", json: ["email": "hook-no-uri@example.com", "password": "correct horse battery"])
+            #expect(signUp.status == 500 && signUp.errorCode == "unexpected_failure", "\(signUp.text)")
+            let signIn = try await server.request(
+                .POST, "/token?grant_type=password", json: ["email": "hook-no-uri@example.com", "password": "correct horse battery"])
+            #expect(signIn.status == 400, "nothing was stored: \(signIn.text)")
+        }
+    }
 }

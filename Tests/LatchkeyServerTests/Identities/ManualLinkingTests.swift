@@ -11,7 +11,7 @@ struct ManualLinkingTests {
     @Test("GET /user/identities/authorize is 404 manual_linking_disabled before the provider is reached; DELETE before the id is read")
     func refusedFirst() async throws {
         // An issuer on a closed loopback port: reaching it would fail with a 500, not the 404.
-        let closed = try "http://127.0.0.1:\(TestAuthServer.restartablePort())/realms/none"
+        let closed = "http://127.0.0.1:\(try TestAuthServer.restartablePort())/realms/none"
         try await TestServer.with(configure: {
             $0.external.allowLoopbackProviders = true
             $0.external.keycloak = ProviderSettings(enabled: true, clientIDs: ["latchkey"], secret: "", url: closed)

@@ -93,6 +93,18 @@ struct HostedPageTests {
         }
     }
 
+    @Test("with email sign-in off, the resend form answers GoTrue's refusal and mails nothing")
+    func resendFormEmailOff() async throws {
+        try await standalone(configure: { $0.emailEnabled = false }) { server in
+            for type in ["signup", "recovery", "email_change"] {
+                let refused = try await server.form("/welcome/resend", ["type": type, "email": "off@example.com"])
+                #expect(refused.status == 400 && refused.text.contains("Email logins are disabled"), "\(type): \(refused.status) \(refused.text)")
+                #expect(refused.text.contains("aria-invalid=\"true\""), "\(type)")
+            }
+            #expect(try server.mailCount(to: "off@example.com") == 0)
+        }
+    }
+
     @Test("the first email-change link lands on 'One more confirmation', the second on 'Email changed'")
     func emailChangeLink() async throws {
         try await standalone { server in

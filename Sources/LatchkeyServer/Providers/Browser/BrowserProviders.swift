@@ -36,7 +36,6 @@ struct BrowserProviders: Sendable {
             guard let secret = configured.secret, !secret.isEmpty else { throw refuse("missing OAuth secret for \(name)") }
             return GitHubBrowserProvider(settings: configured, baseURL: configured.url, http: http)
         }
-        let resolved = try ResolvedProvider.resolve(provider: name, issuer: nil, clientID: nil, tokenIssuer: nil, in: settings)
         let secret: @Sendable () throws -> String
         if name == "apple", let maker = try? settings.appleClientSecret() {
             let clock = clock
@@ -45,6 +44,9 @@ struct BrowserProviders: Sendable {
             guard let configuredSecret = configured.secret, !configuredSecret.isEmpty else { throw refuse("missing OAuth secret for \(name)") }
             secret = { configuredSecret }
         }
+        // As GoTrue: Keycloak without its URL starts, and fails here.
+        if name == "keycloak", configured.url?.isEmpty ?? true { throw refuse("unable to find URL for the Keycloak provider") }
+        let resolved = try ResolvedProvider.resolve(provider: name, issuer: nil, clientID: nil, tokenIssuer: nil, in: settings)
         let isApple = name == "apple"
         return OIDCBrowserProvider(
             provider: resolved, clientID: clientID, clientSecret: secret,
