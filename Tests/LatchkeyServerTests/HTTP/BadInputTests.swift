@@ -44,7 +44,7 @@ struct BadInputTests {
                 #expect(response.headers.first(name: "Content-Type") == "application/json")
                 #expect(response.errorCode == "not_found")
             }
-            for (method, path) in [(HTTPMethodProbe.delete, "/user"), (.get, "/token"), (.get, "/auth/v1/token")] {
+            for (method, path) in [(HTTPMethodProbe.delete, "/settings"), (.get, "/token"), (.get, "/auth/v1/token")] {
                 let response = try await server.request(method.nio, path)
                 #expect(response.status == 405, "\(method) \(path)")
                 #expect(response.headers.first(name: "Content-Type") == "application/json")
