@@ -44,6 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.sessionTimebox), help: .setting(.sessionTimebox)) var sessionTimebox: String?
     @Option(name: .setting(.sessionInactivityTimeout), help: .setting(.sessionInactivityTimeout)) var sessionInactivityTimeout: String?
     @Option(name: .setting(.cleanupInterval), help: .setting(.cleanupInterval)) var cleanupInterval: String?
+    @Option(name: .setting(.responsePaddingFloor), help: .setting(.responsePaddingFloor)) var responsePaddingFloor: String?
     @Option(name: .setting(.refreshTokenRetention), help: .setting(.refreshTokenRetention)) var refreshTokenRetention: String?
     @Option(name: .setting(.auditRetention), help: .setting(.auditRetention)) var auditRetention: String?
     @Option(name: .setting(.idleTimeout), help: .setting(.idleTimeout)) var idleTimeout: String?
@@ -191,6 +192,7 @@ struct ServeCommand: AsyncParsableCommand {
         add(.sessionTimebox, .given(sessionTimebox))
         add(.sessionInactivityTimeout, .given(sessionInactivityTimeout))
         add(.cleanupInterval, .given(cleanupInterval))
+        add(.responsePaddingFloor, .given(responsePaddingFloor))
         add(.refreshTokenRetention, .given(refreshTokenRetention))
         add(.auditRetention, .given(auditRetention))
         add(.idleTimeout, .given(idleTimeout))

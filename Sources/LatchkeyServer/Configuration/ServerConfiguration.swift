@@ -118,6 +118,11 @@ public struct ServerConfiguration: Sendable {
     /// sessions, expired email links and PKCE flows, and old audit entries; `0` turns it off.
     /// Every instance on one PostgreSQL database may run it.
     public var cleanupInterval: TimeInterval = defaultCleanupInterval
+    /// Seconds an answer of `/recover`, `/otp`, `/magiclink`, `/resend` and an unconfirmed
+    /// `/signup` takes at least, sent or not: every such answer is held to a target above both
+    /// this floor and the slowest recent send of its route and channel, so its timing names no
+    /// account (see `Documentation/Server.md`, "Security"). `0` pads to recent sends only.
+    public var responsePaddingFloor: TimeInterval = 0.25
     /// Seconds a spent refresh token is kept (at least ``refreshReuseInterval``). The active token
     /// of a session and its parent are kept whatever their age.
     public var refreshTokenRetention: TimeInterval = defaultRefreshTokenRetention
@@ -302,6 +307,7 @@ public struct ServerConfiguration: Sendable {
             throw S.sessionInactivityTimeout.error("must be more than 0 seconds")
         }
         guard cleanupInterval >= 0 else { throw S.cleanupInterval.error("cannot be negative (0 turns the cleanup off)") }
+        guard (0...10).contains(responsePaddingFloor) else { throw S.responsePaddingFloor.error("must be from 0 to 10 seconds") }
         guard refreshTokenRetention >= refreshReuseInterval else {
             throw S.refreshTokenRetention.error("must be at least \(S.refreshReuseInterval.label)")
         }

@@ -54,6 +54,9 @@ extension ServerSetting {
     package static let cleanupInterval = ServerSetting(
         "cleanup-interval", \.cleanupInterval, .seconds,
         help: "Seconds between runs of the task deleting spent tokens, ended sessions, expired links and old audit entries (0: off).")
+    package static let responsePaddingFloor = ServerSetting(
+        "response-padding-floor", \.responsePaddingFloor, .seconds,
+        help: "Seconds every answer of /recover, /otp, /magiclink, /resend and an unconfirmed /signup takes at least, sent or not (padded above this floor and the slowest recent send, so the timing names no account; 0 to 10).")
     package static let refreshTokenRetention = ServerSetting(
         "refresh-token-retention", \.refreshTokenRetention, .seconds,
         help: "Seconds a spent refresh token is kept (the active token and its parent always are).")
@@ -440,7 +443,7 @@ extension ServerSetting {
     package static let all: [ServerSetting] =
         [
             host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
-            corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
+            corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval, responsePaddingFloor,
             refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
             enableAnonymousUsers, securePasswordChange, allowSelfDeletion, requireCurrentPassword, mailerSecureEmailChange, mailerNotificationsPasswordChanged,
             mailerNotificationsEmailChanged, mailerNotificationsPhoneChanged, mailerNotificationsIdentityLinked,

@@ -11,7 +11,9 @@ import Logging
 /// spent by its first callback, good for ten minutes, and bound to the browser that started the
 /// flow by a cookie (only its hash is stored), so a callback URL from someone else's sign-in
 /// cannot sign this browser into their account. Where the flow lands is checked against the
-/// redirect allow list when it starts.
+/// redirect allow list when it starts. A link flow whose URL was handed to an app instead
+/// (`skip_http_redirect=true`) is bound to no browser, so its callback links nothing before the
+/// person in the browser confirms (``LinkConfirmation``).
 struct BrowserSignIn: ServiceDependent {
     /// How long a person may take at the provider.
     static let lifetime: TimeInterval = 600
@@ -67,47 +69,71 @@ struct BrowserSignIn: ServiceDependent {
         return Start(url: url, binding: binding)
     }
 
-    /// The provider's callback (`GET` or `POST /callback`): where the browser goes next. Never
-    /// throws for what the request says: every failure is a redirect carrying GoTrue's `error`,
-    /// `error_code` and `error_description`, to the flow's `redirect_to` once the flow is known
-    /// and to the site URL before.
-    func callback(fields: [String: String], binding: String?, ipAddress: String) async -> String {
+    /// What the provider's callback answers.
+    enum CallbackAnswer: Sendable, Equatable {
+        /// Where the browser goes next.
+        case redirect(String)
+        /// A page that asks the person in this browser to confirm linking an identity.
+        case confirmLink(LinkConfirmation)
+    }
+
+    /// The provider's callback (`GET` or `POST /callback`): where the browser goes next, or, for
+    /// a link flow bound to no browser, the confirmation to ask for. Never throws for what the
+    /// request says: every failure is a redirect carrying GoTrue's `error`, `error_code` and
+    /// `error_description`, to the flow's `redirect_to` once the flow is known and to the site
+    /// URL before.
+    func callback(fields: [String: String], binding: String?, ipAddress: String) async -> CallbackAnswer {
         guard let state = fields["state"], !state.isEmpty else {
-            return ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_callback", "OAuth state parameter missing"), to: redirects.siteURL)
+            return .redirect(ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_callback", "OAuth state parameter missing"), to: redirects.siteURL))
         }
         guard let id = UUID(uuidString: state) else {
-            return ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state parameter is invalid"), to: redirects.siteURL)
+            return .redirect(ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state parameter is invalid"), to: redirects.siteURL))
         }
+        let now = clock.now()
+        let flow: ProviderFlow
+        switch await spend(id, binding: binding, now: now) {
+        case .success(let spent): flow = spent
+        case .failure(let error): return .redirect(ErrorRedirect.url(for: error, to: redirects.siteURL))
+        }
+        do {
+            return try await finish(flow, fields: fields, ipAddress: ipAddress, now: now)
+        } catch {
+            return .redirect(failure(error, of: flow))
+        }
+    }
+
+    /// Spends the stored flow `id` once: it must be fresh and, when bound to a browser, be
+    /// presented by that browser's cookie `binding`.
+    func spend(_ id: UUID, binding: String?, now: Date) async -> Result<ProviderFlow, AuthError> {
         let flow: ProviderFlow?
         do {
             flow = try await store.consumeProviderFlow(id: id)
         } catch {
             logger.error("provider flow could not be read", metadata: ["error": "\(type(of: error))"])
-            return ErrorRedirect.url(for: AuthError(.internalServerError, "unexpected_failure", "Error loading flow state"), to: redirects.siteURL)
+            return .failure(AuthError(.internalServerError, "unexpected_failure", "Error loading flow state"))
         }
-        let now = clock.now()
         guard let flow, now.timeIntervalSince(flow.createdAt) <= Self.lifetime else {
-            return ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state not found or expired"), to: redirects.siteURL)
+            return .failure(AuthError(.badRequest, "bad_oauth_state", "OAuth state not found or expired"))
         }
         if !flow.browserBindingHash.isEmpty {
             guard let binding, constantTimeEquals(OpaqueTokens.hash(binding), flow.browserBindingHash) else {
                 logger.notice("provider callback from a browser that did not start the flow", metadata: ["provider": "\(flow.provider)"])
-                return ErrorRedirect.url(
-                    for: AuthError(.badRequest, "bad_oauth_state", "OAuth state was not issued to this browser"), to: redirects.siteURL)
+                return .failure(AuthError(.badRequest, "bad_oauth_state", "OAuth state was not issued to this browser"))
             }
         }
-        do {
-            return try await finish(flow, fields: fields, ipAddress: ipAddress, now: now)
-        } catch {
-            guard let answer = AuthError(answering: error) else {
-                logger.error("provider sign-in failed", metadata: ["provider": "\(flow.provider)", "error": "\(type(of: error))"])
-                return ErrorRedirect.url(for: AuthError(.internalServerError, "unexpected_failure", "Unexpected failure"), to: flow.redirectTo)
-            }
-            return ErrorRedirect.url(for: answer, to: flow.redirectTo)
-        }
+        return .success(flow)
     }
 
-    private func finish(_ flow: ProviderFlow, fields: [String: String], ipAddress: String, now: Date) async throws -> String {
+    /// Where the browser goes when finishing `flow` failed with `error`.
+    func failure(_ error: any Error, of flow: ProviderFlow) -> String {
+        guard let answer = AuthError(answering: error) else {
+            logger.error("provider sign-in failed", metadata: ["provider": "\(flow.provider)", "error": "\(type(of: error))"])
+            return ErrorRedirect.url(for: AuthError(.internalServerError, "unexpected_failure", "Unexpected failure"), to: flow.redirectTo)
+        }
+        return ErrorRedirect.url(for: answer, to: flow.redirectTo)
+    }
+
+    private func finish(_ flow: ProviderFlow, fields: [String: String], ipAddress: String, now: Date) async throws -> CallbackAnswer {
         if let error = fields["error"], !error.isEmpty {
             throw AuthError.oauth(String(error.prefix(64)), String((fields["error_description"] ?? "").prefix(300)))
         }
@@ -120,6 +146,17 @@ struct BrowserSignIn: ServiceDependent {
         if result.data.email == nil, !provider.emailOptional {
             throw AuthError(.internalServerError, "unexpected_failure", "Error getting user email from external provider")
         }
+        if flow.linkingUserID != nil, flow.browserBindingHash.isEmpty {
+            return .confirmLink(try await askToLink(flow, result: result, now: now))
+        }
+        return .redirect(try await complete(flow, provider: provider, result: result, ipAddress: ipAddress, now: now))
+    }
+
+    /// Signs the person in (or links the identity) with what the provider answered, and says
+    /// where the browser goes: the app with `?code=` or the session in the fragment.
+    func complete(_ flow: ProviderFlow, provider: any BrowserProvider, result: ProviderSignInResult, ipAddress: String, now: Date) async throws
+        -> String
+    {
         let user =
             if let target = flow.linkingUserID {
                 try await signIn.linkedAccount(

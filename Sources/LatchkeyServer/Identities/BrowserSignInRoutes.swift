@@ -6,9 +6,11 @@ import LatchkeyWire
 /// GoTrue's browser sign-in routes: `GET /authorize`, `GET` and `POST /callback` (Apple posts
 /// its answer, `response_mode=form_post`), and `GET /user/identities/authorize` for a
 /// signed-in user linking another identity (`skip_http_redirect=true` answers `{"url": …}`
-/// instead of redirecting).
+/// instead of redirecting), and `POST /callback/link`, the answer to the page that asks before
+/// such a link is made (``LinkConfirmation``).
 struct BrowserSignInRoutes {
     let service: AuthService
+    let templates: PageTemplates
 
     func register(on router: Router<AuthRequestContext>) {
         let flows = service.browserSignIn
@@ -19,14 +21,22 @@ struct BrowserSignInRoutes {
                 status: .found,
                 headers: [.location: start.url.absoluteString, .cacheControl: "no-store", .setCookie: Self.cookie(start.binding, secure: secure)])
         }
+        let pages = HostedPageRoutes(service: service, templates: templates)
         router.get("/callback") { request, context in
             var fields: [String: String] = [:]
             for (name, value) in request.uri.queryParameters where fields[String(name)] == nil { fields[String(name)] = String(value) }
-            return await Self.callback(flows, request, fields: fields, context: context)
+            return await Self.callback(flows, request, fields: fields, context: context, pages: pages, secure: secure)
         }
         router.post("/callback") { request, context in
             let fields = try await HostedPageRoutes.form(request, context: context)
-            return await Self.callback(flows, request, fields: fields, context: context)
+            return await Self.callback(flows, request, fields: fields, context: context, pages: pages, secure: secure)
+        }
+        router.post("/callback/link") { request, context in
+            let fields = try await HostedPageRoutes.form(request, context: context)
+            let location = await flows.confirmLink(
+                fields: fields, binding: request.cookies[BrowserSignIn.confirmationCookie]?.value,
+                crossSite: HostedPageRoutes.isCrossSite(request), ipAddress: context.clientIP)
+            return Self.redirect(to: location, headers: [.setCookie: "\(BrowserSignIn.confirmationCookie)=; Path=/; Max-Age=0; HttpOnly"])
         }
         let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
             .add(middleware: ManualLinkingMiddleware(enabled: service.providers.settings.manualLinkingEnabled))
@@ -57,13 +67,32 @@ struct BrowserSignInRoutes {
     }
 
     private static func callback(
-        _ flows: BrowserSignIn, _ request: Request, fields: [String: String], context: AuthRequestContext
+        _ flows: BrowserSignIn, _ request: Request, fields: [String: String], context: AuthRequestContext, pages: HostedPageRoutes, secure: Bool
     ) async
         -> Response
     {
-        let location = await flows.callback(
+        let answer = await flows.callback(
             fields: fields, binding: request.cookies[BrowserSignIn.bindingCookie]?.value, ipAddress: context.clientIP)
-        return Response(status: .found, headers: [.location: location, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+        switch answer {
+        case .redirect(let location):
+            return redirect(to: location)
+        case .confirmLink(let confirmation):
+            var values: [String: any Sendable] = [
+                "provider": confirmation.providerName, "accountEmail": confirmation.account, "ticket": confirmation.ticket,
+                "sealed": confirmation.sealed,
+            ]
+            if let email = confirmation.identityEmail { values["identityEmail"] = email }
+            var response = pages.page("link-identity", title: "Link \(confirmation.providerName)?", values: values, assets: "welcome/")
+            let cookie = "\(BrowserSignIn.confirmationCookie)=\(confirmation.binding); Path=/; Max-Age=\(Int(BrowserSignIn.lifetime)); HttpOnly"
+            response.headers[.setCookie] = cookie + (secure ? "; Secure; SameSite=Strict" : "; SameSite=Strict")
+            return response
+        }
+    }
+
+    private static func redirect(to location: String, headers extra: HTTPFields = [:]) -> Response {
+        var headers: HTTPFields = [.location: location, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"]
+        headers.append(contentsOf: extra)
+        return Response(status: .found, headers: headers)
     }
 
     /// The binding cookie: sent back with the provider's redirect, including Apple's cross-site

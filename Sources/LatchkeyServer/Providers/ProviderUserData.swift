@@ -3,7 +3,7 @@ import LatchkeyWire
 
 /// What a provider says about the person signing in, from a verified ID token (or user-info
 /// answer): GoTrue's `UserProvidedData`.
-package struct ProviderUserData: Sendable, Equatable {
+package struct ProviderUserData: Sendable, Equatable, Codable {
     /// The provider's identifier of the person (`sub`).
     package var subject: String
     /// The address the provider gives, lowercased, if any.

@@ -58,7 +58,7 @@ struct AuthService: Sendable {
     let emailSignIn: EmailSignIn
     /// The recent answer times of the routes that send to an address or number only when it
     /// has an account (``ResponsePaddingMiddleware``).
-    let responsePadding = ResponsePadding()
+    let responsePadding: ResponsePadding
     /// The clock the padded answers are timed and held back on.
     let paddingClock: any ServerClock
     /// `POST /otp` with a phone number; `nil` when phone sign-in is off.
@@ -97,6 +97,7 @@ struct AuthService: Sendable {
     ) {
         let siteURL = configuration.siteURL?.trimmingTrailingSlash()
         paddingClock = clock
+        responsePadding = ResponsePadding(floor: .milliseconds(Int64((configuration.responsePaddingFloor * 1000).rounded())))
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
         let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
         var passwords = PasswordPolicy(

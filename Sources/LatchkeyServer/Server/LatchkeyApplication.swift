@@ -157,7 +157,7 @@ public enum LatchkeyApplication {
         SessionRoutes(service: service).register(on: router)
         UserRoutes(service: service).register(on: router)
         IdentityRoutes(service: service).register(on: router)
-        BrowserSignInRoutes(service: service).register(on: router)
+        BrowserSignInRoutes(service: service, templates: pages).register(on: router)
         CustomProviderRoutes(service: service).register(on: router)
         FactorRoutes(service: service).register(on: router)
         PasskeyRoutes(service: service).register(on: router)

@@ -290,7 +290,11 @@ struct BrowserSignInTests {
                 .GET, "/user/identities/authorize?provider=keycloak&skip_http_redirect=true&redirect_to=" + Self.app, bearer: ada.accessToken)
             #expect(start.status == 200, "\(start.text)")
             let url = try #require(start["url"] as? String)
-            let landed = try await browser.follow(url)
+            // The URL went to an app, not to this browser: the browser is asked first.
+            let asked = try await browser.follow(url)
+            #expect(asked.status == 200 && asked.text.contains("ada@example.com"), "\(asked.text)")
+            let landed = try await browser.send(
+                server.server.baseURL.absoluteString + "/callback/link", method: .POST, form: try Self.linkForm(asked, decision: "link"))
             let location = try #require(landed.headers.first(name: "Location"))
             #expect(Self.fragment(location)["access_token"] != nil, "\(location)")
             let me = try await server.request(.GET, "/user", bearer: ada.accessToken)
@@ -300,11 +304,89 @@ struct BrowserSignInTests {
             let grace = try await server.signUp("grace@example.com")
             let graceStart = try await server.request(
                 .GET, "/user/identities/authorize?provider=keycloak&skip_http_redirect=true&redirect_to=" + Self.app, bearer: grace.accessToken)
-            let refused = try await browser.follow(try #require(graceStart["url"] as? String))
+            let graceAsked = try await browser.follow(try #require(graceStart["url"] as? String))
+            let refused = try await browser.send(
+                server.server.baseURL.absoluteString + "/callback/link", method: .POST, form: try Self.linkForm(graceAsked, decision: "link"))
             #expect(Self.query(refused.headers.first(name: "Location"))["error_code"] == "identity_already_exists")
 
             let anonymous = try await server.request(.GET, "/user/identities/authorize?provider=keycloak")
             #expect(anonymous.status == 401)
+        }
+    }
+
+    /// The confirmation page's form: its hidden fields and the button chosen.
+    static func linkForm(_ page: TestResponse, decision: String) throws -> [String: String] {
+        var form = ["decision": decision]
+        for name in ["ticket", "sealed"] {
+            let marker = "name=\"\(name)\" value=\""
+            let start = try #require(page.text.range(of: marker), "no \(name) in \(page.text)")
+            let end = try #require(page.text[start.upperBound...].firstIndex(of: "\""))
+            form[name] = String(page.text[start.upperBound..<end]).replacingOccurrences(of: "&#x2F;", with: "/")
+                .replacingOccurrences(of: "&#x3D;", with: "=").replacingOccurrences(of: "&#43;", with: "+")
+        }
+        return form
+    }
+
+    @Test("a link URL handed to an app and opened by someone else links nothing: the browser is asked, and declining, replaying or another browser changes nothing")
+    func linkURLOpenedBySomeoneElse() async throws {
+        try await Self.with { server, provider, _ in
+            let base = server.server.baseURL.absoluteString
+            // Mallory, signed in, asks for a link URL for her own account and sends it to Ada.
+            let mallory = try await server.signUp("mallory@example.com")
+            let start = try await server.request(
+                .GET, "/user/identities/authorize?provider=keycloak&skip_http_redirect=true&redirect_to=" + Self.app, bearer: mallory.accessToken)
+            let url = try #require(start["url"] as? String)
+            // Ada opens it in her browser and signs in at her provider.
+            provider.signInNext(subject: "ada-at-keycloak", email: "ada@example.com")
+            let asked = try await Browser(server).follow(url)
+            #expect(asked.status == 200, "the callback linked without asking: \(asked.headers.first(name: "Location") ?? "")")
+            #expect(asked.text.contains("mallory@example.com") && asked.text.contains("Keycloak"), "the page names the account it would join")
+            #expect(!asked.text.contains("access_token") && !asked.text.contains("refresh_token"))
+            func malloryIdentities() async throws -> [String] {
+                let me = try await server.request(.GET, "/user", bearer: mallory.accessToken)
+                return ((me["identities"] as? [[String: Any]]) ?? []).compactMap { $0["provider"] as? String }.sorted()
+            }
+            #expect(try await malloryIdentities() == ["email"], "nothing is linked before the browser answers")
+
+            /// Mallory's link URL, opened in `browser` by Ada: the confirmation page.
+            func askAda(in browser: Browser) async throws -> TestResponse {
+                let start = try await server.request(
+                    .GET, "/user/identities/authorize?provider=keycloak&skip_http_redirect=true&redirect_to=" + Self.app, bearer: mallory.accessToken)
+                provider.signInNext(subject: "ada-at-keycloak", email: "ada@example.com")
+                return try await browser.follow(try #require(start["url"] as? String))
+            }
+            func post(_ form: [String: String], from browser: Browser) async throws -> [String: String] {
+                Self.query(try await browser.send(base + "/callback/link", method: .POST, form: form).headers.first(name: "Location"))
+            }
+
+            // Another browser (Mallory's) cannot answer for Ada's.
+            #expect(try await post(try Self.linkForm(asked, decision: "link"), from: Browser(server))["error_code"] == "bad_oauth_state")
+            // A page altered, or the sealed answer of another confirmation, links nothing.
+            let adaBrowser = Browser(server)
+            var altered = try Self.linkForm(try await askAda(in: adaBrowser), decision: "link")
+            altered["sealed"] = String(altered["sealed", default: ""].dropLast(6)) + "AAAAAA"
+            #expect(try await post(altered, from: adaBrowser)["error_code"] == "bad_oauth_state")
+            let first = try Self.linkForm(try await askAda(in: adaBrowser), decision: "link")
+            var swapped = try Self.linkForm(try await askAda(in: adaBrowser), decision: "link")
+            swapped["sealed"] = first["sealed"]
+            #expect(try await post(swapped, from: adaBrowser)["error_code"] == "bad_oauth_state")
+            #expect(try await malloryIdentities() == ["email"])
+
+            // Ada sees an account that is not hers and declines: nothing is linked, and the
+            // confirmation is spent.
+            let page = try await askAda(in: adaBrowser)
+            let declined = try await adaBrowser.send(base + "/callback/link", method: .POST, form: try Self.linkForm(page, decision: "cancel"))
+            let location = try #require(declined.headers.first(name: "Location"))
+            #expect(location.hasPrefix(Self.app) && Self.query(location)["error"] == "access_denied", "\(location)")
+            #expect(try await post(try Self.linkForm(page, decision: "link"), from: adaBrowser)["error_code"] == "bad_oauth_state", "spent")
+            #expect(try await malloryIdentities() == ["email"], "Ada's identity never joined Mallory's account")
+
+            // Ada's own sign-in with the provider makes her own account, not Mallory's.
+            provider.signInNext(subject: "ada-at-keycloak", email: "ada@example.com")
+            let own = try await adaBrowser.follow(Self.authorize(server, provider: "keycloak"))
+            let session = Self.fragment(own.headers.first(name: "Location"))
+            let adaUser = try await server.request(.GET, "/user", bearer: session["access_token"] ?? "")
+            #expect(adaUser["email"] as? String == "ada@example.com", "\(adaUser.text)")
         }
     }
 
