@@ -19,6 +19,8 @@ struct OpaqueTokens: Sendable {
     let factorSecrets: FactorSecretBox
     /// Seals custom providers' client secrets.
     let providerSecrets: SecretSealer
+    /// Seals the refresh tokens identity providers give (Apple's, kept to revoke them).
+    let providerRefreshTokens: SecretSealer
 
     init(jwtSecret: String) {
         self.rotationKey = HKDF<SHA256>.deriveKey(
@@ -35,6 +37,7 @@ struct OpaqueTokens: Sendable {
             outputByteCount: 32)
         self.factorSecrets = FactorSecretBox(jwtSecret: jwtSecret)
         self.providerSecrets = SecretSealer(jwtSecret: jwtSecret, purpose: "latchkey custom provider client secret v1")
+        self.providerRefreshTokens = SecretSealer(jwtSecret: jwtSecret, purpose: "latchkey provider refresh token v1")
     }
 
     /// A MAC over `text` under the hosted pages' form key (``HostedPages``' tickets and CSRF
