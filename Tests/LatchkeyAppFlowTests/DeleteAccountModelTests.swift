@@ -1,6 +1,6 @@
 import Foundation
-import LatchkeyServer
 import Latchkey
+import LatchkeyServer
 import LatchkeyTestSupport
 import LatchkeyTesting
 import Testing

@@ -54,7 +54,9 @@ extension AppleSignInCredential: CustomStringConvertible, CustomDebugStringConve
     public var description: String { "AppleSignInCredential(identityToken: <redacted>, fullName: \(fullName == nil ? "nil" : "<given>"))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["identityToken": "<redacted>", "authorizationCode": authorizationCode == nil ? "nil" : "<redacted>"], displayStyle: .struct)
+        Mirror(
+            self, children: ["identityToken": "<redacted>", "authorizationCode": authorizationCode == nil ? "nil" : "<redacted>"],
+            displayStyle: .struct)
     }
 }
 

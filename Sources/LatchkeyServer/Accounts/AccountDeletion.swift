@@ -126,4 +126,3 @@ struct AccountDeletion: ServiceDependent {
         return MailMessage(to: address, subject: "Your account was deleted", body: body)
     }
 }
-

@@ -138,7 +138,8 @@ extension ExternalProviderSettings {
         }
         if !missing.isEmpty, missing.count < appleKey.count {
             warnings.append(
-                "the Sign in with Apple key is incomplete: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not set: " + fallback)
+                "the Sign in with Apple key is incomplete: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not set: "
+                    + fallback)
         } else if missing.isEmpty {
             do {
                 _ = try appleClientSecret()

@@ -5,7 +5,9 @@ import Testing
 
 /// Provider refresh tokens (Apple's, kept to revoke at account deletion), against every store.
 extension AuthStoreConformanceTests {
-    @Test("a kept provider refresh token round-trips, a newer one for the identity replaces it, and it goes with the user", arguments: StoreKind.available)
+    @Test(
+        "a kept provider refresh token round-trips, a newer one for the identity replaces it, and it goes with the user",
+        arguments: StoreKind.available)
     func providerRefreshTokens(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let ada = Self.user("ada@example.com")
