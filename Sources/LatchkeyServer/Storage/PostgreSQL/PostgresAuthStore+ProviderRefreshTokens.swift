@@ -13,6 +13,7 @@ extension PostgresAuthStore {
                     user_id = excluded.user_id, client_id = excluded.client_id, sealed_token = excluded.sealed_token,
                     created_at = excluded.created_at
                 """, logger: self.logger)
+            return ()
         }
     }
 
