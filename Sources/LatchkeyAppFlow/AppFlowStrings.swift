@@ -111,6 +111,8 @@ public struct AppFlowStrings: Sendable {
     public var deleteAccountCodePrompt = "To confirm it is you, enter the code we just sent you."
     /// The reauthentication step's instruction, for an account with a second factor.
     public var deleteAccountSecondFactorPrompt = "To confirm it is you, enter the 6-digit code from your authenticator app."
+    /// The reauthentication step's instruction, for an account whose second factor is a phone.
+    public var deleteAccountPhoneFactorPrompt = "To confirm it is you, enter the code we just texted to your phone."
     /// The final, destructive button.
     public var deleteAccountButton = "Delete Account"
     /// The hint under a malformed email address.

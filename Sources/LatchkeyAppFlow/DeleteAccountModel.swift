@@ -10,6 +10,9 @@ import Observation
 /// 2. ``confirm()`` picks the proof the server asks for:
 ///    - an account with a verified authenticator-app factor: ``Step/enterSecondFactorCode``, the
 ///      6-digit code from the app (verified, which raises the session to `aal2`, then sent);
+///    - an account whose verified second factor is a phone: the factor is challenged (a code
+///      is texted to its number) and ``Step/enterSecondFactorCode`` asks for that code, verified
+///      against that challenge; ``resendCode()`` texts another;
 ///    - an anonymous user (no address to send a code to): deletes at once;
 ///    - any other account: a code is mailed (or texted) with
 ///      ``AuthAccount/reauthenticate()``, and ``Step/enterCode`` asks for it.
@@ -52,6 +55,8 @@ public final class DeleteAccountModel {
     }
     /// The factor whose code ``Step/enterSecondFactorCode`` asks for.
     public private(set) var factorID: String?
+    /// The challenge of a phone factor whose texted code ``Step/enterSecondFactorCode`` asks for.
+    public private(set) var phoneChallengeID: String?
     private var progress = FormProgress()
 
     /// The words the screen shows.
@@ -74,7 +79,7 @@ public final class DeleteAccountModel {
     public var prompt: String? {
         switch step {
         case .enterCode: strings.deleteAccountCodePrompt
-        case .enterSecondFactorCode: strings.deleteAccountSecondFactorPrompt
+        case .enterSecondFactorCode: phoneChallengeID == nil ? strings.deleteAccountSecondFactorPrompt : strings.deleteAccountPhoneFactorPrompt
         case .confirm, .deleted: nil
         }
     }
@@ -106,9 +111,19 @@ public final class DeleteAccountModel {
             let factors = try await manager.mfa.listFactors()
             if let factor = factors.first(where: \.isVerifiedTOTP) {
                 factorID = factor.id
+                phoneChallengeID = nil
                 code = ""
                 step = .enterSecondFactorCode
                 progress.reset()
+                return
+            }
+            if let factor = factors.first(where: \.isVerifiedPhone) {
+                let challenge = try await manager.mfa.challenge(factorID: factor.id, channel: .sms)
+                factorID = factor.id
+                phoneChallengeID = challenge.id
+                code = ""
+                step = .enterSecondFactorCode
+                progress.succeed(.reauthentication, announcing: strings.succeeded(.reauthentication))
                 return
             }
             try await manager.account.reauthenticate()
@@ -120,12 +135,18 @@ public final class DeleteAccountModel {
         }
     }
 
-    /// Sends another code by email (or text). Only at ``Step/enterCode``.
+    /// Sends another code: by email (or text) at ``Step/enterCode``; a new text to the phone
+    /// factor at ``Step/enterSecondFactorCode`` when it is a phone's (the earlier code then
+    /// verifies nothing). Nothing for an authenticator app.
     public func resendCode() async {
-        guard step == .enterCode, !isSubmitting else { return }
+        guard step == .enterCode || (step == .enterSecondFactorCode && phoneChallengeID != nil), !isSubmitting else { return }
         progress.begin(.reauthentication)
         do {
-            try await manager.account.reauthenticate()
+            if step == .enterSecondFactorCode, let factorID {
+                phoneChallengeID = try await manager.mfa.challenge(factorID: factorID, channel: .sms).id
+            } else {
+                try await manager.account.reauthenticate()
+            }
             code = ""
             progress.succeed(.reauthentication, announcing: strings.succeeded(.reauthentication))
         } catch {
@@ -144,7 +165,11 @@ public final class DeleteAccountModel {
             guard let factorID else { return }
             progress.begin(.accountDeletion)
             do {
-                try await manager.mfa.challengeAndVerify(factorID: factorID, code: code)
+                if let phoneChallengeID {
+                    try await manager.mfa.verify(factorID: factorID, challengeID: phoneChallengeID, code: code)
+                } else {
+                    try await manager.mfa.challengeAndVerify(factorID: factorID, code: code)
+                }
             } catch {
                 self.code = ""  // before the failure: editing the code clears a shown failure
                 _ = progress.fail(.accountDeletion, error, strings)
@@ -162,6 +187,7 @@ public final class DeleteAccountModel {
         step = .confirm
         code = ""
         factorID = nil
+        phoneChallengeID = nil
         progress.reset()
     }
 

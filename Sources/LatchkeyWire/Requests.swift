@@ -60,13 +60,21 @@ public struct IDTokenGrantBody: Codable, Sendable, Hashable {
     public var nonce: String?
     public var access_token: String?
     public var link_identity: Bool?
+    /// Sign in with Apple's `authorizationCode` (UTF-8), with provider `apple`: Latchkey's
+    /// server trades it for Apple's refresh token and revokes that token when the account is
+    /// deleted. A Latchkey addition; GoTrue ignores it.
+    public var apple_authorization_code: String?
 
-    public init(provider: String? = nil, id_token: String? = nil, nonce: String? = nil, access_token: String? = nil, link_identity: Bool? = nil) {
+    public init(
+        provider: String? = nil, id_token: String? = nil, nonce: String? = nil, access_token: String? = nil, link_identity: Bool? = nil,
+        apple_authorization_code: String? = nil
+    ) {
         self.provider = provider
         self.id_token = id_token
         self.nonce = nonce
         self.access_token = access_token
         self.link_identity = link_identity
+        self.apple_authorization_code = apple_authorization_code
     }
 }
 

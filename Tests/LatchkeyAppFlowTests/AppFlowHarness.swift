@@ -213,10 +213,10 @@ func fileNames(in directory: URL?) -> [String] {
 /// Runs `body` on the main actor against a fresh server, and always stops it.
 @MainActor
 func withFlowServer(
-    autoconfirm: Bool = true, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+    autoconfirm: Bool = true, smsSender: (any SMSSender)? = nil, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
     _ body: @MainActor (TestServer) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start(autoconfirm: autoconfirm, configure: configure)
+    let server = try await TestServer.start(autoconfirm: autoconfirm, smsSender: smsSender, configure: configure)
     func finish() async {
         for app in flowApps.removeValue(forKey: ObjectIdentifier(server)) ?? [] { await app.finish() }
         await server.stop()

@@ -95,6 +95,14 @@ public protocol AuthBackend: Sendable {
     func signInWithIDToken(
         provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?
     ) async throws -> Session
+    /// ``signInWithIDToken(provider:idToken:nonce:accessToken:linkingTo:)`` with Sign in with
+    /// Apple's authorization code (`apple_authorization_code`, a Latchkey addition), which
+    /// Latchkey's server keeps the means to revoke at account deletion. A backend without it
+    /// signs in without the code.
+    func signInWithIDToken(
+        provider: String, idToken: String, nonce: String?, accessToken: String?, appleAuthorizationCode: String?,
+        linkingTo userAccessToken: String?
+    ) async throws -> Session
     /// Where to send the browser to sign in with `provider` (`GET /authorize`); the sign-in
     /// comes back to `redirectTo` with `?code=` for the verifier `codeChallenge` was made from.
     func authorizeURL(provider: String, redirectTo: String, scopes: String?, codeChallenge: String) throws -> URL
@@ -186,6 +194,12 @@ extension AuthBackend {
         provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?
     ) async throws -> Session {
         throw BackendError.unsupported("ID-token sign-in")
+    }
+    public func signInWithIDToken(
+        provider: String, idToken: String, nonce: String?, accessToken: String?, appleAuthorizationCode: String?,
+        linkingTo userAccessToken: String?
+    ) async throws -> Session {
+        try await signInWithIDToken(provider: provider, idToken: idToken, nonce: nonce, accessToken: accessToken, linkingTo: userAccessToken)
     }
     public func authorizeURL(provider: String, redirectTo: String, scopes: String?, codeChallenge: String) throws -> URL {
         throw BackendError.unsupported("provider sign-in")

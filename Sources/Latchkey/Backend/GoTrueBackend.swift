@@ -191,11 +191,19 @@ public struct GoTrueBackend: AuthBackend {
     public func signInWithIDToken(
         provider: String, idToken: String, nonce: String?, accessToken: String?, linkingTo userAccessToken: String?
     ) async throws -> Session {
+        try await signInWithIDToken(
+            provider: provider, idToken: idToken, nonce: nonce, accessToken: accessToken, appleAuthorizationCode: nil, linkingTo: userAccessToken)
+    }
+
+    public func signInWithIDToken(
+        provider: String, idToken: String, nonce: String?, accessToken: String?, appleAuthorizationCode: String?,
+        linkingTo userAccessToken: String?
+    ) async throws -> Session {
         let body = try await send(
             "POST", "token", query: [("grant_type", "id_token")],
             body: IDTokenGrantBody(
                 provider: provider, id_token: idToken, nonce: nonce, access_token: accessToken,
-                link_identity: userAccessToken == nil ? nil : true),
+                link_identity: userAccessToken == nil ? nil : true, apple_authorization_code: appleAuthorizationCode),
             accessToken: userAccessToken)
         return Session(wire: try decode(SessionResponse.self, from: body))
     }

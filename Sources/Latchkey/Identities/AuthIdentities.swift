@@ -60,7 +60,7 @@ public struct AuthIdentities: Sendable {
     }
 
     /// Links `provider` to the signed-in account with an ID token the app got from it (Sign in
-    /// with Apple, Google Sign-In), as ``AuthAccount/signInWithIdToken(provider:idToken:nonce:accessToken:)``
+    /// with Apple, Google Sign-In), as ``AuthAccount/signInWithIdToken(provider:idToken:nonce:accessToken:appleAuthorizationCode:)``
     /// takes it. The server answers with new tokens for the same account, stored like a
     /// sign-in's.
     /// - Throws: ``AuthFailure``: ``AuthFailure/Category/accountExists`` (code

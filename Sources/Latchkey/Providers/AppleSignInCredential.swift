@@ -8,16 +8,23 @@ import Logging
 /// On Apple platforms make one from the `ASAuthorizationAppleIDCredential` with
 /// `AppleSignInCredential(_:)`, then sign in with
 /// ``AuthAccount/signInWithApple(_:nonce:)``, which stores the name in the user's metadata
-/// the first time. Its description never shows the token.
+/// the first time and sends the authorization code, with which Latchkey's server revokes the
+/// app's Apple tokens when the account is deleted. Its description never shows the token or
+/// the code.
 public struct AppleSignInCredential: Sendable, Hashable {
     /// The ID token (`identityToken` as UTF-8); secret.
     public var identityToken: String
     /// The name the person shared, on the first authorization only; `nil` afterwards.
     public var fullName: PersonNameComponents?
+    /// The authorization code (`authorizationCode` as UTF-8); secret, valid five minutes and
+    /// once. Sent with the sign-in so Latchkey's server can revoke the app's Apple tokens when
+    /// the account is deleted.
+    public var authorizationCode: String?
 
-    public init(identityToken: String, fullName: PersonNameComponents? = nil) {
+    public init(identityToken: String, fullName: PersonNameComponents? = nil, authorizationCode: String? = nil) {
         self.identityToken = identityToken
         self.fullName = fullName
+        self.authorizationCode = authorizationCode
     }
 
     /// The `user_metadata` entries the name gives (`full_name`, `given_name`, `family_name`),
@@ -46,7 +53,11 @@ public struct AppleSignInCredential: Sendable, Hashable {
 extension AppleSignInCredential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String { "AppleSignInCredential(identityToken: <redacted>, fullName: \(fullName == nil ? "nil" : "<given>"))" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["identityToken": "<redacted>"], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["identityToken": "<redacted>", "authorizationCode": authorizationCode == nil ? "nil" : "<redacted>"],
+            displayStyle: .struct)
+    }
 }
 
 extension AuthAccount {
@@ -59,10 +70,11 @@ extension AuthAccount {
     /// the sign-in: it is logged, and the returned session's user has no `full_name`; store it
     /// with ``update(_:)`` if the app keeps it.
     /// - Parameter nonce: The nonce whose ``SignInNonce/hashed`` went in the request's `nonce`.
-    /// - Throws: ``AuthFailure``, as ``signInWithIdToken(provider:idToken:nonce:accessToken:)``.
+    /// - Throws: ``AuthFailure``, as ``signInWithIdToken(provider:idToken:nonce:accessToken:appleAuthorizationCode:)``.
     @discardableResult
     public func signInWithApple(_ credential: AppleSignInCredential, nonce: SignInNonce?) async throws -> Session {
-        let session = try await signInWithIdToken(provider: .apple, idToken: credential.identityToken, nonce: nonce?.raw)
+        let session = try await signInWithIdToken(
+            provider: .apple, idToken: credential.identityToken, nonce: nonce?.raw, appleAuthorizationCode: credential.authorizationCode)
         guard let name = credential.nameMetadata(existing: session.user.userMetadata) else { return session }
         do {
             try await update(UserUpdate(data: name))

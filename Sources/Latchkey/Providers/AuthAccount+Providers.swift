@@ -16,19 +16,24 @@ extension AuthAccount {
     ///     when it gave one.
     ///   - accessToken: The provider's access token, when the ID token binds one (`at_hash`,
     ///     as Google's do).
+    ///   - appleAuthorizationCode: With ``IdentityProvider/apple``, the credential's
+    ///     `authorizationCode` as UTF-8. Latchkey's server (with the Sign in with Apple key)
+    ///     trades it for Apple's refresh token, so that deleting the account revokes the app's
+    ///     access to the Apple ID, as App Review guideline 5.1.1(v) asks; other servers ignore it.
     /// - Throws: ``AuthFailure``: ``AuthFailure/Category/invalidInput`` for a token the server
     ///   refuses (expired, for another app, a nonce that does not match),
     ///   ``AuthFailure/Category/permission`` when the provider is turned off.
     @discardableResult
     public func signInWithIdToken(
-        provider: IdentityProvider, idToken: String, nonce: String? = nil, accessToken: String? = nil
+        provider: IdentityProvider, idToken: String, nonce: String? = nil, accessToken: String? = nil, appleAuthorizationCode: String? = nil
     ) async throws
         -> Session
     {
         manager.logger.info("signing in with an ID token", metadata: ["operation": "sign_in_id_token", "provider": "\(provider)"])
         do {
             let session = try await manager.backend.signInWithIDToken(
-                provider: provider.rawValue, idToken: idToken, nonce: nonce, accessToken: accessToken, linkingTo: nil)
+                provider: provider.rawValue, idToken: idToken, nonce: nonce, accessToken: accessToken, appleAuthorizationCode: appleAuthorizationCode,
+                linkingTo: nil)
             return try await manager.commitSignIn(session)
         } catch {
             let failure = AuthFailure(error)
@@ -52,7 +57,7 @@ extension AuthAccount {
     /// }
     /// ```
     ///
-    /// Throws like ``signInWithIdToken(provider:idToken:nonce:accessToken:)``; on a failure the
+    /// Throws like ``signInWithIdToken(provider:idToken:nonce:accessToken:appleAuthorizationCode:)``; on a failure the
     /// Firebase session is untouched, so the app can try again or fall back to a sign-in.
     public func migrateFromFirebase(idToken: String) async throws -> Session {
         try await signInWithIdToken(provider: .firebase, idToken: idToken)

@@ -7,7 +7,7 @@ internal import LatchkeyWire
 /// Give the provider ``hashed`` (Sign in with Apple: `ASAuthorizationAppleIDRequest.nonce`;
 /// Google Sign-In: the `nonce` of `signIn(withPresenting:hint:additionalScopes:nonce:)`); the
 /// ID token then carries it, and the server checks it against ``raw``, which goes with the
-/// token to ``AuthAccount/signInWithIdToken(provider:idToken:nonce:accessToken:)``.
+/// token to ``AuthAccount/signInWithIdToken(provider:idToken:nonce:accessToken:appleAuthorizationCode:)``.
 ///
 /// ```swift
 /// let nonce = SignInNonce()

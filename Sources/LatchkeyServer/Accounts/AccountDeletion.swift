@@ -20,8 +20,11 @@ import Logging
 ///
 /// The user, their identities, factors, passkeys, one-time tokens and every session go in one
 /// transaction with a `user_deleted` audit entry; then, off the request's path, a notice is
-/// mailed to the address the account had. Any access token of the account stops working at
-/// once (its session is gone).
+/// mailed to the address the account had, and each Apple refresh token kept for the account
+/// (``AppleTokens``) is revoked at Apple, as App Review guideline 5.1.1(v) asks. A revocation
+/// Apple refuses, or cannot be reached for, is logged (without the token) and audited
+/// (`token_revoked` with `"revoked": false`), is not retried, and never undoes or holds up the
+/// deletion. Any access token of the account stops working at once (its session is gone).
 struct AccountDeletion: ServiceDependent {
     /// How recent a second-factor verification must be for an `aal2` session to delete the account.
     static let recentVerification: TimeInterval = 600
@@ -32,6 +35,8 @@ struct AccountDeletion: ServiceDependent {
     let mailer: any Mailer
     /// The site named in the notice.
     let siteURL: String
+    /// Revokes the account's kept Apple refresh tokens.
+    var appleTokens: AppleTokens? = nil
 
     /// What `DELETE /user` answers without `--allow-self-deletion`.
     static let disabled = AuthError(.forbidden, "self_deletion_disabled", "Deleting one's own account is not enabled on this server")
@@ -49,12 +54,36 @@ struct AccountDeletion: ServiceDependent {
             action: .userDeleted, actorID: user.id, actorUsername: user.email,
             traits: ["scope": .string("self"), "session_id": .string(signedIn.session.id.lowercasedString)],
             ipAddress: ipAddress, createdAt: clock.now())
+        // Read before the deletion takes them (they go with the user's row).
+        let kept = try await appleTokens != nil ? store.providerRefreshTokens(userID: user.id) : []
         guard try await store.deleteUser(id: user.id, audit: audit) else { throw AuthError.userNotFound }
         logger.info("user deleted their account", metadata: ["user_id": "\(user.id)"])
 
         let notice = Self.notice(to: user.email, siteURL: siteURL)
-        let (mailer, logger) = (mailer, logger)
+        let (mailer, logger, appleTokens, store, clock) = (mailer, logger, appleTokens, store, clock)
         return Task {
+            if let appleTokens {
+                for token in kept where token.provider == AppleTokens.provider {
+                    let outcome = await appleTokens.revoke(token)
+                    var traits: [String: JSONValue] = [
+                        "provider": .string(token.provider), "provider_id": .string(token.providerID), "scope": .string("account_deletion"),
+                    ]
+                    switch outcome {
+                    case .revoked:
+                        traits["revoked"] = .bool(true)
+                        logger.info("Apple tokens revoked for a deleted account", metadata: ["user_id": "\(user.id)"])
+                    case .failed(let reason):
+                        traits["revoked"] = .bool(false)
+                        traits["error"] = .string(String(reason.prefix(200)))
+                        logger.warning(
+                            "Apple tokens of a deleted account not revoked", metadata: ["user_id": "\(user.id)", "error": "\(reason)"])
+                    }
+                    try? await store.appendAudit(
+                        AuditEntry(
+                            action: .tokenRevoked, actorID: user.id, actorUsername: user.email, traits: traits, ipAddress: ipAddress,
+                            createdAt: clock.now()))
+                }
+            }
             if let notice {
                 do {
                     try await mailer.send(notice)
@@ -97,4 +126,3 @@ struct AccountDeletion: ServiceDependent {
         return MailMessage(to: address, subject: "Your account was deleted", body: body)
     }
 }
-

@@ -66,6 +66,13 @@ public struct ExternalProviderSettings: Sendable, Equatable, CustomStringConvert
     public var appleTeamID: String?
     public var appleKeyID: String?
     public var applePrivateKeyFile: String?
+    /// Where Sign in with Apple's REST API is (`LATCHKEY_EXTERNAL_APPLE_API_URL`): the server
+    /// trades a native app's authorization code at `<URL>/auth/token` and revokes a deleted
+    /// account's Apple refresh tokens at `<URL>/auth/revoke`. A local stand-in for tests and
+    /// demos (`http://127.0.0.1:…` with ``allowLoopbackProviders``).
+    public var appleAPIURL = ExternalProviderSettings.appleAPIDefault
+    /// Apple's own: `https://appleid.apple.com`.
+    public static let appleAPIDefault = "https://appleid.apple.com"
     /// The Firebase project whose users' ID tokens `POST /token?grant_type=id_token` accepts
     /// with provider `firebase` (`--firebase-project-id`): the issuer
     /// `https://securetoken.google.com/<project>`, the project as the audience, Google's published

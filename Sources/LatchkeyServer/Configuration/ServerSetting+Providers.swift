@@ -61,6 +61,9 @@ extension ServerSetting {
                 environment: "LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE", \.external.applePrivateKeyFile, .optionalText,
                 help: "The Sign in with Apple key (.p8, PEM); the server makes each exchange's client secret from it."),
             ServerSetting(
+                environment: "LATCHKEY_EXTERNAL_APPLE_API_URL", \.external.appleAPIURL, .text,
+                help: "Sign in with Apple's REST API (native code exchange, token revocation); default https://appleid.apple.com."),
+            ServerSetting(
                 environment: "GOTRUE_CUSTOM_OAUTH_ENABLED", \.external.customProvidersEnabled, .boolean,
                 help: "Let providers added through /admin/custom-providers (custom:<name>) sign people in."),
             ServerSetting(
@@ -91,10 +94,13 @@ extension ExternalProviderSettings {
     /// What GoTrue starts with (Keycloak without a URL, an incomplete Apple key) is in
     /// ``warnings()``.
     func validate() throws(ConfigurationError) {
+        var urls: [(setting: String, text: String)] = []
         for name in ["apple", "google", "keycloak", "github"] {
-            guard let provider = self[name], provider.enabled else { continue }
-            let setting = "GOTRUE_EXTERNAL_\(name.uppercased())_URL"
-            guard let text = provider.url, !text.isEmpty else { continue }
+            guard let provider = self[name], provider.enabled, let text = provider.url, !text.isEmpty else { continue }
+            urls.append(("GOTRUE_EXTERNAL_\(name.uppercased())_URL", text))
+        }
+        if appleAPIURL != Self.appleAPIDefault { urls.append(("LATCHKEY_EXTERNAL_APPLE_API_URL", appleAPIURL)) }
+        for (setting, text) in urls {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host else {
                 throw ConfigurationError("\(setting) is not a URL: '\(text)'")
             }
@@ -122,10 +128,18 @@ extension ExternalProviderSettings {
         let missing = appleKey.filter { $0.1?.isEmpty ?? true }.map(\.0)
         let fallback =
             "Sign in with Apple in the browser uses GOTRUE_EXTERNAL_APPLE_SECRET instead, and without it fails with "
-            + "400 \"Unsupported provider: missing OAuth secret for apple\" (Apple ID tokens still work)"
+            + "400 \"Unsupported provider: missing OAuth secret for apple\" (Apple ID tokens still work); Apple refresh tokens are not "
+            + "kept, so deleting an account does not revoke the user's Apple tokens"
+        if apple.enabled, missing.count == appleKey.count {
+            warnings.append(
+                "GOTRUE_EXTERNAL_APPLE_ENABLED is on but the Sign in with Apple key (LATCHKEY_EXTERNAL_APPLE_TEAM_ID, "
+                    + "LATCHKEY_EXTERNAL_APPLE_KEY_ID, LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE) is not set: Apple refresh tokens are not kept, "
+                    + "so deleting an account does not revoke the user's Apple tokens (App Review guideline 5.1.1(v))")
+        }
         if !missing.isEmpty, missing.count < appleKey.count {
             warnings.append(
-                "the Sign in with Apple key is incomplete: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not set: " + fallback)
+                "the Sign in with Apple key is incomplete: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") not set: "
+                    + fallback)
         } else if missing.isEmpty {
             do {
                 _ = try appleClientSecret()

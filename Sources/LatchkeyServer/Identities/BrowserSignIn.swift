@@ -24,6 +24,8 @@ struct BrowserSignIn: ServiceDependent {
     let providers: BrowserProviders
     let signIn: ProviderSignIn
     let redirects: RedirectPolicy
+    /// Keeps the refresh token Apple's code exchange gives, to revoke it at account deletion.
+    let appleTokens: AppleTokens
 
     /// Where `GET /authorize` (or `/user/identities/authorize`) sends the browser.
     struct Start: Sendable {
@@ -164,6 +166,11 @@ struct BrowserSignIn: ServiceDependent {
             } else {
                 try await signIn.account(provider: provider.name, result.data, emailOptional: provider.emailOptional, ipAddress: ipAddress)
             }
+        if provider.name == AppleTokens.provider, let refreshToken = result.refreshToken, !refreshToken.isEmpty,
+            let clientID = providers.settings.apple.clientIDs.first
+        {
+            await appleTokens.keep(refreshToken: refreshToken, clientID: clientID, userID: user.id, providerID: result.data.subject)
+        }
         if let challenge = flow.codeChallenge, let method = flow.codeChallengeMethod {
             let code = try await store.issueAuthorizationCode(
                 userID: user.id, authenticationMethod: "oauth", codeChallenge: challenge, codeChallengeMethod: method, at: now)

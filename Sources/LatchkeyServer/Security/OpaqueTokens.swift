@@ -21,6 +21,8 @@ struct OpaqueTokens: Sendable {
     let providerSecrets: SecretSealer
     /// Seals a provider's answer into the page that asks to confirm an identity link.
     let pendingLinks: SecretSealer
+    /// Seals the refresh tokens identity providers give (Apple's, kept to revoke them).
+    let providerRefreshTokens: SecretSealer
 
     init(jwtSecret: String) {
         self.rotationKey = HKDF<SHA256>.deriveKey(
@@ -38,6 +40,7 @@ struct OpaqueTokens: Sendable {
         self.factorSecrets = FactorSecretBox(jwtSecret: jwtSecret)
         self.providerSecrets = SecretSealer(jwtSecret: jwtSecret, purpose: "latchkey custom provider client secret v1")
         self.pendingLinks = SecretSealer(jwtSecret: jwtSecret, purpose: "latchkey pending identity link v1")
+        self.providerRefreshTokens = SecretSealer(jwtSecret: jwtSecret, purpose: "latchkey provider refresh token v1")
     }
 
     /// A MAC over `text` under the hosted pages' form key (``HostedPages``' tickets and CSRF

@@ -188,6 +188,8 @@ struct AuthService: Sendable {
         let customProviders = CustomProviders(
             shared: shared, settings: configuration.external, sealer: tokens.providerSecrets, directory: directory)
         self.customProviders = customProviders
+        let appleTokens = AppleTokens(
+            settings: configuration.external, http: http, clock: clock, store: store, sealer: tokens.providerRefreshTokens, logger: logger)
         let providers = ProviderSignIn(
             shared: shared, settings: configuration.external, verifier: idTokens, custom: customProviders,
             signupDisabled: configuration.disableSignup, autoconfirm: configuration.autoconfirm)
@@ -197,10 +199,10 @@ struct AuthService: Sendable {
             providers: BrowserProviders(
                 settings: configuration.external, directory: directory, verifier: idTokens, http: http, clock: clock, custom: customProviders,
                 origin: origin),
-            signIn: providers, redirects: linkSettings.redirects)
+            signIn: providers, redirects: linkSettings.redirects, appleTokens: appleTokens)
         grants = TokenGrants(
             GrantDependencies(
-                shared: shared, configuration: configuration, authentication: authentication, providers: providers,
+                shared: shared, configuration: configuration, authentication: authentication, providers: providers, appleTokens: appleTokens,
                 passwordAttemptHook: (try? configuration.hooks.passwordVerificationAttemptEndpoint())?.map {
                     VerificationAttemptHook(dispatcher: hookDispatcher($0), kind: .password)
                 }))
@@ -245,7 +247,8 @@ struct AuthService: Sendable {
         accountDeletion =
             configuration.allowSelfDeletion
             ? AccountDeletion(
-                shared: shared, reauthentication: reauthentication, mailer: mailer, siteURL: linkSettings.redirects.siteURL) : nil
+                shared: shared, reauthentication: reauthentication, mailer: mailer, siteURL: linkSettings.redirects.siteURL,
+                appleTokens: appleTokens) : nil
         verification = EmailVerification(shared: shared, settings: linkSettings)
         hostedPages = HostedPages(
             shared: shared, verification: verification, emailLinks: emailLinks, settings: linkSettings,

@@ -133,6 +133,10 @@ package protocol AuthStore: Sendable {
     /// Deletes the provider `identifier`; false when there was none.
     func deleteCustomProvider(identifier: String) async throws -> Bool
 
+    /// Keeps `token`, replacing the one kept for the same identity (provider and subject).
+    func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws
+    /// The provider refresh tokens kept for the user, oldest first.
+    func providerRefreshTokens(userID: UUID) async throws -> [ProviderRefreshTokenRecord]
     func appendAudit(_ entry: AuditEntry) async throws
     /// One page of the audit log, newest first.
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry]

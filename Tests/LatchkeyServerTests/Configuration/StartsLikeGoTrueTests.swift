@@ -122,6 +122,29 @@ struct StartsLikeGoTrueTests {
         }
     }
 
+    @Test("Apple enabled without the Sign in with Apple key starts with a warning that Apple tokens are not revoked at account deletion")
+    func appleWithoutKeyRevokesNothing() throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        #expect(!configuration.warnings().contains { $0.contains("revoke") }, "no warning while Apple is off")
+        configuration.external.apple = ProviderSettings(enabled: true, clientIDs: ["com.example.services"])
+        try configuration.validate()
+        let warning = try #require(configuration.warnings().first { $0.contains("GOTRUE_EXTERNAL_APPLE_ENABLED") })
+        #expect(warning.contains("does not revoke") && warning.contains("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE"), "\(warning)")
+    }
+
+    @Test("LATCHKEY_EXTERNAL_APPLE_API_URL over http is refused off loopback, and on loopback without --allow-loopback-providers")
+    func appleAPIURLMustBeHTTPS() throws {
+        var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
+        configuration.external.appleAPIURL = "http://appleid.example.com"
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.external.appleAPIURL = "http://127.0.0.1:8080"
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.external.allowLoopbackProviders = true
+        try configuration.validate()
+        configuration.external.appleAPIURL = "https://appleid.apple.com"
+        try configuration.validate()
+    }
+
     @Test("an incomplete or unreadable Sign in with Apple key starts with a warning; browser sign-in without a secret answers GoTrue's error")
     func appleKeyIncomplete() async throws {
         var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))

@@ -101,6 +101,10 @@ final class RetryingStore: AuthStore {
         try await base.issueAuthCode(userID: userID, authenticationMethod: authenticationMethod, authCodeHash: authCodeHash, issuedAt: issuedAt)
     }
     func consumeFlowState(authCodeHash: String) async throws -> FlowState? { try await base.consumeFlowState(authCodeHash: authCodeHash) }
+    func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws { try await base.keepProviderRefreshToken(token) }
+    func providerRefreshTokens(userID: UUID) async throws -> [ProviderRefreshTokenRecord] {
+        try await base.providerRefreshTokens(userID: userID)
+    }
     func appendAudit(_ entry: AuditEntry) async throws { try await base.appendAudit(entry) }
     func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] { try await base.auditEntries(offset: offset, limit: limit) }
     func close() async throws { try await base.close() }

@@ -41,6 +41,30 @@ struct GoTrueBackendTests {
         #expect(json == ["refresh_token": "r-1"])
     }
 
+    @Test("Sign in with Apple's authorization code goes with the ID token as apple_authorization_code; without one, nothing extra")
+    func appleAuthorizationCode() async throws {
+        let body = Data(SessionDecodingTests.goTrueSession.utf8)
+        let transport = RecordingTransport(HTTPResponse(status: 200, body: body))
+        let backend = GoTrueBackend(configuration: .init(baseURL: Self.base, apiKey: "anon-key"), transport: transport)
+        _ = try await backend.signInWithIDToken(
+            provider: "apple", idToken: "id-1", nonce: "n-1", accessToken: nil, appleAuthorizationCode: "code-1", linkingTo: nil)
+        _ = try await backend.signInWithIDToken(provider: "apple", idToken: "id-2", nonce: nil, accessToken: nil, linkingTo: nil)
+        let requests = transport.requests.withLock { $0 }
+        #expect(requests.count == 2)
+        #expect(requests.first?.url.absoluteString == "https://project.example.co/auth/v1/token?grant_type=id_token")
+        let first = try JSONSerialization.jsonObject(with: try #require(requests.first?.body)) as? [String: String]
+        #expect(first == ["provider": "apple", "id_token": "id-1", "nonce": "n-1", "apple_authorization_code": "code-1"])
+        let second = try JSONSerialization.jsonObject(with: try #require(requests.last?.body)) as? [String: String]
+        #expect(second == ["provider": "apple", "id_token": "id-2"])
+    }
+
+    @Test("the Apple credential's description and mirror never show the authorization code")
+    func appleCredentialRedacts() {
+        let credential = AppleSignInCredential(identityToken: "secret-id-token", authorizationCode: "secret-code")
+        let shown = [String(describing: credential), String(reflecting: credential), "\(Mirror(reflecting: credential).children.map(\.value))"]
+        for text in shown { #expect(!text.contains("secret-code") && !text.contains("secret-id-token"), "\(text)") }
+    }
+
     @Test("Sign-out sends the user's token and the scope")
     func signOutRequest() async throws {
         let transport = RecordingTransport(HTTPResponse(status: 204))

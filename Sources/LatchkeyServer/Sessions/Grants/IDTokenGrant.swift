@@ -9,6 +9,12 @@ import LatchkeyWire
 /// person then signs in to their account, one their verified address links to, or a new one
 /// (``ProviderSignInPlan``). With `link_identity` and a signed-in user's bearer token, the
 /// identity is linked to that user instead.
+///
+/// With provider `apple`, an app may also send `apple_authorization_code` (a Latchkey
+/// addition, GoTrue has none): the `authorizationCode` of the app's
+/// `ASAuthorizationAppleIDCredential`, as UTF-8 text. The server trades it at Apple's token
+/// endpoint for a refresh token and keeps it, sealed, to revoke it when the account is deleted
+/// (see ``AppleTokens``). The sign-in does not depend on it: a refused or stale code is logged.
 struct IDTokenGrant: TokenGrant {
     static let grantType = "id_token"
 
@@ -21,6 +27,8 @@ struct IDTokenGrant: TokenGrant {
         var client_id: String?
         var issuer: String?
         var link_identity: Bool?
+        /// Apple's authorization code (Latchkey addition).
+        var apple_authorization_code: String?
     }
 
     private let dependencies: GrantDependencies
@@ -53,7 +61,31 @@ struct IDTokenGrant: TokenGrant {
         let (provider, data) = try await dependencies.providers.verify(
             idToken: idToken, provider: body.provider, issuer: body.issuer, clientID: body.client_id, nonce: body.nonce,
             accessToken: body.access_token)
-        if let user { return try await dependencies.providers.link(provider, data, to: user, ipAddress: ipAddress) }
-        return try await dependencies.providers.signIn(provider, data, ipAddress: ipAddress)
+        let response =
+            if let user {
+                try await dependencies.providers.link(provider, data, to: user, ipAddress: ipAddress)
+            } else {
+                try await dependencies.providers.signIn(provider, data, ipAddress: ipAddress)
+            }
+        if provider.name == AppleTokens.provider, let code = body.apple_authorization_code, !code.isEmpty, let appleTokens = dependencies.appleTokens,
+            let userID = UUID(uuidString: response.user.id), let clientID = Self.audience(of: idToken)
+        {
+            // The code was issued to the client the ID token names: the app's bundle ID.
+            await appleTokens.exchangeAndKeep(code: code, clientID: clientID, userID: userID, providerID: data.subject)
+        }
+        return response
+    }
+
+    /// The audience of `token`, verified already: its `aud`, or the first of a list.
+    static func audience(of token: String) -> String? {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(utf8: parts[1]),
+            let claims = try? JSONDecoder().decode([String: JSONValue].self, from: payload)
+        else { return nil }
+        switch claims["aud"] {
+        case .string(let audience)?: return audience
+        case .array(let audiences)?: return audiences.first?.stringValue
+        default: return nil
+        }
     }
 }

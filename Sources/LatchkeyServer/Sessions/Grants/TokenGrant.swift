@@ -34,6 +34,8 @@ struct GrantDependencies: ServiceDependent {
     var configuration: ServerConfiguration
     var authentication: BearerAuthentication
     var providers: ProviderSignIn
+    /// Trades a native app's Apple authorization code for a refresh token kept to revoke.
+    var appleTokens: AppleTokens? = nil
     /// The password verification attempt hook, when it is on.
     var passwordAttemptHook: VerificationAttemptHook? = nil
 }

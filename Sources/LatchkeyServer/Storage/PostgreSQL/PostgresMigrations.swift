@@ -282,6 +282,23 @@ enum PostgresMigrations {
                 "ALTER TABLE mfa_factors ADD COLUMN phone TEXT",
                 "ALTER TABLE mfa_challenges ADD COLUMN code_hash TEXT",
             ]),
+        Migration(
+            version: "v12: provider refresh tokens",
+            statements: [
+                // Apple's refresh tokens, sealed, kept to revoke them when the account is deleted.
+                """
+                CREATE TABLE provider_refresh_tokens (
+                    provider TEXT NOT NULL,
+                    provider_id TEXT NOT NULL,
+                    user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    client_id TEXT NOT NULL,
+                    sealed_token TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    PRIMARY KEY (provider, provider_id)
+                )
+                """,
+                "CREATE INDEX provider_refresh_tokens_user ON provider_refresh_tokens (user_id)",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

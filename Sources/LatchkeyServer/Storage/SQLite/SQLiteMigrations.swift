@@ -270,6 +270,22 @@ enum SQLiteMigrations {
                     ALTER TABLE mfa_challenges ADD COLUMN code_hash TEXT;
                     """)
         }
+        migrator.registerMigration("v12: provider refresh tokens") { db in
+            // Apple's refresh tokens, sealed, kept to revoke them when the account is deleted.
+            try db.execute(
+                sql: """
+                    CREATE TABLE provider_refresh_tokens (
+                        provider TEXT NOT NULL,
+                        provider_id TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        client_id TEXT NOT NULL,
+                        sealed_token TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        PRIMARY KEY (provider, provider_id)
+                    );
+                    CREATE INDEX provider_refresh_tokens_user ON provider_refresh_tokens(user_id);
+                    """)
+        }
         return migrator
     }
 }
