@@ -55,7 +55,7 @@ extension ServerSetting {
         "cleanup-interval", \.cleanupInterval, .seconds,
         help: "Seconds between runs of the task deleting spent tokens, ended sessions, expired links and old audit entries (0: off).")
     package static let responsePaddingFloor = ServerSetting(
-        "response-padding-floor", \.responsePaddingFloor, .seconds,
+        "response-padding-floor", \.responsePaddingFloor, .number,
         help: "Seconds every answer of /recover, /otp, /magiclink, /resend and an unconfirmed /signup takes at least, sent or not (padded above this floor and the slowest recent send, so the timing names no account; 0 to 10).")
     package static let refreshTokenRetention = ServerSetting(
         "refresh-token-retention", \.refreshTokenRetention, .seconds,
