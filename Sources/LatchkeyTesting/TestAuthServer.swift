@@ -113,6 +113,9 @@ public final class TestAuthServer: Sendable {
         configuration.autoconfirm = true
         configuration.bcryptCost = 4
         configuration.rateLimits = .disabled
+        // A hook in a test answers from the same loaded machine: give it a minute, not 5 s.
+        // (Tests of the timeout itself set their own.)
+        configuration.hooks.httpTimeout = 60
         configure(&configuration)
         return try await start(
             configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,

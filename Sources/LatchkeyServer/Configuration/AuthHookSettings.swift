@@ -48,6 +48,10 @@ public struct AuthHooks: Sendable, Equatable {
     public var sendEmail = AuthHookSettings()
     /// `GOTRUE_HOOK_AFTER_USER_CREATED_*`: every new account is sent to it once it is stored.
     public var afterUserCreated = AuthHookSettings()
+    /// How long an HTTP hook has to answer, all attempts together: 5 seconds, GoTrue's fixed
+    /// limit. Not a `serve` setting; the test server (`LatchkeyTesting`) raises it, so that a
+    /// loaded machine's slow answer is not taken for a hook that timed out.
+    public var httpTimeout: TimeInterval = 5
 
     public init() {}
 

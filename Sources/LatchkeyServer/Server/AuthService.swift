@@ -121,7 +121,9 @@ struct AuthService: Sendable {
         // PostgreSQL function only with the PostgreSQL store).
         let hookDispatcher: @Sendable (HookTarget) -> any HookDispatcher = { [store] target in
             switch target {
-            case .http(let endpoint): return HTTPHookDispatcher(endpoint: endpoint, clock: clock, logger: logger)
+            case .http(let endpoint):
+                return HTTPHookDispatcher(
+                    endpoint: endpoint, clock: clock, logger: logger, timeout: .milliseconds(Int64(configuration.hooks.httpTimeout * 1000)))
             case .postgresFunction(let function):
                 return PostgresFunctionDispatcher(function: function, caller: store as? any HookFunctionCaller, clock: clock, logger: logger)
             case .missingURI: return MissingURIHookDispatcher(clock: clock)

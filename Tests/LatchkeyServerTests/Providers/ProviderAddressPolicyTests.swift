@@ -47,7 +47,9 @@ struct ProviderAddressPolicyTests {
         let port = try #require(URL(string: server.baseURL)?.port)
         // The name exists only in the policy's resolver: a second resolution by the system fails.
         let policy = ProviderAddressPolicy(allowsLoopback: true) { name in name == "idp.rebinding.invalid" ? [.v4(0x7F00_0001)] : [] }
-        let http = GuardedProviderHTTP(policy: policy)
+        // A loaded machine may take more than the default 10 s to answer; the test is about where
+        // the request goes, not how fast.
+        let http = GuardedProviderHTTP(policy: policy, timeout: .seconds(120))
         let url = try #require(URL(string: "http://idp.rebinding.invalid:\(port)/keys"))
         let response: ProviderResponse
         do {
