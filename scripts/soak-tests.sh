@@ -13,6 +13,8 @@
 # --keep        keeps the clone and the logs (in /tmp/latchkey-soak-*) instead of removing the
 #               clone at the end.
 #
+# Every phase of the test command runs in every run, also after one failed
+# (LATCHKEY_TEST_KEEP_GOING=1), so a failure early in a run does not hide the later phases.
 # The clone is of the committed HEAD (uncommitted changes are not soaked). No run is retried: a
 # test that fails once is a failure. Exits non-zero when any run failed.
 set -uo pipefail
@@ -74,9 +76,9 @@ for run in $(seq 1 "$runs"); do
     log="$work/run-$run.log"
     started=$SECONDS
     if [ "$swift_only" = 1 ]; then
-        (cd "$clone" && LATCHKEY_TEST_SWIFT_ONLY=1 scripts/test.sh) > "$log" 2>&1
+        (cd "$clone" && LATCHKEY_TEST_KEEP_GOING=1 LATCHKEY_TEST_SWIFT_ONLY=1 scripts/test.sh) > "$log" 2>&1
     else
-        (cd "$clone" && scripts/test.sh) > "$log" 2>&1
+        (cd "$clone" && LATCHKEY_TEST_KEEP_GOING=1 scripts/test.sh) > "$log" 2>&1
     fi
     status=$?
     took=$((SECONDS - started))

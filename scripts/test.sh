@@ -16,7 +16,8 @@
 # Whatever cannot run here is named at the start and again in the summary at the end, with the
 # command that installs what it needs. Extra arguments go to `swift test` (one run, as given,
 # instead of the main suite and the load tests). LATCHKEY_TEST_SWIFT_ONLY=1 stops after step 1
-# (scripts/soak-tests.sh --swift-only).
+# (scripts/soak-tests.sh --swift-only). LATCHKEY_TEST_KEEP_GOING=1 runs every phase even after
+# one failed, and fails at the end (scripts/soak-tests.sh: every phase is soaked in every run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,21 @@ note_skip() { skipped+=("$1"); echo "test.sh: SKIPPED: $1"; }
 phases=()
 phase_started=$SECONDS
 phase_done() { phases+=("$(printf '%5ds  %s' $((SECONDS - phase_started)) "$1")"); phase_started=$SECONDS; }
+# Runs one phase's command: a failure ends the run, or with LATCHKEY_TEST_KEEP_GOING=1 is
+# recorded and the next phase runs.
+failed_phases=()
+run_phase() {
+    local label=$1 status=0
+    shift
+    "$@" || status=$?
+    [ "$status" = 0 ] && return 0
+    if [ "${LATCHKEY_TEST_KEEP_GOING:-0}" = 1 ]; then
+        echo "test.sh: FAILED: $label (exit $status); LATCHKEY_TEST_KEEP_GOING=1: the next phase runs"
+        failed_phases+=("$label")
+        return 0
+    fi
+    exit "$status"
+}
 # swift test's output is kept here for the ten slowest tests in the summary.
 mkdir -p .build
 swift_test_log=.build/swift-test.log
@@ -215,11 +231,11 @@ else
     )
     for part in "${parts[@]}"; do
         echo "test.sh: swift test: the main suite, ${part%%|*}, in parallel (every suite but *$load_tests)"
-        swift_test --filter "${part#*|}" --skip "$load_tests"
+        run_phase "swift test: main suite, ${part%%|*}" swift_test --filter "${part#*|}" --skip "$load_tests"
         phase_done "swift test: main suite, ${part%%|*} (parallel)"
     done
     echo "test.sh: swift test: the load tests, one at a time (*$load_tests)"
-    swift_test --no-parallel --filter "$load_tests"
+    run_phase "swift test: load tests" swift_test --no-parallel --filter "$load_tests"
     phase_done "swift test: load tests (serialized)"
     ran+=("swift test (main suite in parallel, in three parts; then the load tests)")
 fi
@@ -235,7 +251,7 @@ export LATCHKEY_BIN="$PWD/.build/debug/latchkey"
 # --- Supabase client interop: the real Python client against `latchkey serve` ----------------
 if [ "$interop" = 1 ]; then
     echo "test.sh: interop: the Supabase Python client against .build/debug/latchkey"
-    python3 -m pytest Tests/Interop -q -p no:cacheprovider
+    run_phase "Tests/Interop" python3 -m pytest Tests/Interop -q -p no:cacheprovider
     ran+=("Tests/Interop (supabase-auth)")
     phase_done "Tests/Interop"
 fi
@@ -243,7 +259,7 @@ fi
 # --- Hosted pages: Chromium follows the mailed links of a standalone `latchkey serve` ----------
 if [ "$browser" = 1 ]; then
     echo "test.sh: browser: headless Chromium against .build/debug/latchkey (screenshots in .build/browser-screenshots)"
-    LATCHKEY_SCREENSHOTS="$PWD/.build/browser-screenshots" python3 -m pytest Tests/Browser -q -p no:cacheprovider
+    run_phase "Tests/Browser" env LATCHKEY_SCREENSHOTS="$PWD/.build/browser-screenshots" python3 -m pytest Tests/Browser -q -p no:cacheprovider
     ran+=("Tests/Browser (Chromium)")
     phase_done "Tests/Browser"
 fi
@@ -253,7 +269,7 @@ if [ "${LATCHKEY_TEST_SWIFT_ONLY:-0}" = 1 ]; then
     echo "test.sh: LATCHKEY_TEST_SWIFT_ONLY=1: the Python suites and the README are not run"
 elif command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
     echo "test.sh: README: running its shell blocks in order (scripts/run-readme.py)"
-    python3 scripts/run-readme.py
+    run_phase "README.md's shell blocks" python3 scripts/run-readme.py
     ran+=("README.md's shell blocks")
     phase_done "README.md's shell blocks"
 else
@@ -270,10 +286,15 @@ grep -E '^[^ ]+ Test .* (passed|failed) after [0-9.]+ seconds' "$swift_test_log"
     | sed -E 's/^[^ ]+ Test (.*) (passed|failed) after ([0-9.]+) seconds.*/\3\t\1/' \
     | sort -t "$(printf '\t')" -k1,1 -rn | head -n 10 \
     | awk -F '\t' '{ printf "  %8.1fs  %s\n", $1, $2 }' || true
-echo "test.sh: passed: $(IFS=,; echo "${ran[*]}" | sed 's/,/, /g')"
+echo "test.sh: $([ ${#failed_phases[@]} -gt 0 ] && echo "ran (see FAILED phases below)" || echo passed): $(IFS=,; echo "${ran[*]}" | sed 's/,/, /g')"
 if [ ${#skipped[@]} -gt 0 ]; then
     echo "test.sh: skipped, because this machine lacks what they need:"
     for item in "${skipped[@]}"; do echo "  - $item"; done
 else
     echo "test.sh: nothing skipped"
+fi
+if [ ${#failed_phases[@]} -gt 0 ]; then
+    echo "test.sh: FAILED phases:"
+    printf '  - %s\n' "${failed_phases[@]}"
+    exit 1
 fi

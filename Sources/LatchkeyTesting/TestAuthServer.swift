@@ -116,6 +116,9 @@ public final class TestAuthServer: Sendable {
         // A hook in a test answers from the same loaded machine: give it a minute, not 5 s.
         // (Tests of the timeout itself set their own.)
         configuration.hooks.httpTimeout = 60
+        configuration.hooks.functionTimeout = 30
+        // Providers in tests are stand-ins on the same machine too.
+        configuration.external.requestTimeout = 60
         configure(&configuration)
         return try await start(
             configuration: configuration, clock: clock, mailer: mailer, store: store, smsSender: smsSender, logger: logger, metrics: metrics,

@@ -41,7 +41,8 @@ package final class TestServer: Sendable {
 
     /// A GoTrue backend for this server over `transport`.
     package func backend(transport: any HTTPTransport = URLSessionTransport()) -> GoTrueBackend {
-        GoTrueBackend(configuration: .init(baseURL: server.baseURL, apiKey: server.anonKey), transport: transport)
+        // A loaded machine can take longer than a phone would wait (15 s): give the server 2 minutes.
+        GoTrueBackend(configuration: .init(baseURL: server.baseURL, apiKey: server.anonKey, requestTimeout: 120), transport: transport)
     }
 
     // MARK: Admin API (service role)

@@ -52,6 +52,10 @@ public struct AuthHooks: Sendable, Equatable {
     /// limit. Not a `serve` setting; the test server (`LatchkeyTesting`) raises it, so that a
     /// loaded machine's slow answer is not taken for a hook that timed out.
     public var httpTimeout: TimeInterval = 5
+    /// How long a PostgreSQL function hook may run (its transaction's `statement_timeout`): 2
+    /// seconds, GoTrue's fixed limit. Not a `serve` setting; the test server raises it, as
+    /// ``httpTimeout``.
+    public var functionTimeout: TimeInterval = 2
 
     public init() {}
 

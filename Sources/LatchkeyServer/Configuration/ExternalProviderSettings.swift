@@ -88,6 +88,10 @@ public struct ExternalProviderSettings: Sendable, Equatable, CustomStringConvert
     /// Development only: providers on 127.0.0.1 or ::1 may be used, over `http` too
     /// (`--allow-loopback-providers`). Off by default, and logged as a warning when on.
     public var allowLoopbackProviders = false
+    /// How long a request to a provider (token exchange, user info, keys, captcha, SMS and
+    /// leaked-password checks) may take: 10 seconds. Not a `serve` setting; the test server
+    /// raises it, so that a loaded machine's slow stand-in is not taken for a provider that hung.
+    public var requestTimeout: TimeInterval = 10
     /// Local stand-ins for providers with a fixed issuer (`apple`, `google`), by provider name;
     /// used only with ``allowLoopbackProviders``, for tests and demos.
     package var issuerOverrides: [String: String] = [:]

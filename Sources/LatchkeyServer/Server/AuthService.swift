@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyWire
 import Logging
+import NIOCore
 
 /// The server's use cases, wired to one store, clock, signer, hasher, mailer and rate-limit counter.
 ///
@@ -99,7 +100,9 @@ struct AuthService: Sendable {
         paddingClock = clock
         responsePadding = ResponsePadding(floor: .milliseconds(Int64((configuration.responsePaddingFloor * 1000).rounded())))
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
-        let http = providerHTTP ?? GuardedProviderHTTP(policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders))
+        let http = providerHTTP ?? GuardedProviderHTTP(
+                policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders),
+                timeout: .milliseconds(Int64(configuration.external.requestTimeout * 1000)))
         var passwords = PasswordPolicy(
             minimumLength: configuration.minimumPasswordLength, requiredCharacters: configuration.passwordRequiredCharacters, hasher: hasher)
         if configuration.captcha.enabled, let secret = configuration.captcha.secret,
@@ -125,7 +128,9 @@ struct AuthService: Sendable {
                 return HTTPHookDispatcher(
                     endpoint: endpoint, clock: clock, logger: logger, timeout: .milliseconds(Int64(configuration.hooks.httpTimeout * 1000)))
             case .postgresFunction(let function):
-                return PostgresFunctionDispatcher(function: function, caller: store as? any HookFunctionCaller, clock: clock, logger: logger)
+                return PostgresFunctionDispatcher(
+                    function: function, caller: store as? any HookFunctionCaller, clock: clock, logger: logger,
+                    timeout: .milliseconds(Int64(configuration.hooks.functionTimeout * 1000)))
             case .missingURI: return MissingURIHookDispatcher(clock: clock)
             }
         }
