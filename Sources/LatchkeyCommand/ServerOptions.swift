@@ -70,12 +70,9 @@ extension NameSpecification {
 }
 
 extension ArgumentHelp {
-    /// The setting's help text, with its default and GoTrue's names for it (its `LATCHKEY_`
-    /// name follows from the flag, as the command's discussion says).
+    /// The setting's help text, with its default and GoTrue's names for it.
     static func setting(_ setting: ServerSetting) -> ArgumentHelp {
-        let goTrue = setting.variableNames.filter { !$0.hasPrefix("LATCHKEY_") }
-        let names = goTrue.isEmpty ? "" : " GoTrue: \(goTrue.joined(separator: ", "))."
-        return ArgumentHelp(setting.helpWithDefault + names, valueName: setting.valueName)
+        ArgumentHelp(SettingArguments.helpText(setting), valueName: setting.valueName)
     }
 }
 
@@ -87,15 +84,4 @@ extension ServerSetting {
         guard case .text(let text)? = (try? environmentValue(environment))?.1 else { return nil }
         return text
     }
-}
-
-extension ServerSetting.Value {
-    /// An option's text as given, `nil` when absent.
-    static func given(_ text: String?) -> Self? { text.map(Self.text) }
-    /// A repeatable option's values, `nil` when it was not given.
-    static func given(_ items: [String]) -> Self? { items.isEmpty ? nil : .list(items) }
-    /// A flag, `nil` when not given (a flag that is off was not given: the environment may set it).
-    static func given(_ on: Bool) -> Self? { on ? .flag(true) : nil }
-    /// A `--name`/`--no-name` flag, `nil` when neither was given.
-    static func given(_ on: Bool?) -> Self? { on.map(Self.flag) }
 }
