@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyServer
 
 /// `latchkey serve`'s settings on the command line, read against the settings table
@@ -136,13 +137,19 @@ struct SettingArguments {
     }
 
     /// Every setting's option and help, laid out as ArgumentParser lays out options (names
-    /// from the second column, help from the 27th, wrapped to `columns`), for the command's help.
+    /// from the second column, help from the 27th, wrapped to `columns`; a word too long for that column starts further left),
+    /// for the command's help.
     func help(columns: Int = 80) -> String {
         let indent = 26
         let width = max(columns - 1, indent + 20)
         var lines: [String] = []
         for setting in settings {
-            let name = "  " + Self.usage(setting)
+            var name = "  " + Self.usage(setting)
+            if name.count > width, let space = name.range(of: " <") {
+                // An option and placeholder wider than the help: the placeholder on a line of its own.
+                lines.append(String(name[..<space.lowerBound]))
+                name = "    <" + name[space.upperBound...]
+            }
             let words = Self.helpText(setting).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             var line = name.count < indent - 1 ? name.padding(toLength: indent, withPad: " ", startingAt: 0) : name
             if name.count >= indent - 1 {
@@ -155,6 +162,11 @@ struct SettingArguments {
                     lines.append(line)
                     line = String(repeating: " ", count: indent)
                     lineHasWords = false
+                }
+                if !lineHasWords, line.count + word.count > width {
+                    // A word longer than the help column (a long GoTrue name) starts further left,
+                    // so that the line fits and is not wrapped again.
+                    line = String(repeating: " ", count: max(2, width - word.count))
                 }
                 line += (lineHasWords ? " " : "") + word
                 lineHasWords = true

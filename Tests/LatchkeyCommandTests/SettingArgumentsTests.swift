@@ -79,7 +79,10 @@ struct SettingArgumentsTests {
         #expect(help.contains("  --mfa-totp-enroll/--no-mfa-totp-enroll"))
         #expect(help.contains("  --redirect-url <redirect-url> ..."))
         // Help starts at the 27th column, on the option's line when it fits, else on the next.
-        for line in lines where !line.hasPrefix("  --") { #expect(line.hasPrefix(String(repeating: " ", count: 26)), "\(line)") }
+        // (a word too long for that column starts further left, so that ArgumentParser does not wrap it again).
+        for line in lines where !line.hasPrefix("  --") && !line.hasPrefix("    <") {
+            #expect(line.hasPrefix(String(repeating: " ", count: 26)) || (line.hasPrefix("  ") && !line.drop(while: { $0 == " " }).contains(" ")), "\(line)")
+        }
         #expect(reader.help(columns: 200).split(separator: "\n").count < lines.count)
     }
 }
