@@ -76,16 +76,15 @@ public final class ServerMetrics: Sendable {
         handles.count.increment()
         handles.duration.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         let result = (200..<300).contains(status) ? "success" : "failure"
-        if route == "/token", let grantType {
-            switch grantType {
-            case "password", "pkce":
+        if route == "/token", let grantType, let metric = TokenGrants.metrics[grantType] {
+            switch metric {
+            case .signIn:
                 Counter(label: "latchkey_sign_ins_total", dimensions: [("grant_type", grantType), ("result", result)], factory: factory).increment()
-            case "refresh_token":
+            case .refresh:
                 Counter(label: "latchkey_refreshes_total", dimensions: [("result", result)], factory: factory).increment()
                 if errorCode == AuthError.refreshTokenAlreadyUsed.code {
                     Counter(label: "latchkey_refresh_token_reuse_detected_total", factory: factory).increment()
                 }
-            default: break
             }
         }
         if status == 429 {

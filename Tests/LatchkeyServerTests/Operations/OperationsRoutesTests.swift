@@ -55,6 +55,10 @@ struct OperationsRoutesTests {
             // Methods outside HTTP's own (WebDAV's here) are one series, so they cannot grow the registry.
             _ = try await server.request(.PROPFIND, "/health")
             _ = try await server.request(.MKCOL, "/user")
+            // An ID-token sign-in is a sign-in too (every grant is counted as its registration says);
+            // a made-up grant type is no series at all.
+            #expect(try await server.request(.POST, "/token?grant_type=id_token", json: ["provider": "google", "id_token": "x"]).status >= 400)
+            #expect(try await server.request(.POST, "/token?grant_type=made_up", json: [:]).status == 400)
             var limited = 0
             for _ in 0..<6 where try await server.signIn("m@example.com").status == 429 { limited += 1 }
             #expect(limited > 0)
@@ -75,6 +79,8 @@ struct OperationsRoutesTests {
             #expect(!text.contains("PROPFIND") && !text.contains("MKCOL"))
             #expect(value(#"latchkey_sign_ins_total{grant_type="password",result="success"}"#) ?? 0 >= 1)
             #expect(value(#"latchkey_sign_ins_total{grant_type="password",result="failure"}"#) ?? 0 >= 1)
+            #expect(value(#"latchkey_sign_ins_total{grant_type="id_token",result="failure"}"#) == 1)
+            #expect(!text.contains("made_up"))
             #expect(value(#"latchkey_refreshes_total{result="success"}"#) == 2)
             #expect(value(#"latchkey_refresh_token_reuse_detected_total"#) == 1)
             #expect(value(#"latchkey_rate_limited_total{route="/token"}"#) == Double(limited))

@@ -17,6 +17,7 @@ import LatchkeyWire
 /// (see ``AppleTokens``). The sign-in does not depend on it: a refused or stale code is logged.
 struct IDTokenGrant: TokenGrant {
     static let grantType = "id_token"
+    static let metric = GrantMetric.signIn
 
     /// GoTrue's `IdTokenGrantParams`.
     struct Body: Decodable, Sendable {

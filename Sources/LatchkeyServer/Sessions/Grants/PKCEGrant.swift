@@ -8,6 +8,7 @@ import LatchkeyWire
 /// twice), and is good for five minutes after the flow started, as in GoTrue.
 struct PKCEGrant: TokenGrant {
     static let grantType = "pkce"
+    static let metric = GrantMetric.signIn
     /// GoTrue's default flow-state lifetime.
     static let flowStateLifetime: TimeInterval = 300
 

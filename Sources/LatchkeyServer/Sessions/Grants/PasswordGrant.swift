@@ -13,6 +13,7 @@ import Logging
 /// says so in `weak_password`.
 struct PasswordGrant: TokenGrant {
     static let grantType = "password"
+    static let metric = GrantMetric.signIn
 
     private let dependencies: GrantDependencies
 

@@ -6,6 +6,7 @@ import Logging
 /// ``RefreshRotation``.
 struct RefreshGrant: TokenGrant {
     static let grantType = "refresh_token"
+    static let metric = GrantMetric.refresh
 
     private let store: any AuthStore
     private let clock: any ServerClock

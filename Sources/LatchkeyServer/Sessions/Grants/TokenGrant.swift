@@ -12,6 +12,8 @@ protocol TokenGrant: Sendable {
     associatedtype Body: Decodable
     /// The `grant_type` query value that selects this grant.
     static var grantType: String { get }
+    /// What the server's metrics count this grant's requests as.
+    static var metric: GrantMetric { get }
     /// The grant, built once when the server starts.
     init(_ dependencies: GrantDependencies)
     /// A new or renewed session for `body`, from a client at `ipAddress`.
@@ -19,6 +21,14 @@ protocol TokenGrant: Sendable {
     /// A session for `body` when the grant needs more of the request than the client's
     /// address (a bearer token); by default ``session(for:ipAddress:)``.
     func session(for body: Body, request: Request, context: AuthRequestContext) async throws -> SessionResponse
+}
+
+/// What a grant's requests count as in the server's metrics (`GET /metrics`).
+enum GrantMetric: Sendable, Equatable {
+    /// `latchkey_sign_ins_total`, by grant type and result.
+    case signIn
+    /// `latchkey_refreshes_total` by result, and `latchkey_refresh_token_reuse_detected_total`.
+    case refresh
 }
 
 extension TokenGrant {

@@ -14,16 +14,22 @@ struct TokenGrants: Sendable {
         Registration(IDTokenGrant.self),
     ]
 
-    /// A grant type in ``all``: its name and how to build its handler.
+    /// A grant type in ``all``: its name, what metrics count it as, and how to build its handler.
     struct Registration: Sendable {
         let grantType: String
+        let metric: GrantMetric
         let handler: @Sendable (GrantDependencies) -> Handler
 
         init<Grant: TokenGrant>(_ grant: Grant.Type) {
             grantType = Grant.grantType
+            metric = Grant.metric
             handler = { Grant.handler($0) }
         }
     }
+
+    /// What the metrics count each registered grant type as; an unknown `grant_type` is not
+    /// counted (so that made-up names cannot grow the metrics).
+    static let metrics: [String: GrantMetric] = Dictionary(uniqueKeysWithValues: all.map { ($0.grantType, $0.metric) })
 
     /// Answers one `POST /token` request of a grant type.
     typealias Handler = @Sendable (Request, AuthRequestContext) async throws -> SessionResponse
