@@ -15,6 +15,33 @@ struct SignedInUserMiddleware: RouterMiddleware {
     }
 }
 
+/// Lets a signed-in user through only when the account is not anonymous, as GoTrue's
+/// `requireNotAnonymous`: added after ``SignedInUserMiddleware`` to the route group of
+/// `/factors`, so an anonymous account is refused 403 before its body is read or any limit
+/// is counted.
+struct NotAnonymousMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if try context.signedIn().user.isAnonymous { throw AuthError.anonymousNotAllowed }
+        return try await next(request, context)
+    }
+}
+
+/// Counts a request against one of the server's rate limits before its handler runs, by the
+/// client's address (GoTrue's `limitHandler` on a route): a request over the limit is a 429
+/// and its body is never read.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    /// Admits a request from an address or throws 429 `over_request_rate_limit`.
+    let admit: @Sendable (_ ipAddress: String) async throws -> Void
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await admit(context.clientIP)
+        return try await next(request, context)
+    }
+}
+
 /// Lets a request through only with an administrator key (``BearerAuthentication/admin(bearer:)``):
 /// added to the route group of `/admin/…`, `/invite` and `/admin/generate_link`, so every
 /// administrator route checks the key before it reads anything else of the request.

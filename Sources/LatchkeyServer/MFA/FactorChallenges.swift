@@ -28,8 +28,6 @@ struct FactorChallenges: ServiceDependent {
         _ factorID: UUID, with body: ChallengeFactorBody, by signedIn: BearerAuthentication.Authenticated, ipAddress: String
     ) async throws -> ChallengeFactorResponse {
         let user = signedIn.user
-        try FactorRules.requireNotAnonymous(user)
-        try await limits.admitMFARequest(from: ipAddress)
         let now = clock.now()
         let random = PasskeyCeremonies.randomChallenge()
         let rules = rules

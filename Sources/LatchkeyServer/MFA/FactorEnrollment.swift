@@ -32,7 +32,6 @@ struct FactorEnrollment: Sendable {
 
     func enroll(_ signedIn: BearerAuthentication.Authenticated, with body: EnrollFactorBody, ipAddress: String) async throws -> EnrollFactorResponse {
         let user = signedIn.user
-        try FactorRules.requireNotAnonymous(user)
         switch body.factor_type {
         case FactorRecord.totpType: guard rules.totpEnrollEnabled else { throw AuthError.totpEnrollDisabled }
         case FactorRecord.phoneType: guard rules.phoneEnrollEnabled else { throw AuthError.phoneFactorEnrollDisabled }

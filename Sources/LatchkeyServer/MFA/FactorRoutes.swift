@@ -7,17 +7,23 @@ struct FactorRoutes {
     let service: AuthService
 
     func register(on router: Router<AuthRequestContext>) {
-        let factors = router.group("/factors").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+        // GoTrue's order: a signed-in user, not anonymous; challenge and verify also count
+        // against the MFA request limit, all before the body is read.
+        let factors = router.group("/factors")
+            .add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+            .add(middleware: NotAnonymousMiddleware())
+        let limits = service.shared.limits
+        let limited = factors.group().add(middleware: RateLimitMiddleware { try await limits.admitMFARequest(from: $0) })
         factors.post { request, context in
             let body = try await request.decode(as: EnrollFactorBody.self, context: context)
             return try await service.factorEnrollment.enroll(try context.signedIn(), with: body, ipAddress: context.clientIP)
         }
-        factors.post(":factor_id/challenge") { request, context in
+        limited.post(":factor_id/challenge") { request, context in
             let factorID = try context.factorID()
             let body = try await request.decode(as: ChallengeFactorBody.self, context: context)
             return try await service.factorChallenges.challenge(factorID, with: body, by: try context.signedIn(), ipAddress: context.clientIP)
         }
-        factors.post(":factor_id/verify") { request, context in
+        limited.post(":factor_id/verify") { request, context in
             let factorID = try context.factorID()
             let body = try await request.decode(as: VerifyFactorBody.self, context: context)
             return try await service.factorVerification.verify(factorID, with: body, by: try context.signedIn(), ipAddress: context.clientIP)

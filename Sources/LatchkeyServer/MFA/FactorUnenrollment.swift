@@ -12,7 +12,6 @@ struct FactorUnenrollment: Sendable {
 
     func unenroll(_ factorID: UUID, by signedIn: BearerAuthentication.Authenticated, ipAddress: String) async throws -> UnenrollFactorResponse {
         let user = signedIn.user
-        try FactorRules.requireNotAnonymous(user)
         let now = clock.now()
         let sessionID = signedIn.session.id
         let outcome = try await store.changeFactors(of: user.id, challengeID: nil, sessionID: sessionID) { state in

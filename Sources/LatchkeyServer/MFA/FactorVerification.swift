@@ -39,8 +39,6 @@ struct FactorVerification: ServiceDependent {
         _ factorID: UUID, with body: VerifyFactorBody, by signedIn: BearerAuthentication.Authenticated, ipAddress: String
     ) async throws -> SessionResponse {
         let user = signedIn.user
-        try FactorRules.requireNotAnonymous(user)
-        try await limits.admitMFARequest(from: ipAddress)
         // A code without WebAuthn parameters is a TOTP verification (its plan refuses a WebAuthn
         // or phone factor) unless phone factors are on; otherwise the factor's type decides, as in GoTrue.
         if body.webauthn != nil || body.code?.isEmpty != false || phone != nil {

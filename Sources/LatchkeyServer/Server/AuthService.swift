@@ -8,6 +8,8 @@ import NIOCore
 /// Routes call these and nothing else; each use case keeps its dependencies to itself.
 struct AuthService: Sendable {
     /// Bearer tokens: users' access tokens and the administrator key.
+    /// What every feature is built on (store, clock, rate limits, sessions, …).
+    let shared: ServiceDependencies
     let authentication: BearerAuthentication
     /// `POST /signup`.
     let signUp: SignUp
@@ -168,6 +170,7 @@ struct AuthService: Sendable {
             afterUserCreated: (try? configuration.hooks.afterUserCreatedTarget())?.map {
                 AfterUserCreatedHook(dispatcher: hookDispatcher($0))
             })
+        self.shared = shared
         var reauthentication = Reauthentication(shared: shared, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         let sms =

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyQRCode
+import NIOHTTP1
 import Testing
 
 @testable import LatchkeyServer
@@ -334,6 +335,29 @@ struct MFATests {
             let anonymous = try #require(TestSession(try await server.request(.POST, "/signup", json: [:])))
             let refused = try await server.request(.POST, "/factors", json: ["factor_type": "totp"], bearer: anonymous.accessToken)
             #expect(refused.status == 403 && refused.errorCode == "no_authorization")
+            // Every /factors route refuses the anonymous account before it reads the body or the
+            // factor id (GoTrue's requireNotAnonymous on the route group).
+            for (method, path) in [(HTTPMethod.POST, "/factors/not-a-uuid/challenge"), (.POST, "/factors/\(UUID())/verify"), (.DELETE, "/factors/x")] {
+                let response = try await server.request(method, path, rawBody: "{not json", bearer: anonymous.accessToken)
+                #expect(response.status == 403 && response.errorCode == "no_authorization", "\(method) \(path): \(response.text)")
+            }
+        }
+    }
+
+    @Test("challenge and verify count against the MFA request limit before their body is read; enrolment does not")
+    func requestLimitOnTheRoute() async throws {
+        try await TestServer.with(configure: { $0.rateLimits.mfaRequestsPerIP = .init(count: 2, per: 3600) }) { server in
+            let session = try await server.signUp("mfa-limit@example.com")
+            let factorID = UUID()
+            // A malformed body still counts: the limit is the route's, ahead of the handler.
+            for _ in 0..<2 {
+                #expect(try await server.request(.POST, "/factors/\(factorID)/challenge", json: ["channel": 5], bearer: session.accessToken).status != 429)
+            }
+            try await server.request(.POST, "/factors/\(factorID)/verify", json: ["code": "123456"], bearer: session.accessToken)
+                .expectError(429, "over_request_rate_limit")
+            try await server.request(.POST, "/factors/\(factorID)/challenge", json: [:], bearer: session.accessToken)
+                .expectError(429, "over_request_rate_limit")
+            #expect(try await server.request(.POST, "/factors", json: ["factor_type": "totp"], bearer: session.accessToken).status == 200)
         }
     }
 
