@@ -41,3 +41,28 @@ package struct OneTimeToken: Sendable, Hashable {
         self.createdAt = createdAt
     }
 }
+
+extension OneTimeToken {
+    /// Which of a token's hashes a lookup matches: its link's or its emailed code's.
+    package enum Hash: Sendable, Equatable {
+        /// ``OneTimeToken/tokenHash``.
+        case link(String)
+        /// ``OneTimeToken/codeHash``.
+        case code(String)
+
+        /// The column that holds it in both stores (a fixed name, never input).
+        var column: String {
+            switch self {
+            case .link: "token_hash"
+            case .code: "code_hash"
+            }
+        }
+
+        /// The hash itself.
+        var value: String {
+            switch self {
+            case .link(let hash), .code(let hash): hash
+            }
+        }
+    }
+}

@@ -57,12 +57,9 @@ package protocol AuthStore: Sendable {
     /// Stores an email-link token, replacing the user's previous one of the same kind, and
     /// optionally saves the user (for `confirmation_sent_at` and the like).
     func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws
-    /// Deletes and returns the token with this hash and kind, with its user.
-    func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
-    /// Deletes and returns the token whose emailed code has this hash (``OneTimeToken/codeHash``)
-    /// and whose kind is one of `kinds`, with its user. Link and code are one token: using
-    /// either spends both.
-    func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
+    /// Deletes and returns the token whose link or code has this hash and whose kind is one of
+    /// `kinds`, with its user. Link and code are one token: using either spends both.
+    func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)?
     /// Whether `userID` has a token of `kind` not yet spent (expired or not).
     func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool
 
@@ -198,5 +195,19 @@ extension AuthStore {
     /// One page of all users, oldest first, and the total count.
     package func listUsers(offset: Int, limit: Int) async throws -> (users: [UserRecord], total: Int) {
         try await listUsers(offset: offset, limit: limit, listing: UserListing(newestFirst: false))
+    }
+}
+
+extension AuthStore {
+    /// Deletes and returns the token whose link has this hash (``OneTimeToken/tokenHash``) and
+    /// whose kind is one of `kinds`, with its user.
+    package func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await consumeOneTimeToken(.link(hash), kinds: kinds)
+    }
+
+    /// Deletes and returns the token whose emailed code has this hash (``OneTimeToken/codeHash``)
+    /// and whose kind is one of `kinds`, with its user.
+    package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await consumeOneTimeToken(.code(codeHash), kinds: kinds)
     }
 }

@@ -87,11 +87,8 @@ final class RetryingStore: AuthStore {
     func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await base.saveOneTimeToken(token, updatingUser: updatingUser, audit: audit)
     }
-    func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await base.consumeOneTimeToken(hash: hash, kinds: kinds)
-    }
-    func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await base.consumeOneTimeToken(codeHash: codeHash, kinds: kinds)
+    func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        try await base.consumeOneTimeToken(hash, kinds: kinds)
     }
     func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
         try await base.hasOneTimeToken(userID: userID, kind: kind)

@@ -197,14 +197,6 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await consumeOneTimeToken(column: "token_hash", value: hash, kinds: kinds)
-    }
-
-    package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
-    }
-
     package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
         try await autocommit { connection in
             try await connection.query(
@@ -213,10 +205,8 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    /// `column` is a fixed column name, never input.
-    private func consumeOneTimeToken(
-        column: String, value: String, kinds: [OneTimeToken.Kind]
-    ) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    package func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        let (column, value) = (hash.column, hash.value)
         let consumed = try await transaction { connection -> ConsumedToken? in
             // Deleting with RETURNING spends the token exactly once, however many instances race.
             guard

@@ -220,14 +220,6 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func consumeOneTimeToken(hash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await consumeOneTimeToken(column: "token_hash", value: hash, kinds: kinds)
-    }
-
-    package func consumeOneTimeToken(codeHash: String, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await consumeOneTimeToken(column: "code_hash", value: codeHash, kinds: kinds)
-    }
-
     package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
         try await read { db in
             try db.fetchRows(
@@ -236,11 +228,9 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    /// `column` is a fixed column name, never input.
-    private func consumeOneTimeToken(
-        column: String, value: String, kinds: [OneTimeToken.Kind]
-    ) async throws -> (token: OneTimeToken, user: UserRecord)? {
-        try await write { db in
+    package func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+        let (column, value) = (hash.column, hash.value)
+        return try await write { db -> (token: OneTimeToken, user: UserRecord)? in
             for row in try db.fetchRows(sql: "SELECT * FROM one_time_tokens WHERE \(column) = ?", arguments: [value]) {
                 let token = try SQLiteRows.oneTimeToken(row)
                 guard kinds.contains(token.kind), let user = try SQLiteRows.user(id: row["user_id"], db) else { continue }
