@@ -2,8 +2,9 @@
 # The test command (README): runs every test of the package, then the real clients and the README.
 #
 # 0. Checks that need no build: scripts/check-portability.sh (what a Linux build cannot see of
-#    the Apple platforms) and scripts/check-tests.sh (no test asserts on elapsed time, binds a
-#    fixed or re-bound port, or sleeps before an assertion).
+#    the Apple platforms), scripts/check-tests.sh (no test asserts on elapsed time, binds a
+#    fixed or re-bound port, or sleeps before an assertion), and scripts/check-format.sh (swift
+#    format lint --strict, .swift-format).
 # 1. `swift test`: every Swift test, the main suite in parallel (the server's side, the client
 #    library and app flow, the command: one after the other), then the load tests (`*LoadTests`)
 #    one at a time. With PostgreSQL's server binaries installed it first starts a
@@ -56,6 +57,9 @@ scripts/check-portability-selftest.sh | tail -n 1
 # --- re-bound port, no sleep before an assertion (scripts/check-tests.allow lists the few) -------
 scripts/check-tests.sh
 scripts/check-tests-selftest.sh | tail -n 1
+
+# --- Format: swift format lint --strict with .swift-format (Hummingbird's gate) --------------
+scripts/check-format.sh
 
 cleanup_steps=()
 cleanup() { for step in "${cleanup_steps[@]}"; do eval "$step" || true; done; }

@@ -62,7 +62,7 @@ public final class ManualSessionClock: SessionClock, Sendable {
             state.sleepers.removeAll { $0.deadline <= now }
             return due
         }
-        due.forEach { $0.continuation.resume() }
+        for element in due { element.continuation.resume() }
     }
 
     /// The time that really passed on this clock: moved by ``advance(by:)`` only.

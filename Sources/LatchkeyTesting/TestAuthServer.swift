@@ -171,7 +171,7 @@ public final class TestAuthServer: Sendable {
                 return try await Self.start(
                     configuration: configuration, clock: clock ?? self.clock, mailer: mailer, store: nil, smsSender: nil, logger: logger,
                     metrics: nil, ownsDataDirectory: ownsDataDirectory)
-            } catch where Self.isAddressInUse(error) && ContinuousClock.now < deadline {
+            } catch  where Self.isAddressInUse(error) && ContinuousClock.now < deadline {
                 while !Self.loopbackPortIsFree(port), ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(20))
                 }

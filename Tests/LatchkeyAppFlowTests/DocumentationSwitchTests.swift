@@ -52,9 +52,11 @@ struct DocumentationSwitchTests {
     static let routeCases = ["splash", "onboarding", "auth", "verifyEmail", "verifySecondFactor", "locked", "main"]
     static let deleteSteps = ["confirm", "enterCode", "enterSecondFactorCode", "deleted"]
 
-    @Test("every `switch` over a route or a delete-account step in AppFlow.md names every case", arguments: [
-        "Sources/LatchkeyAppFlow/LatchkeyAppFlow.docc/AppFlow.md", "Documentation/AppFlow.md",
-    ])
+    @Test(
+        "every `switch` over a route or a delete-account step in AppFlow.md names every case",
+        arguments: [
+            "Sources/LatchkeyAppFlow/LatchkeyAppFlow.docc/AppFlow.md", "Documentation/AppFlow.md",
+        ])
     func exhaustive(path: String) throws {
         guard FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path) else { return }
         var checked = 0

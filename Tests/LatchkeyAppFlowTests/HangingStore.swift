@@ -16,7 +16,7 @@ actor HangingStore: CredentialStore {
 
     func release() {
         hanging = false
-        waiting.forEach { $0.resume() }
+        for element in waiting { element.resume() }
         waiting = []
     }
 

@@ -81,7 +81,9 @@ struct SettingArgumentsTests {
         // Help starts at the 27th column, on the option's line when it fits, else on the next.
         // (a word too long for that column starts further left, so that ArgumentParser does not wrap it again).
         for line in lines where !line.hasPrefix("  --") && !line.hasPrefix("    <") {
-            #expect(line.hasPrefix(String(repeating: " ", count: 26)) || (line.hasPrefix("  ") && !line.drop(while: { $0 == " " }).contains(" ")), "\(line)")
+            #expect(
+                line.hasPrefix(String(repeating: " ", count: 26)) || (line.hasPrefix("  ") && !line.drop(while: { $0 == " " }).contains(" ")),
+                "\(line)")
         }
         #expect(reader.help(columns: 200).split(separator: "\n").count < lines.count)
     }

@@ -58,8 +58,8 @@ package final class ChildProcess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for element in argv { free(element) }
+            for element in envp { free(element) }
         }
         var pid = pid_t()
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)

@@ -36,7 +36,7 @@ package final class Gate: Sendable {
             defer { state.waiting = [] }
             return state.waiting
         }
-        waiting.forEach { $0.resume() }
+        for element in waiting { element.resume() }
     }
 
     /// How many are waiting now.

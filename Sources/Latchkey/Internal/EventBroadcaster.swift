@@ -47,7 +47,7 @@ final class EventBroadcaster: Sendable {
             defer { state.continuations.removeAll() }
             return Array(state.continuations.values)
         }
-        continuations.forEach { $0.finish() }
+        for element in continuations { element.finish() }
     }
 
     /// How many subscribers are listening.

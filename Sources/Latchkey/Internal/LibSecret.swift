@@ -188,7 +188,7 @@ final class SecretSchemaBuffer: @unchecked Sendable {
     }
 
     deinit {
-        strings.forEach { free($0) }
+        for element in strings { free(element) }
         pointer.deallocate()
     }
 }

@@ -56,7 +56,9 @@ extension ServerSetting {
         help: "Seconds between runs of the task deleting spent tokens, ended sessions, expired links and old audit entries (0: off).")
     package static let responsePaddingFloor = ServerSetting(
         "response-padding-floor", \.responsePaddingFloor, .number,
-        help: "Seconds every answer of /recover, /otp, /magiclink, /resend and an unconfirmed /signup takes at least, sent or not (padded above this floor and the slowest recent send, so the timing names no account; 0 to 10).")
+        help:
+            "Seconds every answer of /recover, /otp, /magiclink, /resend and an unconfirmed /signup takes at least, sent or not (padded above this floor and the slowest recent send, so the timing names no account; 0 to 10)."
+    )
     package static let refreshTokenRetention = ServerSetting(
         "refresh-token-retention", \.refreshTokenRetention, .seconds,
         help: "Seconds a spent refresh token is kept (the active token and its parent always are).")
@@ -88,7 +90,9 @@ extension ServerSetting {
         help: "Changing the password from a session older than 24 h needs the nonce mailed by GET /reauthenticate.")
     package static let allowSelfDeletion = ServerSetting(
         "allow-self-deletion", \.allowSelfDeletion, .switch,
-        help: "Let a signed-in user delete their own account (DELETE /user) after a recent reauthentication: the nonce from GET /reauthenticate, or AAL2 when a factor is enrolled.")
+        help:
+            "Let a signed-in user delete their own account (DELETE /user) after a recent reauthentication: the nonce from GET /reauthenticate, or AAL2 when a factor is enrolled."
+    )
     package static let requireCurrentPassword = ServerSetting(
         "require-current-password", \.requireCurrentPassword, .switch,
         variables: [Variable("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD")],
@@ -443,9 +447,11 @@ extension ServerSetting {
     package static let all: [ServerSetting] =
         [
             host, port, dataDirectory, autoconfirm, disableSignup, siteURL, externalURL, redirectURL, accessTokenTTL, jwtAdminRole,
-            corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval, responsePaddingFloor,
+            corsAllowedOrigins, corsAllowedHeaders, refreshReuseInterval, sessionTimebox, sessionInactivityTimeout, cleanupInterval,
+            responsePaddingFloor,
             refreshTokenRetention, auditRetention, idleTimeout, maxConnections, database, databasePoolSize, databaseTimeout,
-            enableAnonymousUsers, securePasswordChange, allowSelfDeletion, requireCurrentPassword, mailerSecureEmailChange, mailerNotificationsPasswordChanged,
+            enableAnonymousUsers, securePasswordChange, allowSelfDeletion, requireCurrentPassword, mailerSecureEmailChange,
+            mailerNotificationsPasswordChanged,
             mailerNotificationsEmailChanged, mailerNotificationsPhoneChanged, mailerNotificationsIdentityLinked,
             mailerNotificationsIdentityUnlinked, mailerNotificationsMfaFactorEnrolled, mailerNotificationsMfaFactorUnenrolled, emailCodeTTL,
             passwordMinLength,

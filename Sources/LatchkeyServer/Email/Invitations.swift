@@ -61,7 +61,8 @@ struct Invitations: ServiceDependent {
                 if let beforeUserCreated { try await beforeUserCreated.check(record) }
                 // The account and its confirmation link in one transaction; the link is stamped
                 // with the account's creation, so it proves the password set with it.
-                let link = emailLinks.prepare(.signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress,
+                let link = emailLinks.prepare(
+                    .signup, for: record, address: email, redirectTo: body.redirect_to, pkce: nil, ipAddress: ipAddress,
                     issuedAt: record.createdAt)
                 try await store.insertUser(link.user, audit: nil, start: .confirmation(link.token, flow: nil, audit: link.audit))
                 try await afterUserCreated?.notify(link.user)

@@ -86,10 +86,12 @@ struct BrowserSignIn: ServiceDependent {
     /// URL before.
     func callback(fields: [String: String], binding: String?, ipAddress: String) async -> CallbackAnswer {
         guard let state = fields["state"], !state.isEmpty else {
-            return .redirect(ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_callback", "OAuth state parameter missing"), to: redirects.siteURL))
+            return .redirect(
+                ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_callback", "OAuth state parameter missing"), to: redirects.siteURL))
         }
         guard let id = UUID(uuidString: state) else {
-            return .redirect(ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state parameter is invalid"), to: redirects.siteURL))
+            return .redirect(
+                ErrorRedirect.url(for: AuthError(.badRequest, "bad_oauth_state", "OAuth state parameter is invalid"), to: redirects.siteURL))
         }
         let now = clock.now()
         let flow: ProviderFlow
@@ -156,7 +158,9 @@ struct BrowserSignIn: ServiceDependent {
 
     /// Signs the person in (or links the identity) with what the provider answered, and says
     /// where the browser goes: the app with `?code=` or the session in the fragment.
-    func complete(_ flow: ProviderFlow, provider: any BrowserProvider, result: ProviderSignInResult, ipAddress: String, now: Date) async throws
+    func complete(
+        _ flow: ProviderFlow, provider: any BrowserProvider, result: ProviderSignInResult, ipAddress: String, now: Date
+    ) async throws
         -> String
     {
         let user =

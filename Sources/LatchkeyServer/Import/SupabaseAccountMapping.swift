@@ -106,7 +106,8 @@ package enum SupabaseAccountMapping {
                 leftOut.append(
                     hash.hasPrefix(Argon2Hash.prefix)
                         ? "imported without its password: encrypted_password is an argon2 hash this server will not verify (\(reason))"
-                        : "imported without its password: encrypted_password is not a bcrypt (cost \(StoredPasswordHash.maximumImportedBcryptCost) or less), Firebase scrypt or argon2 hash (\(reason))")
+                        : "imported without its password: encrypted_password is not a bcrypt (cost \(StoredPasswordHash.maximumImportedBcryptCost) or less), Firebase scrypt or argon2 hash (\(reason))"
+                )
             }
         }
 

@@ -102,7 +102,9 @@ struct AuthService: Sendable {
         paddingClock = clock
         responsePadding = ResponsePadding(floor: .milliseconds(Int64((configuration.responsePaddingFloor * 1000).rounded())))
         let limits = RateLimits(counter: rateLimitCounter, clock: clock, limits: configuration.rateLimits)
-        let http = providerHTTP ?? GuardedProviderHTTP(
+        let http =
+            providerHTTP
+            ?? GuardedProviderHTTP(
                 policy: ProviderAddressPolicy(allowsLoopback: configuration.external.allowLoopbackProviders),
                 timeout: .milliseconds(Int64(configuration.external.requestTimeout * 1000)))
         var passwords = PasswordPolicy(

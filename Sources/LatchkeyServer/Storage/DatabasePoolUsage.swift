@@ -36,8 +36,8 @@ package final class DatabasePoolUsage: Sendable {
         self.capacity = capacity
     }
 
-    /// Counts `body` as holding one connection while it runs.
-    func holding<T>(_ body: () throws -> T) rethrows -> T {
+    /// Counts synchronous `body` (a GRDB database access) as holding one connection while it runs.
+    func holdingSynchronously<T>(_ body: () throws -> T) rethrows -> T {
         let start = begin()
         defer { end(start) }
         return try body()

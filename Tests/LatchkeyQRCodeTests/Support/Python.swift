@@ -50,8 +50,8 @@ enum Python {
         let argv = (["python3"] + arguments).map { strdup($0) } + [nil]
         let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for element in argv { free(element) }
+            for element in envp { free(element) }
         }
         var pid = pid_t()
         let result = posix_spawnp(&pid, "python3", &actions, nil, argv, envp)

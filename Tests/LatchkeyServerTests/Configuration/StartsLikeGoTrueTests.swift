@@ -152,7 +152,8 @@ struct StartsLikeGoTrueTests {
         configuration.external.appleTeamID = "TEAM123456"
         try configuration.validate()
         let incomplete = try #require(configuration.warnings().first { $0.contains("Sign in with Apple key") })
-        #expect(incomplete.contains("LATCHKEY_EXTERNAL_APPLE_KEY_ID") && incomplete.contains("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE"), "\(incomplete)")
+        #expect(
+            incomplete.contains("LATCHKEY_EXTERNAL_APPLE_KEY_ID") && incomplete.contains("LATCHKEY_EXTERNAL_APPLE_PRIVATE_KEY_FILE"), "\(incomplete)")
         #expect(!incomplete.contains("LATCHKEY_EXTERNAL_APPLE_TEAM_ID"), "\(incomplete)")
 
         configuration.external.appleKeyID = "KEY1234567"

@@ -284,7 +284,10 @@ struct CustomAccessTokenHookTests {
     func timeout() async throws {
         let hook = try await FakeHook.start()
         defer { Task { await hook.stop() } }
-        try await TestServer.with(configure: { Self.hooked(hook)(&$0); $0.hooks.httpTimeout = 10 }) { server in
+        try await TestServer.with(configure: {
+            Self.hooked(hook)(&$0)
+            $0.hooks.httpTimeout = 10
+        }) { server in
             try await server.signUp("slow@example.com")
             hook.set(.hang)
             let response = try await server.signIn("slow@example.com")

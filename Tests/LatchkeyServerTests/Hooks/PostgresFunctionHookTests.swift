@@ -162,7 +162,10 @@ struct PostgresFunctionHookTests {
 
     @Test("a function that runs past the 2-second statement timeout is cancelled: a 500, and the server goes on")
     func tooSlow() async throws {
-        try await Self.with({ Self.accessTokenHook("slow")(&$0); $0.hooks.functionTimeout = 2 }) { server in
+        try await Self.with({
+            Self.accessTokenHook("slow")(&$0)
+            $0.hooks.functionTimeout = 2
+        }) { server in
             // The function sleeps 10 s and then returns its event, which would be a 200 with a
             // session: a 500 naming the hook shows that it was cancelled, however long the
             // request took on this machine.

@@ -103,7 +103,10 @@ struct VerificationAttemptHookTests {
     func passwordHookFailures() async throws {
         let hook = try await FakeHook.start()
         defer { Task { await hook.stop() } }
-        try await TestServer.with(configure: { Self.hooked(hook)(&$0); $0.hooks.httpTimeout = 10 }) { server in
+        try await TestServer.with(configure: {
+            Self.hooked(hook)(&$0)
+            $0.hooks.httpTimeout = 10
+        }) { server in
             try await server.signUp("garbage@example.com")
             hook.set(Self.decision("not json"))
             let unreadable = try await server.signIn("garbage@example.com")

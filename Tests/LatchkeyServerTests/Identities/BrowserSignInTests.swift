@@ -327,7 +327,9 @@ struct BrowserSignInTests {
         return form
     }
 
-    @Test("a link URL handed to an app and opened by someone else links nothing: the browser is asked, and declining, replaying or another browser changes nothing")
+    @Test(
+        "a link URL handed to an app and opened by someone else links nothing: the browser is asked, and declining, replaying or another browser changes nothing"
+    )
     func linkURLOpenedBySomeoneElse() async throws {
         try await Self.with { server, provider, _ in
             let base = server.server.baseURL.absoluteString

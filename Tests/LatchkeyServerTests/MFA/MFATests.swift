@@ -337,7 +337,8 @@ struct MFATests {
             #expect(refused.status == 403 && refused.errorCode == "no_authorization")
             // Every /factors route refuses the anonymous account before it reads the body or the
             // factor id (GoTrue's requireNotAnonymous on the route group).
-            for (method, path) in [(HTTPMethod.POST, "/factors/not-a-uuid/challenge"), (.POST, "/factors/\(UUID())/verify"), (.DELETE, "/factors/x")] {
+            for (method, path) in [(HTTPMethod.POST, "/factors/not-a-uuid/challenge"), (.POST, "/factors/\(UUID())/verify"), (.DELETE, "/factors/x")]
+            {
                 let response = try await server.request(method, path, rawBody: "{not json", bearer: anonymous.accessToken)
                 #expect(response.status == 403 && response.errorCode == "no_authorization", "\(method) \(path): \(response.text)")
             }
@@ -351,7 +352,9 @@ struct MFATests {
             let factorID = UUID()
             // A malformed body still counts: the limit is the route's, ahead of the handler.
             for _ in 0..<2 {
-                #expect(try await server.request(.POST, "/factors/\(factorID)/challenge", json: ["channel": 5], bearer: session.accessToken).status != 429)
+                #expect(
+                    try await server.request(.POST, "/factors/\(factorID)/challenge", json: ["channel": 5], bearer: session.accessToken).status != 429
+                )
             }
             try await server.request(.POST, "/factors/\(factorID)/verify", json: ["code": "123456"], bearer: session.accessToken)
                 .expectError(429, "over_request_rate_limit")

@@ -29,7 +29,9 @@ struct ResponsePaddingTests {
         func uniform(_ range: ClosedRange<Double>) -> Double { range.lowerBound + unit() * (range.upperBound - range.lowerBound) }
     }
 
-    @Test("the target: above the floor and the slowest recent send of the route and channel, by the drawn headroom; routes and channels do not mix; capped")
+    @Test(
+        "the target: above the floor and the slowest recent send of the route and channel, by the drawn headroom; routes and channels do not mix; capped"
+    )
     func targets() async {
         let low = ResponsePadding(floor: .milliseconds(100), random: { 0 })
         #expect(await low.target(for: "recover", channel: .email) == .milliseconds(110), "nothing sent yet: the floor, plus headroom")
@@ -62,7 +64,8 @@ struct ResponsePaddingTests {
     /// The two-sample Kolmogorov–Smirnov statistic: the largest gap between the two samples'
     /// empirical distribution functions.
     static func ks(_ a: [Duration], _ b: [Duration]) -> Double {
-        let a = a.sorted(), b = b.sorted()
+        let a = a.sorted()
+        let b = b.sorted()
         var largest = 0.0
         for value in Set(a + b) {
             let fa = Double(a.count(where: { $0 <= value })) / Double(a.count)
@@ -129,7 +132,8 @@ struct ResponsePaddingTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-padding-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = ManualServerClock()
-        let mailer = SlowMailer(outbox: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")), clock: clock, delay: .milliseconds(300))
+        let mailer = SlowMailer(
+            outbox: FileOutboxMailer(directory: directory.appendingPathComponent("outbox")), clock: clock, delay: .milliseconds(300))
         try await TestServer.with(
             clock: clock, mailer: mailer,
             configure: {

@@ -55,8 +55,11 @@ struct ServiceRoutesTests {
                 documented == served,
                 "undocumented: \(served.subtracting(documented).sorted()); not served: \(documented.subtracting(served).sorted())")
             // POST /token's grant_type enum is the grant registry's.
-            let grantTypes = try #require(response.text.firstRange(of: "enum: [password").map { response.text[$0.lowerBound...].prefix { $0 != "]" } })
-            #expect(grantTypes.dropFirst("enum: [".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == TokenGrants.all.map(\.grantType))
+            let grantTypes = try #require(
+                response.text.firstRange(of: "enum: [password").map { response.text[$0.lowerBound...].prefix { $0 != "]" } })
+            #expect(
+                grantTypes.dropFirst("enum: [".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    == TokenGrants.all.map(\.grantType))
         }
     }
 }

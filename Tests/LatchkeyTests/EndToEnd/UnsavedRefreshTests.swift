@@ -9,7 +9,9 @@ import Testing
 /// active token is forgiven at any time, older spent tokens only within the reuse interval.
 @Suite("End to end: refreshes the store refused")
 struct UnsavedRefreshTests {
-    @Test("A second refresh while the store is one behind is held back (signed in offline); a launch before the unlock presents the parent, which the server forgives")
+    @Test(
+        "A second refresh while the store is one behind is held back (signed in offline); a launch before the unlock presents the parent, which the server forgives"
+    )
     func noSecondRotationWhileLocked() async throws {
         try await withTestServer { server in
             let base = MemoryCredentialStore()

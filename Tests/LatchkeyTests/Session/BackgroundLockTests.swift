@@ -75,7 +75,7 @@ final class ScriptedActivity: BackgroundActivity, Sendable {
             state.expirations += 1
             return Array(state.running.values)
         }
-        handlers.forEach { $0() }
+        for element in handlers { element() }
     }
 
     fileprivate func end(_ id: Int) {

@@ -113,7 +113,9 @@ struct UpgradeMarkerTests {
         #expect(
             ApplicationSupport.latchkeyDirectory(base: directory, bundleIdentifier: "../..", perApp: true).path
                 .hasPrefix(directory.path + "/"), "a strange identifier never leaves Application Support")
-        #expect(ApplicationSupport.latchkeyDirectory(base: directory, bundleIdentifier: "com.example.notes", perApp: false).path.hasSuffix("/dev.latchkey"))
+        #expect(
+            ApplicationSupport.latchkeyDirectory(base: directory, bundleIdentifier: "com.example.notes", perApp: false).path.hasSuffix(
+                "/dev.latchkey"))
 
         // Upgrading from the shared path of earlier releases.
         let shared = FileInstallMarker(url: directory.appendingPathComponent("dev.latchkey/installed"))

@@ -384,7 +384,7 @@ package final class SQLiteAuthStore: AuthStore {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await translatingErrors { pool, usage in try await pool.write { db in try usage.holding { try body(db) } } }
+        try await translatingErrors { pool, usage in try await pool.write { db in try usage.holdingSynchronously { try body(db) } } }
     }
 
     /// Reads in a read-only transaction on one of the pool's readers, on GRDB's reader queue.
@@ -394,7 +394,7 @@ package final class SQLiteAuthStore: AuthStore {
     /// waits: behind a backup or a checkpoint holding the file, that is up to the busy timeout,
     /// and every other request of the process stalls with it. So reads stay asynchronous.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await translatingErrors { pool, usage in try await pool.read { db in try usage.holding { try body(db) } } }
+        try await translatingErrors { pool, usage in try await pool.read { db in try usage.holdingSynchronously { try body(db) } } }
     }
 
     /// The database's data version now (see ``SQLiteCommitProbe``), `nil` when unknown.
