@@ -129,7 +129,7 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var fields: HTTPFields = [
             .contentType: "application/json", .contentLength: String(body.readableBytes), .connection: "close",
         ]
-        fields[GoTrueErrorMiddleware<AuthRequestContext>.errorCodeHeader] = error.code
+        fields[.supabaseErrorCode] = error.code
         context.write(wrapOutboundOut(.head(HTTPResponse(status: error.status, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -154,7 +154,7 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var bytes = context.channel.allocator.buffer(capacity: 256 + body.readableBytes)
         bytes.writeString(
             "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: \(body.readableBytes)\r\n"
-                + "\(GoTrueErrorMiddleware<AuthRequestContext>.errorCodeHeader.canonicalName): \(error.code)\r\nConnection: close\r\n\r\n")
+                + "\(HTTPField.Name.supabaseErrorCode.canonicalName): \(error.code)\r\nConnection: close\r\n\r\n")
         bytes.writeImmutableBuffer(body)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         encoder.writeAndFlush(NIOAny(IOData.byteBuffer(bytes))).whenComplete { _ in loopBound.value.close(promise: nil) }

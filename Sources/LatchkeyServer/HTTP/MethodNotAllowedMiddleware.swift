@@ -19,8 +19,7 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         let path = Self.segments(request.uri.path)
         let allowed = routes.filter { Self.matches($0.segments, path) }.map(\.method)
         guard !allowed.isEmpty, !allowed.contains(request.method) else { return try await next(request, context) }
-        var response = GoTrueErrorMiddleware<Context>.response(
-            for: AuthError(.methodNotAllowed, "method_not_allowed", "Method not allowed"), request: request)
+        var response = AuthError(.methodNotAllowed, "method_not_allowed", "Method not allowed").response(to: request)
         response.headers[.allow] = Set(allowed.map(\.rawValue) + ["OPTIONS"]).sorted().joined(separator: ", ")
         return response
     }

@@ -26,7 +26,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         }
         record(
             request, context: context, status: Int(response.status.code),
-            errorCode: response.headers[GoTrueErrorMiddleware<Context>.errorCodeHeader], elapsed: ContinuousClock.now - start)
+            errorCode: response.headers[.supabaseErrorCode], elapsed: ContinuousClock.now - start)
         return response
     }
 
