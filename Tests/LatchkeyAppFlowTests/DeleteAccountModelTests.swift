@@ -75,8 +75,8 @@ struct DeleteAccountModelTests {
             smsSender: sms,
             configure: {
                 $0.allowSelfDeletion = true
-                $0.mfaPhoneEnrollEnabled = true
-                $0.mfaPhoneVerifyEnabled = true
+                $0.mfa.phoneEnrollEnabled = true
+                $0.mfa.phoneVerifyEnabled = true
             }
         ) { server in
             let email = uniqueEmail()

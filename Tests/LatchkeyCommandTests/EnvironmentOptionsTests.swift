@@ -124,18 +124,18 @@ struct EnvironmentOptionsTests {
                 "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "false",
             ])
         let configuration = gotrue.configuration
-        #expect(configuration.mfaMaxEnrolledFactors == 3 && configuration.mfaMaxVerifiedFactors == 2)
-        #expect(configuration.mfaChallengeExpiry == 600 && configuration.mfaFactorExpiry == 600)
+        #expect(configuration.mfa.maxEnrolledFactors == 3 && configuration.mfa.maxVerifiedFactors == 2)
+        #expect(configuration.mfa.challengeExpiry == 600 && configuration.mfa.factorExpiry == 600)
         #expect(configuration.rateLimits.mfaRequestsPerIP.count == 30)
-        #expect(!configuration.mfaTOTPEnrollEnabled && configuration.mfaTOTPVerifyEnabled)
+        #expect(!configuration.mfa.totpEnrollEnabled && configuration.mfa.totpVerifyEnabled)
         #expect(variables.contains("GOTRUE_MFA_MAX_ENROLLED_FACTORS"))
         let (own, _) = try parse(
             ["--rate-limit-failed-mfa-code", "7"], ["LATCHKEY_MFA_MAX_ENROLLED_FACTORS": "4", "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3"])
-        #expect(own.configuration.mfaMaxEnrolledFactors == 4)
+        #expect(own.configuration.mfa.maxEnrolledFactors == 4)
         #expect(own.configuration.rateLimits.failedMFACodesPerFactor.count == 7)
         let (defaults, _) = try parse([], [:])
-        #expect(defaults.configuration.mfaMaxEnrolledFactors == ServerConfiguration.defaultMFAMaxEnrolledFactors)
-        #expect(defaults.configuration.mfaChallengeExpiry == 300)
+        #expect(defaults.configuration.mfa.maxEnrolledFactors == ServerConfiguration.defaultMFAMaxEnrolledFactors)
+        #expect(defaults.configuration.mfa.challengeExpiry == 300)
     }
 
     @Test("settings are listed with secrets redacted")

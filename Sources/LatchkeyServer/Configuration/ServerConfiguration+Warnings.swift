@@ -23,10 +23,10 @@ extension ServerConfiguration {
                     + "every SMS (phone sign-up, sign-in, phone change, reauthentication, phone factors) fails with 500 \"Unable to get SMS provider\"; "
                     + "only the test numbers of \(S.smsTestOTP.label) get codes")
         }
-        if passkeys.enabled || mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled, let problem = passkeys.relyingPartyProblem() {
+        if passkeys.enabled || mfa.webAuthnEnrollEnabled || mfa.webAuthnVerifyEnabled, let problem = passkeys.relyingPartyProblem() {
             var features: [String] = []
             if passkeys.enabled { features.append("passkey registration and sign-in fail with 500 \"Failed to initialize WebAuthn\"") }
-            if mfaWebAuthnEnrollEnabled || mfaWebAuthnVerifyEnabled {
+            if mfa.webAuthnEnrollEnabled || mfa.webAuthnVerifyEnabled {
                 features.append("WebAuthn factor challenges and verifications fail with 500 unexpected_failure")
             }
             warnings.append("WebAuthn configuration is invalid: \(problem.description): " + features.joined(separator: "; "))

@@ -190,38 +190,8 @@ public struct ServerConfiguration: Sendable {
     /// except in a session started by a recovery link or code (GoTrue's
     /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`).
     public var requireCurrentPassword: Bool = false
-    /// Whether users may enroll TOTP factors (GoTrue's `GOTRUE_MFA_TOTP_ENROLL_ENABLED`).
-    public var mfaTOTPEnrollEnabled: Bool = true
-    /// Whether TOTP factors may be challenged and verified (GoTrue's `GOTRUE_MFA_TOTP_VERIFY_ENABLED`).
-    public var mfaTOTPVerifyEnabled: Bool = true
-    /// Whether users may enroll WebAuthn factors (GoTrue's `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`);
-    /// the relying party is ``PasskeySettings``'s.
-    public var mfaWebAuthnEnrollEnabled: Bool = false
-    /// Whether WebAuthn factors may be challenged and verified (GoTrue's
-    /// `GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED`).
-    public var mfaWebAuthnVerifyEnabled: Bool = false
-    /// Whether users may enroll phone factors, numbers that get codes by SMS (GoTrue's
-    /// `GOTRUE_MFA_PHONE_ENROLL_ENABLED`); the codes go through ``PhoneSettings/provider``.
-    public var mfaPhoneEnrollEnabled: Bool = false
-    /// Whether phone factors may be challenged and verified (GoTrue's `GOTRUE_MFA_PHONE_VERIFY_ENABLED`).
-    public var mfaPhoneVerifyEnabled: Bool = false
-    /// Digits in a phone factor's code: 6 to 10 (GoTrue's `GOTRUE_MFA_PHONE_OTP_LENGTH`).
-    public var mfaPhoneCodeLength: Int = 6
-    /// A phone factor's message; `{{ .Code }}` is replaced by the code. Empty: "Your code is
-    /// {{ .Code }}" (GoTrue's `GOTRUE_MFA_PHONE_TEMPLATE`).
-    public var mfaPhoneTemplate: String?
-    /// Least seconds between two challenges of one phone factor (GoTrue's `GOTRUE_MFA_PHONE_MAX_FREQUENCY`).
-    public var mfaPhoneMaxFrequency: TimeInterval = 60
-    /// Most factors, verified or not, one user may have.
-    public var mfaMaxEnrolledFactors: Int = defaultMFAMaxEnrolledFactors
-    /// Most verified factors one user may have.
-    public var mfaMaxVerifiedFactors: Int = defaultMFAMaxVerifiedFactors
-    /// Seconds after its creation an MFA challenge can still be verified.
-    public var mfaChallengeExpiry: TimeInterval = defaultMFAChallengeExpiry
-    /// Seconds an enrolled factor may stay unverified (with no challenge in the last
-    /// ``mfaChallengeExpiry``) before it is deleted, at the user's next enrolment or by the
-    /// cleanup task.
-    public var mfaFactorExpiry: TimeInterval = defaultMFAFactorExpiry
+    /// Multi-factor authentication: which factor types may be enrolled and verified, and their limits.
+    public var mfa = MFASettings()
     /// Request rate limits (per server instance).
     public var rateLimits: RateLimitConfiguration = .default
     /// A folder of Mustache templates (`home.mustache`, `password.mustache`, `style.css`, …) that
@@ -312,12 +282,7 @@ public struct ServerConfiguration: Sendable {
             throw S.refreshTokenRetention.error("must be at least \(S.refreshReuseInterval.label)")
         }
         guard auditRetention > 0 else { throw S.auditRetention.error("must be more than 0 seconds") }
-        guard mfaMaxEnrolledFactors >= 1 else { throw S.mfaMaxEnrolledFactors.error("must be at least 1") }
-        guard mfaMaxVerifiedFactors >= 1 else { throw S.mfaMaxVerifiedFactors.error("must be at least 1") }
-        guard mfaChallengeExpiry >= 1 else { throw S.mfaChallengeExpiry.error("must be at least 1 second") }
-        guard mfaFactorExpiry >= 1 else { throw S.mfaFactorExpiry.error("must be at least 1 second") }
-        guard (6...10).contains(mfaPhoneCodeLength) else { throw S.mfaPhoneOTPLength.error("must be between 6 and 10") }
-        guard mfaPhoneMaxFrequency >= 0 else { throw S.mfaPhoneMaxFrequency.error("cannot be negative") }
+        try mfa.validate()
         guard idleTimeout > 0 else { throw S.idleTimeout.error("must be more than 0 seconds") }
         if let maximumConnections, maximumConnections < 1 { throw S.maxConnections.error("must be at least 1") }
         guard (0...65535).contains(port) else { throw S.port.error("must be between 0 and 65535") }

@@ -240,46 +240,46 @@ extension ServerSetting {
         "rate-limit-failed-mfa-code", \.rateLimits.failedMFACodesPerFactor.count, .rateLimit,
         help: "Wrong MFA (TOTP) codes per factor per 5 minutes.")
     package static let mfaMaxEnrolledFactors = ServerSetting(
-        "mfa-max-enrolled-factors", \.mfaMaxEnrolledFactors, .integer,
+        "mfa-max-enrolled-factors", \.mfa.maxEnrolledFactors, .integer,
         variables: [Variable("GOTRUE_MFA_MAX_ENROLLED_FACTORS", .positiveInteger)],
         help: "Most MFA factors, verified or not, one user may have.")
     package static let mfaMaxVerifiedFactors = ServerSetting(
-        "mfa-max-verified-factors", \.mfaMaxVerifiedFactors, .integer,
+        "mfa-max-verified-factors", \.mfa.maxVerifiedFactors, .integer,
         variables: [Variable("GOTRUE_MFA_MAX_VERIFIED_FACTORS", .positiveInteger)],
         help: "Most verified MFA factors one user may have.")
     package static let mfaChallengeExpiry = ServerSetting(
-        "mfa-challenge-expiry", \.mfaChallengeExpiry, .seconds,
+        "mfa-challenge-expiry", \.mfa.challengeExpiry, .seconds,
         variables: [Variable("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", .positiveInteger)],
         help: "Seconds an MFA challenge can be verified.")
     package static let mfaFactorExpiry = ServerSetting(
-        "mfa-factor-expiry", \.mfaFactorExpiry, .seconds, variables: [Variable("GOTRUE_MFA_FACTOR_EXPIRY_DURATION", .duration)],
+        "mfa-factor-expiry", \.mfa.factorExpiry, .seconds, variables: [Variable("GOTRUE_MFA_FACTOR_EXPIRY_DURATION", .duration)],
         help: "Seconds an enrolled MFA factor may stay unverified before it is deleted.")
     package static let mfaTOTPEnroll = ServerSetting(
-        "mfa-totp-enroll", \.mfaTOTPEnrollEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_ENROLL_ENABLED")],
+        "mfa-totp-enroll", \.mfa.totpEnrollEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_ENROLL_ENABLED")],
         help: "Let users enroll TOTP factors.")
     package static let mfaTOTPVerify = ServerSetting(
-        "mfa-totp-verify", \.mfaTOTPVerifyEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_VERIFY_ENABLED")],
+        "mfa-totp-verify", \.mfa.totpVerifyEnabled, .onOff, variables: [Variable("GOTRUE_MFA_TOTP_VERIFY_ENABLED")],
         help: "Let users challenge and verify TOTP factors.")
     package static let mfaWebAuthnEnroll = ServerSetting(
-        "mfa-webauthn-enroll", \.mfaWebAuthnEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED")],
+        "mfa-webauthn-enroll", \.mfa.webAuthnEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED")],
         help: "Let users enroll WebAuthn factors: a security key or device as a second factor (needs --webauthn-rp-id and --webauthn-rp-origins).")
     package static let mfaWebAuthnVerify = ServerSetting(
-        "mfa-webauthn-verify", \.mfaWebAuthnVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED")],
+        "mfa-webauthn-verify", \.mfa.webAuthnVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED")],
         help: "Let users challenge and verify WebAuthn factors (needs --webauthn-rp-id and --webauthn-rp-origins).")
     package static let mfaPhoneEnroll = ServerSetting(
-        "mfa-phone-enroll", \.mfaPhoneEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_ENROLL_ENABLED")],
+        "mfa-phone-enroll", \.mfa.phoneEnrollEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_ENROLL_ENABLED")],
         help: "Let users enroll phone factors: codes sent by SMS through --sms-provider as a second factor.")
     package static let mfaPhoneVerify = ServerSetting(
-        "mfa-phone-verify", \.mfaPhoneVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_VERIFY_ENABLED")],
+        "mfa-phone-verify", \.mfa.phoneVerifyEnabled, .switch, variables: [Variable("GOTRUE_MFA_PHONE_VERIFY_ENABLED")],
         help: "Let users challenge and verify phone factors.")
     package static let mfaPhoneOTPLength = ServerSetting(
-        "mfa-phone-otp-length", \.mfaPhoneCodeLength, .integer, variables: [Variable("GOTRUE_MFA_PHONE_OTP_LENGTH", .positiveInteger)],
+        "mfa-phone-otp-length", \.mfa.phoneCodeLength, .integer, variables: [Variable("GOTRUE_MFA_PHONE_OTP_LENGTH", .positiveInteger)],
         help: "Digits in a phone factor's code (6 to 10).")
     package static let mfaPhoneTemplate = ServerSetting(
-        "mfa-phone-template", \.mfaPhoneTemplate, .optionalText, variables: [Variable("GOTRUE_MFA_PHONE_TEMPLATE")],
+        "mfa-phone-template", \.mfa.phoneTemplate, .optionalText, variables: [Variable("GOTRUE_MFA_PHONE_TEMPLATE")],
         help: "A phone factor's SMS text; {{ .Code }} is replaced by the code (default: Your code is {{ .Code }}).")
     package static let mfaPhoneMaxFrequency = ServerSetting(
-        "mfa-phone-max-frequency", \.mfaPhoneMaxFrequency, .seconds, variables: [Variable("GOTRUE_MFA_PHONE_MAX_FREQUENCY", .duration)],
+        "mfa-phone-max-frequency", \.mfa.phoneMaxFrequency, .seconds, variables: [Variable("GOTRUE_MFA_PHONE_MAX_FREQUENCY", .duration)],
         help: "Least seconds between two challenges of one phone factor.")
     package static let rateLimitPasskey = ServerSetting(
         "rate-limit-passkey", \.rateLimits.passkeySignInsPerIP.count, .rateLimit,

@@ -1,49 +1,32 @@
 import Foundation
 
-/// The parameters of the multi-factor rules and the checks every factor use case shares.
+/// The multi-factor rules (``MFASettings``, read through: `rules.totpEnrollEnabled`) and the
+/// checks every factor use case shares.
+@dynamicMemberLookup
 struct FactorRules: Sendable {
-    var totpEnrollEnabled = true
-    var totpVerifyEnabled = true
-    var webAuthnEnrollEnabled = false
-    var webAuthnVerifyEnabled = false
+    var settings = MFASettings()
     /// Whether the relying party can run WebAuthn ceremonies (GoTrue starts without one; its
     /// WebAuthn factor challenges and verifications then fail).
     var webAuthnUsable = true
-    var phoneEnrollEnabled = false
-    var phoneVerifyEnabled = false
-    /// Least seconds between two challenges of one phone factor.
-    var phoneMaxFrequency: TimeInterval = 60
-    var maxEnrolledFactors = ServerConfiguration.defaultMFAMaxEnrolledFactors
-    var maxVerifiedFactors = ServerConfiguration.defaultMFAMaxVerifiedFactors
-    var challengeExpiry = ServerConfiguration.defaultMFAChallengeExpiry
-    var factorExpiry = ServerConfiguration.defaultMFAFactorExpiry
 
     init(_ configuration: ServerConfiguration) {
-        totpEnrollEnabled = configuration.mfaTOTPEnrollEnabled
-        totpVerifyEnabled = configuration.mfaTOTPVerifyEnabled
-        webAuthnEnrollEnabled = configuration.mfaWebAuthnEnrollEnabled
-        webAuthnVerifyEnabled = configuration.mfaWebAuthnVerifyEnabled
+        settings = configuration.mfa
         webAuthnUsable = configuration.webAuthnUsable
-        phoneEnrollEnabled = configuration.mfaPhoneEnrollEnabled
-        phoneVerifyEnabled = configuration.mfaPhoneVerifyEnabled
-        phoneMaxFrequency = configuration.mfaPhoneMaxFrequency
-        maxEnrolledFactors = configuration.mfaMaxEnrolledFactors
-        maxVerifiedFactors = configuration.mfaMaxVerifiedFactors
-        challengeExpiry = configuration.mfaChallengeExpiry
-        factorExpiry = configuration.mfaFactorExpiry
     }
 
-    /// Whether an unverified factor has expired at `now`: enrolled more than ``factorExpiry`` ago
-    /// and not challenged within ``challengeExpiry`` (its last challenge can no longer be verified).
+    subscript<Value>(dynamicMember keyPath: KeyPath<MFASettings, Value>) -> Value { settings[keyPath: keyPath] }
+
+    /// Whether an unverified factor has expired at `now`: enrolled more than ``MFASettings/factorExpiry`` ago
+    /// and not challenged within ``MFASettings/challengeExpiry`` (its last challenge can no longer be verified).
     func hasExpired(_ factor: FactorRecord, at now: Date) -> Bool {
-        guard !factor.isVerified, factor.createdAt.addingTimeInterval(factorExpiry) < now else { return false }
+        guard !factor.isVerified, factor.createdAt.addingTimeInterval(settings.factorExpiry) < now else { return false }
         guard let challenged = factor.lastChallengedAt else { return true }
-        return challenged.addingTimeInterval(challengeExpiry) < now
+        return challenged.addingTimeInterval(settings.challengeExpiry) < now
     }
 
     /// When a challenge created at `createdAt` expires.
     func expiry(ofChallengeCreatedAt createdAt: Date) -> Date {
-        createdAt.addingTimeInterval(challengeExpiry)
+        createdAt.addingTimeInterval(settings.challengeExpiry)
     }
 
     /// Refuses factors to anonymous users, as GoTrue's `requireNotAnonymous` on `/factors`.
@@ -55,9 +38,9 @@ struct FactorRules: Sendable {
     /// `mfa_totp_verify_not_enabled`, `mfa_webauthn_verify_not_enabled`, `mfa_phone_verify_not_enabled`).
     func requireVerifyEnabled(for factor: FactorRecord) -> AuthError? {
         switch factor.factorType {
-        case FactorRecord.webAuthnType: webAuthnVerifyEnabled ? nil : .webAuthnVerifyDisabled
-        case FactorRecord.phoneType: phoneVerifyEnabled ? nil : .phoneFactorVerifyDisabled
-        default: totpVerifyEnabled ? nil : .totpVerifyDisabled
+        case FactorRecord.webAuthnType: settings.webAuthnVerifyEnabled ? nil : .webAuthnVerifyDisabled
+        case FactorRecord.phoneType: settings.phoneVerifyEnabled ? nil : .phoneFactorVerifyDisabled
+        default: settings.totpVerifyEnabled ? nil : .totpVerifyDisabled
         }
     }
 

@@ -176,7 +176,7 @@ struct AuthService: Sendable {
         var reauthentication = Reauthentication(shared: shared, emailLinks: emailLinks, required: configuration.securePasswordChange)
         authentication = BearerAuthentication(signer: signer, store: store, clock: clock, adminRoles: configuration.jwtAdminRoles)
         let sms =
-            configuration.phone.enabled || configuration.mfaPhoneVerifyEnabled
+            configuration.phone.enabled || configuration.mfa.phoneVerifyEnabled
             ? smsSender ?? configuration.phone.sender(http: http, allowsLoopback: configuration.external.allowLoopbackProviders) : nil
         let sendSMSHook = (try? configuration.hooks.sendSMSTarget())?.map { SendSMSHook(dispatcher: hookDispatcher($0)) }
         let phoneCodes =
@@ -232,11 +232,11 @@ struct AuthService: Sendable {
             defaultIssuer: { FactorRules.issuer(siteURL: issuerURL ?? origin.url) })
         let ceremonies = PasskeyCeremonies(store: store, clock: clock, settings: configuration.passkeys, logger: logger)
         let phoneFactorMessages =
-            configuration.mfaPhoneVerifyEnabled
+            configuration.mfa.phoneVerifyEnabled
             ? sms.map {
                 PhoneFactorMessages(
-                    sender: $0, limits: limits, tokens: tokens, codeLength: configuration.mfaPhoneCodeLength,
-                    template: configuration.mfaPhoneTemplate,
+                    sender: $0, limits: limits, tokens: tokens, codeLength: configuration.mfa.phoneCodeLength,
+                    template: configuration.mfa.phoneTemplate,
                     logger: logger, hook: sendSMSHook)
             } : nil
         factorChallenges = FactorChallenges(shared: shared, rules: factorRules, ceremonies: ceremonies, phone: phoneFactorMessages)

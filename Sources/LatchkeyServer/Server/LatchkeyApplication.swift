@@ -121,7 +121,7 @@ public enum LatchkeyApplication {
                 refreshTokenRetention: configuration.refreshTokenRetention, auditRetention: configuration.auditRetention,
                 sessionInactivityTimeout: configuration.sessionInactivityTimeout,
                 oneTimeTokenLifetime: max(configuration.confirmationTokenTTL, configuration.recoveryTokenTTL, configuration.emailCodeTTL),
-                mfaFactorExpiry: configuration.mfaFactorExpiry, mfaChallengeExpiry: configuration.mfaChallengeExpiry))
+                mfaFactorExpiry: configuration.mfa.factorExpiry, mfaChallengeExpiry: configuration.mfa.challengeExpiry))
         return [StorageCleanupService(cleanup: cleanup, interval: configuration.cleanupInterval, logger: logger)]
     }
 

@@ -16,9 +16,9 @@ struct PhoneFactorCommandTests {
     /// A server with phone factors on and no wait between two challenges of a factor.
     static func server(_ sms: RecordingSMSSender) async throws -> ClientTestServer {
         try await ClientTestServer.start(smsSender: sms) {
-            $0.mfaPhoneEnrollEnabled = true
-            $0.mfaPhoneVerifyEnabled = true
-            $0.mfaPhoneMaxFrequency = 0
+            $0.mfa.phoneEnrollEnabled = true
+            $0.mfa.phoneVerifyEnabled = true
+            $0.mfa.phoneMaxFrequency = 0
         }
     }
 

@@ -65,8 +65,8 @@ struct StartsLikeGoTrueTests {
     @Test("WebAuthn factors without a relying party: enrolment works, challenges fail with GoTrue's 500")
     func webAuthnFactorsWithoutRelyingParty() async throws {
         try await TestServer.with(configure: {
-            $0.mfaWebAuthnEnrollEnabled = true
-            $0.mfaWebAuthnVerifyEnabled = true
+            $0.mfa.webAuthnEnrollEnabled = true
+            $0.mfa.webAuthnVerifyEnabled = true
         }) { server in
             let session = try await server.signUp("webauthn-no-rp@example.com")
             let factorID = try await WebAuthnFactorTests.enroll(server, session.accessToken)

@@ -308,7 +308,7 @@ struct MFATests {
     func limits() async throws {
         try await TestServer.with(configure: {
             Self.roomy(&$0)
-            $0.mfaMaxEnrolledFactors = 2
+            $0.mfa.maxEnrolledFactors = 2
             $0.enableAnonymousUsers = true
         }) { server in
             let session = try await server.signUp("limits@example.com")
@@ -368,7 +368,7 @@ struct MFATests {
     func verifiedLimit() async throws {
         try await TestServer.with(configure: {
             Self.roomy(&$0)
-            $0.mfaMaxVerifiedFactors = 1
+            $0.mfa.maxVerifiedFactors = 1
         }) { server in
             let session = try await server.signUp("verified-limit@example.com")
             let (_, high) = try await Self.enrollAndVerify(server, session)

@@ -18,8 +18,8 @@ struct PhoneFactorTests {
             smsSender: sender,
             configure: { configuration in
                 MFATests.roomy(&configuration)
-                configuration.mfaPhoneEnrollEnabled = true
-                configuration.mfaPhoneVerifyEnabled = true
+                configuration.mfa.phoneEnrollEnabled = true
+                configuration.mfa.phoneVerifyEnabled = true
                 configure(&configuration)
             }
         ) { server in try await body(server, sender) }
@@ -55,8 +55,8 @@ struct PhoneFactorTests {
     @Test("enroll, challenge by SMS, verify: the session becomes aal2 with mfa/phone in amr; the factor shows its number")
     func enrollChallengeVerify() async throws {
         try await Self.withServer(configure: {
-            $0.mfaPhoneCodeLength = 8
-            $0.mfaPhoneTemplate = "Latchkey: {{ .Code }} is your code"
+            $0.mfa.phoneCodeLength = 8
+            $0.mfa.phoneTemplate = "Latchkey: {{ .Code }} is your code"
         }) { server, sms in
             let session = try await server.signUp("phone-mfa@example.com")
             let enrolled = try await server.request(
@@ -216,7 +216,7 @@ struct PhoneFactorTests {
                 .POST, "/factors", json: ["factor_type": "phone", "phone": "+15555550100", "friendly_name": "third"], bearer: raised.accessToken)
             #expect(duplicate.status == 422 && duplicate.errorCode == "mfa_verified_factor_exists")
         }
-        try await Self.withServer(configure: { $0.mfaPhoneVerifyEnabled = false }) { server, sms in
+        try await Self.withServer(configure: { $0.mfa.phoneVerifyEnabled = false }) { server, sms in
             let session = try await server.signUp("verify-off@example.com")
             let factorID = try await Self.enroll(server, session.accessToken)
             let challenge = try await Self.challenge(server, session.accessToken, factorID)
@@ -229,7 +229,7 @@ struct PhoneFactorTests {
 
     @Test("one challenge per factor per max frequency (429); WhatsApp is a channel; a failed send is 500 and can be retried at once")
     func frequencyChannelsAndFailures() async throws {
-        try await Self.withServer(configure: { $0.mfaPhoneMaxFrequency = 30 }) { server, sms in
+        try await Self.withServer(configure: { $0.mfa.phoneMaxFrequency = 30 }) { server, sms in
             let session = try await server.signUp("frequency-phone@example.com")
             let factorID = try await Self.enroll(server, session.accessToken)
 

@@ -10,8 +10,8 @@ import Testing
 @Suite("MFA (WebAuthn)")
 struct WebAuthnFactorTests {
     static func enabled(_ configuration: inout ServerConfiguration) {
-        configuration.mfaWebAuthnEnrollEnabled = true
-        configuration.mfaWebAuthnVerifyEnabled = true
+        configuration.mfa.webAuthnEnrollEnabled = true
+        configuration.mfa.webAuthnVerifyEnabled = true
         configuration.passkeys.relyingPartyID = SoftwareAuthenticator.rpID
         configuration.passkeys.origins = [SoftwareAuthenticator.origin]
         configuration.rateLimits.mfaRequestsPerIP.count = 1000
@@ -92,7 +92,7 @@ struct WebAuthnFactorTests {
         }
         try await TestServer.with(configure: {
             Self.enabled(&$0)
-            $0.mfaWebAuthnVerifyEnabled = false
+            $0.mfa.webAuthnVerifyEnabled = false
         }) { server in
             let session = try await server.signUp("verify-off@example.com")
             let factorID = try await Self.enroll(server, session.accessToken)
@@ -104,7 +104,7 @@ struct WebAuthnFactorTests {
     @Test("WebAuthn factors on without a relying party: the server starts (as GoTrue) with a warning naming the setting")
     func needsRelyingParty() throws {
         var configuration = ServerConfiguration(dataDirectory: URL(fileURLWithPath: "/tmp/unused"))
-        configuration.mfaWebAuthnEnrollEnabled = true
+        configuration.mfa.webAuthnEnrollEnabled = true
         try configuration.validate()
         let warning = try #require(configuration.warnings().first { $0.contains("WebAuthn configuration is invalid") })
         #expect(warning.contains("--webauthn-rp-id") && warning.contains("WebAuthn factor challenges"), "\(warning)")

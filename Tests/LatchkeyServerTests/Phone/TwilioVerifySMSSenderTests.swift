@@ -193,8 +193,8 @@ struct TwilioVerifySMSSenderTests {
     func phoneFactor() async throws {
         try await Self.withServer(configure: {
             $0.phone.enabled = false
-            $0.mfaPhoneEnrollEnabled = true
-            $0.mfaPhoneVerifyEnabled = true
+            $0.mfa.phoneEnrollEnabled = true
+            $0.mfa.phoneVerifyEnabled = true
             MFATests.roomy(&$0)
         }) { server, fake in
             let session = try await server.signUp("verify-factor@example.com")

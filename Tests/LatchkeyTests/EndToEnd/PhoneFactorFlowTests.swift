@@ -19,9 +19,9 @@ struct PhoneFactorFlowTests {
         try await withTestServer(
             smsSender: sms,
             configure: {
-                $0.mfaPhoneEnrollEnabled = true
-                $0.mfaPhoneVerifyEnabled = true
-                $0.mfaPhoneCodeLength = 8
+                $0.mfa.phoneEnrollEnabled = true
+                $0.mfa.phoneVerifyEnabled = true
+                $0.mfa.phoneCodeLength = 8
             }
         ) { server in try await body(server, sms) }
     }

@@ -13,8 +13,8 @@ import Testing
 @Suite("End to end: two-step verification (WebAuthn)", .timeLimit(.minutes(5)))
 struct WebAuthnFactorFlowTests {
     static func factorsOn(_ configuration: inout ServerConfiguration) {
-        configuration.mfaWebAuthnEnrollEnabled = true
-        configuration.mfaWebAuthnVerifyEnabled = true
+        configuration.mfa.webAuthnEnrollEnabled = true
+        configuration.mfa.webAuthnVerifyEnabled = true
         configuration.passkeys.relyingPartyID = PasskeyFlowTests.relyingPartyID
         configuration.passkeys.origins = ["https://\(PasskeyFlowTests.relyingPartyID)"]
     }
