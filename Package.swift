@@ -117,7 +117,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RS256 JWT keys; RS256 WebAuthn credential keys.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                // WebAuthn `packed` attestation: the x5c leaf certificate (WebAuthn/).
+                // WebAuthn `packed` attestation: the x5c leaf certificate (Passkeys/WebAuthn/).
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),

@@ -20,8 +20,7 @@ struct LoginProviderTests {
 
     @Test("the server's providers are offered, Sign in with Apple first on Apple platforms")
     func providers() async throws {
-        let settings = AuthServerSettings(
-            GoTrueServerSettings(providers: [IdentityProvider("github"), .google, .apple]))
+        let settings = AuthServerSettings(providers: [IdentityProvider("github"), .google, .apple])
         #expect(LoginFormModel.ordered(settings.providers, appleFirst: true) == [.apple, .github, .google])
         #expect(LoginFormModel.ordered(settings.providers, appleFirst: false) == [.github, .google, .apple])
         #expect(LoginFormModel.ordered([.google], appleFirst: true) == [.google])

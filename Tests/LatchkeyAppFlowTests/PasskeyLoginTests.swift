@@ -28,7 +28,7 @@ struct PasskeyLoginTests {
     }
 
     func settings(_ server: TestServer) async throws -> AuthServerSettings {
-        AuthServerSettings(try await server.backend().settings())
+        try await server.backend().settings()
     }
 
     @Test("The button is offered only when the server has passkeys on and the manager has an authenticator")

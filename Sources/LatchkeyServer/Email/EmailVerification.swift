@@ -269,3 +269,8 @@ struct EmailVerification: ServiceDependent {
         return saved
     }
 }
+
+extension FeatureDependencies {
+    /// `POST/GET /verify`, for the email routes and the hosted pages.
+    var verification: EmailVerification { EmailVerification(shared: shared, settings: linkSettings) }
+}

@@ -12,7 +12,7 @@ extension HostedPageRoutes {
     }
 
     func registerPasskeys(on router: Router<AuthRequestContext>) {
-        let passkeys = service.hostedPasskeys
+        let passkeys = hostedPasskeys
         router.get("/welcome/passkey.js") { _, _ in asset(templates.script, contentType: "text/javascript; charset=utf-8") }
         router.get("/welcome/passkey-added") { _, _ in page("passkey-added", title: "Passkey added") }
         router.get("/welcome/sign-in") { request, _ in

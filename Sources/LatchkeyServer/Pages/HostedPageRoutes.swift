@@ -11,9 +11,26 @@ import Hummingbird
 /// have no script, except those that offer passkeys (``HostedPasskeys``): they load the one
 /// same-origin `passkey.js`, and their policy also allows exactly that script and requests to
 /// the server itself (`HostedPageRoutes+Passkeys.swift`).
-struct HostedPageRoutes {
-    let service: AuthService
+struct HostedPageRoutes: AuthFeature {
+    let dependencies: FeatureDependencies
     let templates: PageTemplates
+    /// `GET /`, `/welcome/…` and where `GET /verify` lands when the site URL is the server itself.
+    let hostedPages: HostedPages
+    /// Passkeys on the hosted pages: `/welcome/sign-in` and `/welcome/passkey/…`.
+    let hostedPasskeys: HostedPasskeys
+
+    init(_ dependencies: FeatureDependencies) {
+        self.dependencies = dependencies
+        templates = dependencies.pageTemplates
+        let pages = dependencies.hostedPages
+        hostedPages = pages
+        let ceremonies = dependencies.ceremonies
+        hostedPasskeys = HostedPasskeys(
+            pages: pages, registration: PasskeyRegistration(ceremonies: ceremonies),
+            signIn: PasskeySignIn(ceremonies: ceremonies, limits: dependencies.limits, sessions: dependencies.sessions),
+            store: dependencies.store, clock: dependencies.clock, settings: dependencies.configuration.passkeys,
+            redirects: dependencies.linkSettings.redirects, captchaEnabled: dependencies.configuration.captcha.enabled)
+    }
 
     /// The pages' Content-Security-Policy.
     static let contentSecurityPolicy =
@@ -31,7 +48,7 @@ struct HostedPageRoutes {
     ]
 
     func register(on router: Router<AuthRequestContext>) {
-        let pages = service.hostedPages
+        let pages = hostedPages
         router.get("/") { request, _ in
             // Where a flow lands when the server is its own site: a sign-in at a provider that
             // failed says why (the session itself, in a fragment, never reaches the server).
@@ -79,13 +96,13 @@ struct HostedPageRoutes {
             }
         }
         // "Check your email" whether or not the address has an account, in the same time (ResponsePadding).
-        router.group().add(middleware: service.padding("hosted-resend")).post("/welcome/resend") { request, context in
+        router.group().add(middleware: dependencies.padding("hosted-resend")).post("/welcome/resend") { request, context in
             let form = try await Self.form(request, context: context)
             let type = form["type"]
             guard !Self.isCrossSite(request) else { return linkError(code: "bad_request", type: type, status: .forbidden) }
             do {
                 // As GoTrue's /recover and /resend: no email link while email sign-in is off.
-                guard service.emailEnabled else { throw AuthError.emailLinksDisabled }
+                guard dependencies.configuration.emailEnabled else { throw AuthError.emailLinksDisabled }
                 try await pages.resend(type: type, email: form["email"], ipAddress: context.clientIP)
                 return Response(status: .seeOther, headers: [.location: "sent", .cacheControl: "no-store"])
             } catch let error as AuthError {
@@ -151,11 +168,11 @@ struct HostedPageRoutes {
 
     /// The set-new-password form, with "Add a passkey instead" when the pages offer passkeys.
     private func passwordPage(_ form: HostedPages.PasswordForm, error: String?, status: HTTPResponse.Status) async throws -> Response {
-        let offer = try await service.hostedPasskeys.offer(on: form)
+        let offer = try await hostedPasskeys.offer(on: form)
         var values: [String: any Sendable] = [
             "heading": form.isInvitation ? "Choose your password" : "Choose a new password",
             "intro": form.isInvitation ? "Choose the password for your account" : "Choose a new password for",
-            "email": form.email, "csrf": form.csrf, "minimumLength": String(service.hostedPages.minimumPasswordLength),
+            "email": form.email, "csrf": form.csrf, "minimumLength": String(hostedPages.minimumPasswordLength),
             "passkey": offer == .passkey, "passkeyNeedsSecondFactor": offer == .needsSecondFactor,
         ]
         if let error { values["error"] = error }
@@ -176,7 +193,7 @@ struct HostedPageRoutes {
     }
 
     func ticketCookie(value: String, maxAge: Int) -> String {
-        Self.ticketCookie(value: value, maxAge: maxAge, pages: service.hostedPages)
+        Self.ticketCookie(value: value, maxAge: maxAge, pages: hostedPages)
     }
 
     private static func ticketCookie(value: String, maxAge: Int, pages: HostedPages) -> String {

@@ -230,3 +230,13 @@ struct HostedPages: ServiceDependent {
         return session.id
     }
 }
+
+extension FeatureDependencies {
+    /// The hosted pages, for the features that land a browser on them (email links, browser
+    /// sign-in).
+    var hostedPages: HostedPages {
+        HostedPages(
+            shared: shared, verification: verification, emailLinks: emailLinks, settings: linkSettings,
+            minimumPasswordLength: configuration.minimumPasswordLength)
+    }
+}

@@ -63,20 +63,18 @@ public enum LatchkeyApplication {
         let learnsPort = configuration.port == 0 && configuration.externalURL == nil
         let metrics: ServerMetrics? = configuration.metricsEnabled ? metrics ?? .prometheus() : nil
         let baseMailer = try mailer ?? defaultMailer(configuration, logger: logger)
-        let service = AuthService(
+        let dependencies = FeatureDependencies(
             configuration: configuration, store: store, clock: clock, hasher: hasher,
             signer: await TokenSigner(secret: secret, keys: configuration.jwtKeys, origin: origin),
             tokens: OpaqueTokens(jwtSecret: secret),
             mailer: metrics.map { MeteredMailer(base: baseMailer, metrics: $0) } ?? baseMailer,
             rateLimitCounter: rateLimitCounter(for: store, jwtSecret: secret), logger: logger,
-            origin: origin, mailTemplates: mailTemplates, smsSender: smsSender)
+            origin: origin, mailTemplates: mailTemplates, pageTemplates: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
+            metrics: metrics, smsSender: smsSender)
 
-        let router = makeRouter(
-            service: service, pages: try PageTemplates.load(overrides: configuration.pageTemplatesDirectory),
-            operations: OperationsRoutes(store: store, metrics: metrics, metricsToken: configuration.metricsToken),
-            proxies: try TrustedProxies(parsing: configuration.trustedProxies))
+        let router = makeRouter(dependencies, proxies: try TrustedProxies(parsing: configuration.trustedProxies))
         let connectionLimit = configuration.resolvedMaximumConnections()
-        let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1_000_000_000))
+        let idleTimeout = TimeAmount(seconds: configuration.idleTimeout)
 
         return Application(
             responder: CORSResponder(
@@ -138,40 +136,47 @@ public enum LatchkeyApplication {
         return FileOutboxMailer(directory: outbox, sender: sender.description, logger: logger)
     }
 
-    /// Every route the server answers, behind the error and logging middleware.
-    static func makeRouter(
-        service: AuthService, pages: PageTemplates = .defaults, operations: OperationsRoutes? = nil, proxies: TrustedProxies = TrustedProxies([])
-    ) -> Router<AuthRequestContext> {
+    /// Every feature of the server, each registering its own routes and their guards.
+    ///
+    /// A new feature is a folder and a line here.
+    static let features: [any AuthFeature.Type] = [
+        ServiceRoutes.self,
+        WellKnownRoutes.self,
+        OperationsRoutes.self,
+        SSORoutes.self,
+        OAuthServerRoutes.self,
+        SessionRoutes.self,
+        UserRoutes.self,
+        IdentityRoutes.self,
+        BrowserSignInRoutes.self,
+        CustomProviderRoutes.self,
+        FactorRoutes.self,
+        PasskeyRoutes.self,
+        EmailLinkRoutes.self,
+        AdminRoutes.self,
+        HostedPageRoutes.self,
+    ]
+
+    /// Every route of ``features``, behind the error and logging middleware.
+    static func makeRouter(_ dependencies: FeatureDependencies, proxies: TrustedProxies = TrustedProxies([])) -> Router<AuthRequestContext> {
         let router = Router(context: AuthRequestContext.self)
         // Outermost first: the client address, then the access log (which sees error answers),
         // then GoTrue's error shape.
         router.add(middleware: ClientAddressMiddleware(proxies: proxies))
-        router.add(middleware: RequestLogMiddleware(metrics: operations?.metrics))
+        router.add(middleware: RequestLogMiddleware(metrics: dependencies.metrics))
         router.add(middleware: GoTrueErrorMiddleware())
-        if let captcha = service.captcha { router.add(middleware: CaptchaMiddleware(verifier: captcha, authentication: service.authentication)) }
-        ServiceRoutes(service: service, openAPIDocument: OpenAPIDocument.text).register(on: router)
-        WellKnownRoutes(service: service).register(on: router)
-        (operations ?? OperationsRoutes(store: nil, metrics: nil, metricsToken: nil)).register(on: router)
-        SSORoutes().register(on: router)
-        OAuthServerRoutes(service: service).register(on: router)
-        SessionRoutes(service: service).register(on: router)
-        UserRoutes(service: service).register(on: router)
-        IdentityRoutes(service: service).register(on: router)
-        BrowserSignInRoutes(service: service, templates: pages).register(on: router)
-        CustomProviderRoutes(service: service).register(on: router)
-        FactorRoutes(service: service).register(on: router)
-        PasskeyRoutes(service: service).register(on: router)
-        EmailLinkRoutes(service: service).register(on: router)
-        AdminRoutes(service: service).register(on: router)
-        HostedPageRoutes(service: service, templates: pages).register(on: router)
+        if let captcha = dependencies.captcha {
+            router.add(middleware: CaptchaMiddleware(verifier: captcha, authentication: dependencies.authentication))
+        }
+        for feature in features { feature.init(dependencies).register(on: router) }
         // Last, so it wraps only the not-found responder: a served path with another method is 405.
         router.add(middleware: MethodNotAllowedMiddleware(routes: describe(router.routes)))
         return router
     }
 
     /// The registered routes as (method, OpenAPI-style path), e.g. `("GET", "/admin/users/{id}")`.
-    static func routeDescriptions(service: AuthService) -> [(method: String, path: String)] {
-        describe(makeRouter(service: service).routes)
+    static func routeDescriptions(_ dependencies: FeatureDependencies) -> [(method: String, path: String)] {
+        describe(makeRouter(dependencies).routes)
     }
 
     /// Routes as (method, OpenAPI-style path).

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// The parts of the server its use cases share, made once in ``AuthService``: the store, the
+/// The parts of the server its use cases share, made once in ``FeatureDependencies``: the store, the
 /// clock, the rate limits, the password policy, the session issuer, opaque tokens, the notices
 /// mailed to users, the logger and the hooks asked around a new account.
 ///

@@ -40,8 +40,8 @@ struct CompatibilityTableTests {
     func tableMatchesRoutes() async throws {
         let (rows, additions) = try Self.table()
         #expect(rows.count >= 10)
-        let served = try await ServiceFixture.withService { service in
-            Set(LatchkeyApplication.routeDescriptions(service: service).map { "\($0.method) \($0.path)" })
+        let served = try await ServiceFixture.withDependencies { dependencies in
+            Set(LatchkeyApplication.routeDescriptions(dependencies).map { "\($0.method) \($0.path)" })
         }
         let listedServed = rows.filter(\.served).reduce(into: Set<String>()) { $0.formUnion($1.routes) }
         let listedNotServed = rows.filter { !$0.served }.reduce(into: Set<String>()) { $0.formUnion($1.routes) }

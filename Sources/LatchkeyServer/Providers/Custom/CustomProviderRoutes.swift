@@ -5,12 +5,17 @@ import LatchkeyWire
 
 /// GoTrue's admin API for custom providers, for holders of a `service_role` key:
 /// `GET/POST /admin/custom-providers`, `GET/PUT/DELETE /admin/custom-providers/{identifier}`.
-struct CustomProviderRoutes {
-    let service: AuthService
+struct CustomProviderRoutes: AuthFeature {
+    let authentication: BearerAuthentication
+    let providers: CustomProviders
+
+    init(_ dependencies: FeatureDependencies) {
+        authentication = dependencies.authentication
+        providers = dependencies.customProviders
+    }
 
     func register(on router: Router<AuthRequestContext>) {
-        let providers = service.customProviders
-        let admin = router.group("/admin/custom-providers").add(middleware: AdministratorMiddleware(authentication: service.authentication))
+        let admin = router.group("/admin/custom-providers").add(middleware: AdministratorMiddleware(authentication: authentication))
         admin.get { request, _ in
             try await providers.list(type: request.uri.queryParameters.get("type"))
         }

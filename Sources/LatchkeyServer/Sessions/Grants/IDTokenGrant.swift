@@ -32,9 +32,9 @@ struct IDTokenGrant: TokenGrant {
         var apple_authorization_code: String?
     }
 
-    private let dependencies: GrantDependencies
+    private let dependencies: FeatureDependencies
 
-    init(_ dependencies: GrantDependencies) {
+    init(_ dependencies: FeatureDependencies) {
         self.dependencies = dependencies
     }
 
@@ -68,11 +68,11 @@ struct IDTokenGrant: TokenGrant {
             } else {
                 try await dependencies.providers.signIn(provider, data, ipAddress: ipAddress)
             }
-        if provider.name == AppleTokens.provider, let code = body.apple_authorization_code, !code.isEmpty, let appleTokens = dependencies.appleTokens,
+        if provider.name == AppleTokens.provider, let code = body.apple_authorization_code, !code.isEmpty,
             let userID = UUID(uuidString: response.user.id), let clientID = Self.audience(of: idToken)
         {
             // The code was issued to the client the ID token names: the app's bundle ID.
-            await appleTokens.exchangeAndKeep(code: code, clientID: clientID, userID: userID, providerID: data.subject)
+            await dependencies.appleTokens.exchangeAndKeep(code: code, clientID: clientID, userID: userID, providerID: data.subject)
         }
         return response
     }

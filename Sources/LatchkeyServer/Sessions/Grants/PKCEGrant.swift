@@ -12,9 +12,9 @@ struct PKCEGrant: TokenGrant {
     /// GoTrue's default flow-state lifetime.
     static let flowStateLifetime: TimeInterval = 300
 
-    private let dependencies: GrantDependencies
+    private let dependencies: FeatureDependencies
 
-    init(_ dependencies: GrantDependencies) {
+    init(_ dependencies: FeatureDependencies) {
         self.dependencies = dependencies
     }
 

@@ -15,10 +15,16 @@ struct PasswordGrant: TokenGrant {
     static let grantType = "password"
     static let metric = GrantMetric.signIn
 
-    private let dependencies: GrantDependencies
+    private let dependencies: FeatureDependencies
+    /// The password verification attempt hook, when it is on.
+    private let attemptHook: VerificationAttemptHook?
 
-    init(_ dependencies: GrantDependencies) {
+    init(_ dependencies: FeatureDependencies) {
         self.dependencies = dependencies
+        // The configuration was validated at start: an unusable endpoint never gets here.
+        attemptHook = (try? dependencies.configuration.hooks.passwordVerificationAttemptEndpoint())?.map {
+            VerificationAttemptHook(dispatcher: dependencies.hookDispatcher($0), kind: .password)
+        }
     }
 
     func session(for body: PasswordGrantBody, ipAddress: String) async throws -> SessionResponse {
@@ -47,7 +53,7 @@ struct PasswordGrant: TokenGrant {
         // refuse a right one; a hook that cannot be asked refuses it too (its error). A banned
         // account's attempts never reach it, as in GoTrue; the ban itself is only told to
         // someone who knows the password (below), which GoTrue tells anyone.
-        if let hook = dependencies.passwordAttemptHook, let found, found.passwordHash != nil,
+        if let hook = attemptHook, let found, found.passwordHash != nil,
             !found.isBanned(at: dependencies.clock.now())
         {
             try await Self.ask(hook, about: found, valid: check.matches, ipAddress: ipAddress, dependencies)
@@ -77,7 +83,7 @@ struct PasswordGrant: TokenGrant {
     /// `invalid_credentials` with its message, every session of the user ended first when it
     /// says so), or its error.
     private static func ask(
-        _ hook: VerificationAttemptHook, about user: UserRecord, valid: Bool, ipAddress: String, _ dependencies: GrantDependencies
+        _ hook: VerificationAttemptHook, about user: UserRecord, valid: Bool, ipAddress: String, _ dependencies: FeatureDependencies
     ) async throws {
         guard let rejection = try await hook.decide(userID: user.id, valid: valid, ipAddress: ipAddress) else { return }
         if rejection.shouldLogoutUser { _ = try await dependencies.store.endSessions(userID: user.id, except: nil, only: nil, audit: nil) }

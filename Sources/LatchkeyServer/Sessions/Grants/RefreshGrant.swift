@@ -33,7 +33,7 @@ struct RefreshGrant: TokenGrant {
         self.logger = logger
     }
 
-    init(_ dependencies: GrantDependencies) {
+    init(_ dependencies: FeatureDependencies) {
         self.init(
             store: dependencies.store, clock: dependencies.clock, tokens: dependencies.tokens, limits: dependencies.limits,
             sessions: dependencies.sessions, reuseInterval: dependencies.configuration.refreshReuseInterval,

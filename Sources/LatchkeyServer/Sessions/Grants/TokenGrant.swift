@@ -15,7 +15,7 @@ protocol TokenGrant: Sendable {
     /// What the server's metrics count this grant's requests as.
     static var metric: GrantMetric { get }
     /// The grant, built once when the server starts.
-    init(_ dependencies: GrantDependencies)
+    init(_ dependencies: FeatureDependencies)
     /// A new or renewed session for `body`, from a client at `ipAddress`.
     func session(for body: Body, ipAddress: String) async throws -> SessionResponse
     /// A session for `body` when the grant needs more of the request than the client's
@@ -37,23 +37,10 @@ extension TokenGrant {
     }
 }
 
-/// What grants build themselves from: the server's shared parts (``ServiceDependencies``,
-/// reached by name: `dependencies.store`), made once in ``AuthService``, and what only grants use.
-struct GrantDependencies: ServiceDependent {
-    var shared: ServiceDependencies
-    var configuration: ServerConfiguration
-    var authentication: BearerAuthentication
-    var providers: ProviderSignIn
-    /// Trades a native app's Apple authorization code for a refresh token kept to revoke.
-    var appleTokens: AppleTokens? = nil
-    /// The password verification attempt hook, when it is on.
-    var passwordAttemptHook: VerificationAttemptHook? = nil
-}
-
 extension TokenGrant {
     /// This grant as a request handler: decodes ``Body`` (GoTrue's `bad_json` and
     /// `validation_failed` for bad input) and asks for a session.
-    static func handler(_ dependencies: GrantDependencies) -> TokenGrants.Handler {
+    static func handler(_ dependencies: FeatureDependencies) -> TokenGrants.Handler {
         let grant = Self(dependencies)
         return { request, context in
             let body = try await JSONBody.decode(Body.self, from: request, context: context)

@@ -18,7 +18,7 @@ struct TokenGrants: Sendable {
     struct Registration: Sendable {
         let grantType: String
         let metric: GrantMetric
-        let handler: @Sendable (GrantDependencies) -> Handler
+        let handler: @Sendable (FeatureDependencies) -> Handler
 
         init<Grant: TokenGrant>(_ grant: Grant.Type) {
             grantType = Grant.grantType
@@ -36,7 +36,7 @@ struct TokenGrants: Sendable {
 
     private let handlers: [String: Handler]
 
-    init(_ dependencies: GrantDependencies, grants: [Registration] = Self.all) {
+    init(_ dependencies: FeatureDependencies, grants: [Registration] = Self.all) {
         handlers = Dictionary(uniqueKeysWithValues: grants.map { ($0.grantType, $0.handler(dependencies)) })
         let names = grants.map(\.grantType)
         choices = names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]

@@ -5,8 +5,12 @@ import Hummingbird
 /// while they are disabled (its `requireOAuthServerEnabled` and `requireScimServerEnabled`): 404
 /// `feature_disabled`. A client's `admin.oauth.*` call then reports GoTrue's own error instead of
 /// a bare 404. As in GoTrue, the signed-in and administrator routes check the caller first.
-struct OAuthServerRoutes {
-    let service: AuthService
+struct OAuthServerRoutes: AuthFeature {
+    let authentication: BearerAuthentication
+
+    init(_ dependencies: FeatureDependencies) {
+        authentication = dependencies.authentication
+    }
 
     func register(on router: Router<AuthRequestContext>) {
         let refuse: @Sendable (Request, AuthRequestContext) async throws -> Response = { _, _ in throw AuthError.oauthServerDisabled }
@@ -18,11 +22,11 @@ struct OAuthServerRoutes {
         router.get("/oauth/authorizations/:authorization_id", use: refuse)
         router.post("/oauth/authorizations/:authorization_id/consent", use: refuse)
 
-        let signedIn = router.group("/user/oauth/grants").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
+        let signedIn = router.group("/user/oauth/grants").add(middleware: SignedInUserMiddleware(authentication: authentication))
         signedIn.get(use: refuse)
         signedIn.delete(use: refuse)
 
-        let admin = router.group("/admin/oauth/clients").add(middleware: AdministratorMiddleware(authentication: service.authentication))
+        let admin = router.group("/admin/oauth/clients").add(middleware: AdministratorMiddleware(authentication: authentication))
         admin.post(use: refuse)
         admin.get(use: refuse)
         admin.get(":client_id", use: refuse)

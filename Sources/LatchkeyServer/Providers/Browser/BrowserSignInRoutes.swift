@@ -8,20 +8,31 @@ import LatchkeyWire
 /// signed-in user linking another identity (`skip_http_redirect=true` answers `{"url": …}`
 /// instead of redirecting), and `POST /callback/link`, the answer to the page that asks before
 /// such a link is made (``LinkConfirmation``).
-struct BrowserSignInRoutes {
-    let service: AuthService
-    let templates: PageTemplates
+struct BrowserSignInRoutes: AuthFeature {
+    let dependencies: FeatureDependencies
+    /// `GET /authorize`, `/callback`, `GET /user/identities/authorize`.
+    let browserSignIn: BrowserSignIn
+
+    init(_ dependencies: FeatureDependencies) {
+        self.dependencies = dependencies
+        browserSignIn = BrowserSignIn(
+            shared: dependencies.shared,
+            providers: BrowserProviders(
+                settings: dependencies.configuration.external, directory: dependencies.directory, verifier: dependencies.idTokens,
+                http: dependencies.http, clock: dependencies.clock, custom: dependencies.customProviders, origin: dependencies.origin),
+            signIn: dependencies.providers, redirects: dependencies.linkSettings.redirects, appleTokens: dependencies.appleTokens)
+    }
 
     func register(on router: Router<AuthRequestContext>) {
-        let flows = service.browserSignIn
-        let secure = service.hostedPages.isSecure
+        let flows = browserSignIn
+        let secure = dependencies.hostedPages.isSecure
         router.get("/authorize") { request, context in
             let start = try await Self.start(flows, request, linkingUserID: nil, bindsBrowser: true)
             return Response(
                 status: .found,
                 headers: [.location: start.url.absoluteString, .cacheControl: "no-store", .setCookie: Self.cookie(start.binding, secure: secure)])
         }
-        let pages = HostedPageRoutes(service: service, templates: templates)
+        let pages = HostedPageRoutes(dependencies)
         router.get("/callback") { request, context in
             var fields: [String: String] = [:]
             for (name, value) in request.uri.queryParameters where fields[String(name)] == nil { fields[String(name)] = String(value) }
@@ -38,8 +49,8 @@ struct BrowserSignInRoutes {
                 crossSite: HostedPageRoutes.isCrossSite(request), ipAddress: context.clientIP)
             return Self.redirect(to: location, headers: [.setCookie: "\(BrowserSignIn.confirmationCookie)=; Path=/; Max-Age=0; HttpOnly"])
         }
-        let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: service.authentication))
-            .add(middleware: ManualLinkingMiddleware(enabled: service.providers.settings.manualLinkingEnabled))
+        let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: dependencies.authentication))
+            .add(middleware: ManualLinkingMiddleware(enabled: dependencies.providers.settings.manualLinkingEnabled))
         signedIn.get("/authorize") { request, context in
             let user = try context.signedIn().user
             let skipRedirect = request.uri.queryParameters.get("skip_http_redirect") == "true"

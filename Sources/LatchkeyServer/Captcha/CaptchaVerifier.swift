@@ -37,6 +37,21 @@ struct CaptchaVerifier: Sendable {
     let url: String
     let logger: Logger
 
+    init(http: any ProviderHTTP, secret: String, url: String, logger: Logger) {
+        (self.http, self.secret, self.url, self.logger) = (http, secret, url, logger)
+    }
+
+    /// The verifier ``CaptchaSettings`` describe, or `nil` when CAPTCHA protection is off (or
+    /// has no secret, or names a provider GoTrue does not know: the configuration check refuses
+    /// both at start). The `siteverify` URL override counts only while loopback providers are
+    /// allowed (in tests).
+    init?(_ configuration: ServerConfiguration, http: any ProviderHTTP, logger: Logger) {
+        let settings = configuration.captcha
+        guard settings.enabled, let secret = settings.secret, let provider = Provider(rawValue: settings.provider) else { return nil }
+        let override = configuration.external.allowLoopbackProviders ? settings.siteverifyURLOverride : nil
+        self.init(http: http, secret: secret.trimmingCharacters(in: .whitespaces), url: override ?? provider.siteverifyURL, logger: logger)
+    }
+
     /// Refuses the request unless the provider accepts `token` from `clientIP`: 400
     /// `captcha_failed` without a token or when the provider says no (its error codes in the
     /// message, as GoTrue), 500 when the provider could not be asked.

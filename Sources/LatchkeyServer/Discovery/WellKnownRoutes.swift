@@ -15,19 +15,27 @@ import NIOCore
 /// names apps): `{"webcredentials": {"apps": [...]}}`, the file Apple's servers fetch (over HTTPS, with
 /// no redirect) before an iOS app with the associated domain `webcredentials:<this host>` may
 /// use passkeys of this relying party.
-struct WellKnownRoutes {
-    let service: AuthService
+struct WellKnownRoutes: AuthFeature {
+    /// The public keys `GET /.well-known/jwks.json` publishes.
+    let publicKeys: [JSONWebKey]
+    /// The app IDs `/.well-known/apple-app-site-association` lists as `webcredentials`.
+    let appleAppIDs: [String]
+
+    init(_ dependencies: FeatureDependencies) {
+        publicKeys = dependencies.signer.publicKeys
+        appleAppIDs = dependencies.configuration.passkeys.appleAppIDs
+    }
 
     func register(on router: Router<AuthRequestContext>) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = ByteBuffer(bytes: (try? encoder.encode(KeySet(keys: service.publicKeys))) ?? Data(#"{"keys":[]}"#.utf8))
+        let body = ByteBuffer(bytes: (try? encoder.encode(KeySet(keys: publicKeys))) ?? Data(#"{"keys":[]}"#.utf8))
         router.get("/.well-known/jwks.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=600"],
                 body: .init(byteBuffer: body))
         }
-        let appIDs = service.appleAppIDs
+        let appIDs = appleAppIDs
         let association = ByteBuffer(bytes: (try? encoder.encode(AppSiteAssociation(webcredentials: .init(apps: appIDs)))) ?? Data("{}".utf8))
         router.get("/.well-known/apple-app-site-association") { _, _ in
             guard !appIDs.isEmpty else { throw AuthError.notFound }

@@ -47,8 +47,8 @@ struct ServiceRoutesTests {
             let response = try await server.request(.GET, "/openapi.yaml")
             #expect(response.status == 200)
             let documented = Self.documentedRoutes(response.text)
-            let served = try await ServiceFixture.withService { service in
-                Set(LatchkeyApplication.routeDescriptions(service: service).map { "\($0.method) \($0.path)" })
+            let served = try await ServiceFixture.withDependencies { dependencies in
+                Set(LatchkeyApplication.routeDescriptions(dependencies).map { "\($0.method) \($0.path)" })
             }
             #expect(!served.isEmpty)
             #expect(
