@@ -5,40 +5,40 @@ import LatchkeyWire
 ///
 /// The password hash never leaves the server: ``UserResponse`` is the wire form.
 package struct UserRecord: Sendable, Hashable {
-    package var id: UUID
-    package var aud: String
-    package var role: String
+    var id: UUID
+    var aud: String
+    var role: String
     /// The (normalised) address; empty for an anonymous user.
-    package var email: String
+    var email: String
     /// bcrypt hash; `nil` for an account created by an administrator without a password.
-    package var passwordHash: String?
-    package var emailConfirmedAt: Date?
-    package var confirmationSentAt: Date?
-    package var recoverySentAt: Date?
+    var passwordHash: String?
+    var emailConfirmedAt: Date?
+    var confirmationSentAt: Date?
+    var recoverySentAt: Date?
     /// An address waiting for confirmation before it replaces ``email``.
-    package var newEmail: String?
-    package var emailChangeSentAt: Date?
-    package var lastSignInAt: Date?
-    package var bannedUntil: Date?
+    var newEmail: String?
+    var emailChangeSentAt: Date?
+    var lastSignInAt: Date?
+    var bannedUntil: Date?
     /// Signed in without an email address or password (`POST /signup` with neither); ``email``
     /// is empty until the user adds one.
-    package var isAnonymous: Bool
+    var isAnonymous: Bool
     /// When an administrator invited the address (`POST /invite`); the user sets a password
     /// after following the invitation.
-    package var invitedAt: Date?
+    var invitedAt: Date?
     /// The phone number in E.164 digits without the `+` (as GoTrue keeps it); empty when the
     /// user has none.
-    package var phone: String
-    package var phoneConfirmedAt: Date?
+    var phone: String
+    var phoneConfirmedAt: Date?
     /// A number waiting for its SMS code before it replaces ``phone`` (GoTrue's `phone_change`).
-    package var phoneChange: String?
-    package var phoneChangeSentAt: Date?
-    package var appMetadata: [String: JSONValue]
-    package var userMetadata: [String: JSONValue]
-    package var createdAt: Date
-    package var updatedAt: Date
+    var phoneChange: String?
+    var phoneChangeSentAt: Date?
+    var appMetadata: [String: JSONValue]
+    var userMetadata: [String: JSONValue]
+    var createdAt: Date
+    var updatedAt: Date
 
-    package init(
+    init(
         id: UUID = UUID(), aud: String = "authenticated", role: String = "authenticated", email: String,
         passwordHash: String?, emailConfirmedAt: Date? = nil, confirmationSentAt: Date? = nil,
         recoverySentAt: Date? = nil, newEmail: String? = nil, emailChangeSentAt: Date? = nil,
@@ -72,7 +72,7 @@ package struct UserRecord: Sendable, Hashable {
     }
 
     /// Whether a ban is in force at `now`.
-    package func isBanned(at now: Date) -> Bool {
+    func isBanned(at now: Date) -> Bool {
         guard let bannedUntil else { return false }
         return bannedUntil > now
     }
@@ -81,7 +81,7 @@ package struct UserRecord: Sendable, Hashable {
 extension UserRecord {
     /// The providers of the user's identities (`app_metadata.providers`): `email` for an
     /// account that signs in with its address, then each external provider linked.
-    package var providers: [String] {
+    var providers: [String] {
         appMetadata["providers"]?.arrayValue?.compactMap(\.stringValue) ?? (email.isEmpty ? [] : ["email"])
     }
 
@@ -90,7 +90,7 @@ extension UserRecord {
 
     /// Whether any identity at an external provider is linked (so the identities table has rows
     /// for the user); an account that only signs in with its address has none to read.
-    package var hasLinkedIdentities: Bool { providers.contains { $0 != "email" && $0 != "phone" } }
+    var hasLinkedIdentities: Bool { providers.contains { $0 != "email" && $0 != "phone" } }
 
     /// ``email`` as the stores keep it: `NULL` for an anonymous user's empty address, so that the
     /// unique constraint applies to real addresses only.

@@ -6,7 +6,7 @@ import LatchkeyWire
 /// Entries never carry a password or a token: only who did what, from where, and when.
 package struct AuditEntry: Sendable, Hashable {
     /// The actions Latchkey records.
-    package enum Action: String, Sendable, CaseIterable {
+    enum Action: String, Sendable, CaseIterable {
         case userSignedUp = "user_signedup"
         case login
         case logout
@@ -41,17 +41,17 @@ package struct AuditEntry: Sendable, Hashable {
         case passkeyDeleted = "passkey_deleted"
     }
 
-    package var id: UUID
-    package var action: Action
-    package var actorID: UUID?
-    package var actorUsername: String?
+    var id: UUID
+    var action: Action
+    var actorID: UUID?
+    var actorUsername: String?
     /// GoTrue's log type: "account", "token", "user" or "team".
-    package var logType: String
-    package var traits: [String: JSONValue]
-    package var ipAddress: String
-    package var createdAt: Date
+    var logType: String
+    var traits: [String: JSONValue]
+    var ipAddress: String
+    var createdAt: Date
 
-    package init(
+    init(
         id: UUID = UUID(), action: Action, actorID: UUID?, actorUsername: String?,
         traits: [String: JSONValue] = [:], ipAddress: String, createdAt: Date
     ) {

@@ -9,16 +9,16 @@
 ///   `%` and `_` match themselves: the text is a substring, not a pattern.
 package struct UserListing: Sendable, Equatable {
     /// Newest `created_at` first (GoTrue's default), else oldest first.
-    package var newestFirst: Bool
+    var newestFirst: Bool
     /// The text to look for, `nil` for every user.
-    package var filter: String?
+    var filter: String?
 
-    package init(newestFirst: Bool = true, filter: String? = nil) {
+    init(newestFirst: Bool = true, filter: String? = nil) {
         self.newestFirst = newestFirst
         self.filter = filter
     }
 
-    package init(sort: [String], filter: String?) throws(AuthError) {
+    init(sort: [String], filter: String?) throws(AuthError) {
         var directions: [Bool] = []
         for value in sort {
             let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
@@ -39,7 +39,7 @@ package struct UserListing: Sendable, Equatable {
     }
 
     /// The `LIKE` pattern for ``filter`` with `\` as the escape character.
-    package var likePattern: String? {
+    var likePattern: String? {
         guard let filter else { return nil }
         var escaped = ""
         for character in filter {

@@ -40,7 +40,7 @@ package enum DatabaseLocation: Equatable, Sendable {
 
 extension ServerConfiguration {
     /// Where this configuration keeps its data (see ``DatabaseLocation``).
-    package func databaseLocation() throws(ConfigurationError) -> DatabaseLocation {
+    func databaseLocation() throws(ConfigurationError) -> DatabaseLocation {
         try DatabaseLocation(url: databaseURL, dataDirectory: dataDirectory)
     }
 }

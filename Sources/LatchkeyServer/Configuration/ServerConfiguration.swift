@@ -158,7 +158,7 @@ public struct ServerConfiguration: Sendable {
     public var passwordLeakCheckFailClosed: Bool = false
     /// A local stand-in for the Pwned Passwords range API (`http://127.0.0.1:PORT/range/`), used
     /// only with `ExternalProviderSettings.allowLoopbackProviders`, for tests.
-    package var pwnedPasswordsRangeURL: String?
+    var pwnedPasswordsRangeURL: String?
     /// bcrypt cost factor for new password hashes.
     public var bcryptCost: Int = defaultBcryptCost
     /// Lifetime of sign-up confirmation and email-change links, in seconds.

@@ -4,9 +4,9 @@ import HTTPTypes
 /// codes and statuses, which differ by endpoint.
 extension AuthError {
     /// `POST /signup` with an email address.
-    package static let emailSignupsDisabled = AuthError(.badRequest, "email_provider_disabled", "Email signups are disabled")
+    static let emailSignupsDisabled = AuthError(.badRequest, "email_provider_disabled", "Email signups are disabled")
     /// The password grant with an email address, `/otp` and `/magiclink` with one (422).
-    package static let emailLoginsDisabled = AuthError(.unprocessableContent, "email_provider_disabled", "Email logins are disabled")
+    static let emailLoginsDisabled = AuthError(.unprocessableContent, "email_provider_disabled", "Email logins are disabled")
     /// `/recover`, and `/resend` with an email address (400).
-    package static let emailLinksDisabled = AuthError(.badRequest, "email_provider_disabled", "Email logins are disabled")
+    static let emailLinksDisabled = AuthError(.badRequest, "email_provider_disabled", "Email logins are disabled")
 }

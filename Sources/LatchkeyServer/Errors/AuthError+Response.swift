@@ -22,7 +22,7 @@ extension AuthError: HTTPResponseError {
     /// The API version whose error shape is `{"code": "...", "message": "..."}`.
     static let apiVersion20240101 = "2024-01-01"
 
-    package func response(from request: Request, context: some RequestContext) -> Response {
+    func response(from request: Request, context: some RequestContext) -> Response {
         response(to: request)
     }
 

@@ -5,19 +5,19 @@ import LatchkeyWire
 ///
 /// `error_code` values are GoTrue's, so unmodified Supabase clients map them as they would
 /// against Supabase. Messages never contain a password, a token or a stack trace.
-package struct AuthError: Error, Sendable, Equatable {
-    package var status: HTTPResponse.Status
-    package var code: String
-    package var message: String
+struct AuthError: Error, Sendable, Equatable {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
     /// Reasons a password was refused (only for `weak_password`).
-    package var weakPasswordReasons: [String]?
+    var weakPasswordReasons: [String]?
     /// Seconds until a rate-limited client may try again (sent as `Retry-After`).
-    package var retryAfter: Int?
+    var retryAfter: Int?
     /// Answered in OAuth's shape, `{"error": code, "error_description": message}`, as GoTrue
     /// answers its `OAuthError`s (the ID-token grant's).
-    package var isOAuthShaped = false
+    var isOAuthShaped = false
 
-    package init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -74,133 +74,133 @@ extension AuthError {
 
 extension AuthError {
     /// GoTrue's `OAuthError`: 400 with `error` and `error_description`.
-    package static func oauth(_ error: String, _ description: String) -> AuthError {
+    static func oauth(_ error: String, _ description: String) -> AuthError {
         var answer = AuthError(.badRequest, error, description)
         answer.isOAuthShaped = true
         return answer
     }
 
     /// An ID token whose form, issuer, key, signature or times are wrong (the reason is logged).
-    package static let badIDToken = oauth("invalid request", "Bad ID token")
-    package static let manualLinkingDisabled = AuthError(.notFound, "manual_linking_disabled", "Manual linking is disabled")
+    static let badIDToken = oauth("invalid request", "Bad ID token")
+    static let manualLinkingDisabled = AuthError(.notFound, "manual_linking_disabled", "Manual linking is disabled")
     /// A `custom:` provider named while custom providers are off (GoTrue's 400 `validation_failed`).
-    package static let customProvidersDisabled = validation("Custom OAuth providers are disabled")
-    package static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
-    package static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
-    package static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
-    package static let userBannedForbidden = AuthError(.forbidden, "user_banned", "User is banned")
-    package static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
-    package static let userIDExists = AuthError(.unprocessableContent, "user_already_exists", "A user with this ID already exists")
-    package static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
-    package static let phoneExists = AuthError(.unprocessableContent, "phone_exists", "Phone number already registered by another user")
-    package static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
-    package static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
-    package static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
-    package static let sessionExpired = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired")
+    static let customProvidersDisabled = validation("Custom OAuth providers are disabled")
+    static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
+    static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
+    static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
+    static let userBannedForbidden = AuthError(.forbidden, "user_banned", "User is banned")
+    static let userAlreadyExists = AuthError(.unprocessableContent, "user_already_exists", "User already registered")
+    static let userIDExists = AuthError(.unprocessableContent, "user_already_exists", "A user with this ID already exists")
+    static let emailExists = AuthError(.unprocessableContent, "email_exists", "A user with this email address has already been registered")
+    static let phoneExists = AuthError(.unprocessableContent, "phone_exists", "Phone number already registered by another user")
+    static let refreshTokenNotFound = AuthError(.badRequest, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+    static let refreshTokenAlreadyUsed = AuthError(.badRequest, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
+    static let sessionNotFound = AuthError(.badRequest, "session_not_found", "Session from session_id claim in JWT does not exist")
+    static let sessionExpired = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired")
     /// GoTrue's answer to a refresh of a session that went longer than the inactivity timeout
     /// without one.
-    package static let sessionExpiredInactivity = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
-    package static let refreshUserBanned = AuthError(.badRequest, "user_banned", "Invalid Refresh Token: User Banned")
+    static let sessionExpiredInactivity = AuthError(.badRequest, "session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
+    static let refreshUserBanned = AuthError(.badRequest, "user_banned", "Invalid Refresh Token: User Banned")
     /// A password holding a NUL character, which bcrypt would silently cut (GoTrue's Go bcrypt
     /// has no such limit, so it has no code of its own for it).
-    package static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
-    package static let captchaMissing = AuthError(
+    static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
+    static let captchaMissing = AuthError(
         .badRequest, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)")
-    package static let captchaUnavailable = AuthError(.internalServerError, "unexpected_failure", "captcha verification process failed")
+    static let captchaUnavailable = AuthError(.internalServerError, "unexpected_failure", "captcha verification process failed")
     /// 400 `captcha_failed` with the provider's error codes, as GoTrue words it.
-    package static func captchaRefused(_ codes: [String]) -> AuthError {
+    static func captchaRefused(_ codes: [String]) -> AuthError {
         AuthError(
             .badRequest, "captcha_failed",
             "captcha protection: request disallowed (\(codes.prefix(5).map { String($0.prefix(40)) }.joined(separator: ", ")))")
     }
     /// Leaked-password protection fails closed and Pwned Passwords could not be asked (GoTrue's 500).
-    package static let pwnedCheckUnavailable = AuthError(
+    static let pwnedCheckUnavailable = AuthError(
         .internalServerError, "unexpected_failure", "Unable to perform password strength check with HaveIBeenPwned.org.")
-    package static let refreshTokenInvalid = validation("Refresh token is not valid")
-    package static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
-    package static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
-    package static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
-    package static let missingSubClaim = AuthError(.forbidden, "bad_jwt", "invalid claim: missing sub claim")
-    package static let subClaimNotUUID = AuthError(.badRequest, "bad_jwt", "invalid claim: sub claim must be a UUID")
-    package static let sessionClaimNotUUID = AuthError(.forbidden, "bad_jwt", "invalid claim: session_id claim must be a UUID")
-    package static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
-    package static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
-    package static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
-    package static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
-    package static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
-    package static let codeExpired = AuthError(.forbidden, "otp_expired", "Token has expired or is invalid")
-    package static let flowStateNotFound = AuthError(.notFound, "flow_state_not_found", "invalid flow state, no valid flow state found")
-    package static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
-    package static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
-    package static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
-    package static let currentPasswordRequired = AuthError(
+    static let refreshTokenInvalid = validation("Refresh token is not valid")
+    static let sessionExpiredForbidden = AuthError(.forbidden, "session_expired", "Session expired")
+    static let insufficientPermissions = AuthError(.forbidden, "insufficient_permissions", "You can only change your own profile")
+    static let noAuthorization = AuthError(.unauthorized, "no_authorization", "This endpoint requires a valid Bearer token")
+    static let missingSubClaim = AuthError(.forbidden, "bad_jwt", "invalid claim: missing sub claim")
+    static let subClaimNotUUID = AuthError(.badRequest, "bad_jwt", "invalid claim: sub claim must be a UUID")
+    static let sessionClaimNotUUID = AuthError(.forbidden, "bad_jwt", "invalid claim: session_id claim must be a UUID")
+    static let sessionGone = AuthError(.forbidden, "session_not_found", "Session from session_id claim in JWT does not exist")
+    static let userGone = AuthError(.forbidden, "user_not_found", "User from sub claim in JWT does not exist")
+    static let notAdmin = AuthError(.forbidden, "not_admin", "User not allowed")
+    static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
+    static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
+    static let codeExpired = AuthError(.forbidden, "otp_expired", "Token has expired or is invalid")
+    static let flowStateNotFound = AuthError(.notFound, "flow_state_not_found", "invalid flow state, no valid flow state found")
+    static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
+    static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
+    static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
+    static let currentPasswordRequired = AuthError(
         .badRequest, "current_password_required", "Current password required when setting new password.")
-    package static let currentPasswordMismatch = AuthError(
+    static let currentPasswordMismatch = AuthError(
         .badRequest, "current_password_mismatch", "Current password required when setting new password.")
-    package static let samePassword = AuthError(
+    static let samePassword = AuthError(
         .unprocessableContent, "same_password", "New password should be different from the old password.")
-    package static let reauthenticationNotValid = AuthError(.unprocessableContent, "reauthentication_not_valid", "Nonce has expired or is invalid")
-    package static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
-    package static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")
-    package static let anonymousPasswordWithoutEmail = AuthError(
+    static let reauthenticationNotValid = AuthError(.unprocessableContent, "reauthentication_not_valid", "Nonce has expired or is invalid")
+    static let anonymousProviderDisabled = AuthError(.unprocessableContent, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+    static let otpSignupsDisabled = AuthError(.unprocessableContent, "otp_disabled", "Signups not allowed for otp")
+    static let anonymousPasswordWithoutEmail = AuthError(
         .unprocessableContent, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
-    package static let verifyEmailFirst = AuthError(.unprocessableContent, "email_not_confirmed", "Please verify your email first.")
-    package static let noUserWithEmail = AuthError(.notFound, "user_not_found", "User with this email not found")
-    package static let noFlowStateForLink = AuthError(
+    static let verifyEmailFirst = AuthError(.unprocessableContent, "email_not_confirmed", "Please verify your email first.")
+    static let noUserWithEmail = AuthError(.notFound, "user_not_found", "User with this email not found")
+    static let noFlowStateForLink = AuthError(
         .badRequest, "flow_state_not_found", "No associated flow state found. No valid flow state found for user.")
-    package static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
-    package static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
-    package static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
+    static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
+    static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
+    static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
     /// GoTrue's answer on the routes of its OAuth 2.1 server while it is disabled.
-    package static let oauthServerDisabled = AuthError(.notFound, "feature_disabled", "OAuth server is disabled")
+    static let oauthServerDisabled = AuthError(.notFound, "feature_disabled", "OAuth server is disabled")
     /// GoTrue's answer on its SCIM routes while SCIM is disabled.
-    package static let scimDisabled = AuthError(.notFound, "feature_disabled", "SCIM server is disabled")
+    static let scimDisabled = AuthError(.notFound, "feature_disabled", "SCIM server is disabled")
     /// GoTrue's answer to `grant_type=web3` while both Web3 providers are disabled.
-    package static let web3ProviderDisabled = AuthError(.unprocessableContent, "web3_provider_disabled", "Web3 provider is disabled")
-    package static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
-    package static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
-    package static let serviceUnavailable = AuthError(
+    static let web3ProviderDisabled = AuthError(.unprocessableContent, "web3_provider_disabled", "Web3 provider is disabled")
+    static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
+    static let badJSON = AuthError(.badRequest, "bad_json", "Could not parse request body as JSON")
+    static let serviceUnavailable = AuthError(
         .serviceUnavailable, "service_unavailable", "The service is temporarily unavailable; try again shortly")
-    package static let unexpected = AuthError(
+    static let unexpected = AuthError(
         .internalServerError, "unexpected_failure", "Unexpected failure, please check server logs for more information")
 
     /// 500 "Error sending … email": a mail that could not be handed to the mail server.
-    package static func mailNotSent(_ name: String) -> AuthError {
+    static func mailNotSent(_ name: String) -> AuthError {
         AuthError(.internalServerError, "unexpected_failure", "Error sending \(name) email")
     }
 
     /// 400 `phone_provider_disabled`: Latchkey has no SMS provider, so every phone flow answers
     /// what GoTrue answers with the phone provider off.
-    package static func phoneProviderDisabled(_ message: String = "Unsupported phone provider") -> AuthError {
+    static func phoneProviderDisabled(_ message: String = "Unsupported phone provider") -> AuthError {
         AuthError(.badRequest, "phone_provider_disabled", message)
     }
 
     /// 403 `bad_jwt`: a bearer token that is malformed, signed with another key or algorithm,
     /// expired or not yet valid. `reason` says which, in the words of GoTrue's JWT parser; it
     /// never contains the token.
-    package static func invalidJWT(_ reason: String) -> AuthError {
+    static func invalidJWT(_ reason: String) -> AuthError {
         AuthError(.forbidden, "bad_jwt", "invalid JWT: unable to parse or verify signature, \(reason)")
     }
 
     /// 400 `validation_failed` with a message saying which input was wrong.
-    package static func validation(_ message: String) -> AuthError {
+    static func validation(_ message: String) -> AuthError {
         AuthError(.badRequest, "validation_failed", message)
     }
 
     /// 429 `over_request_rate_limit`, telling the client when it may retry.
-    package static func rateLimited(retryAfter: Int) -> AuthError {
+    static func rateLimited(retryAfter: Int) -> AuthError {
         AuthError(.tooManyRequests, "over_request_rate_limit", "Request rate limit reached", retryAfter: max(1, retryAfter))
     }
 
     /// 429 `over_email_send_rate_limit`.
-    package static func emailRateLimited(retryAfter: Int) -> AuthError {
+    static func emailRateLimited(retryAfter: Int) -> AuthError {
         AuthError(
             .tooManyRequests, "over_email_send_rate_limit",
             "For security purposes, you can only request this after \(max(1, retryAfter)) seconds.", retryAfter: max(1, retryAfter))
     }
 
     /// 422 `weak_password` with GoTrue's `weak_password.reasons`.
-    package static func weakPassword(_ weakness: SessionResponse.WeakPasswordNotice) -> AuthError {
+    static func weakPassword(_ weakness: SessionResponse.WeakPasswordNotice) -> AuthError {
         AuthError(.unprocessableContent, "weak_password", weakness.message ?? "Password is too weak", weakPasswordReasons: weakness.reasons)
     }
 }

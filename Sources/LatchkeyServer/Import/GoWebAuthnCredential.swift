@@ -18,13 +18,13 @@ import LatchkeyWire
 /// 2023-12 struct tags wrote the authenticator's fields under their Go names (`SignCount`,
 /// `CloneWarning`); Go reads JSON keys case-insensitively, and so does this. The public key is
 /// the COSE_Key bytes from the authenticator data, as Latchkey stores them.
-package enum GoWebAuthnCredential {
+enum GoWebAuthnCredential {
     /// WebAuthn's bound on a credential id (§5.8.3 of Web Authentication Level 3).
     static let maximumCredentialIDLength = 1023
 
     /// The credential of a verified WebAuthn factor, or why it cannot be read; `aaguid` is the
     /// factor's `web_authn_aaguid`, used when the credential names no authenticator model.
-    package static func factorCredential(_ text: String?, aaguid column: UUID?) throws(ImportRefusal) -> FactorCredential {
+    static func factorCredential(_ text: String?, aaguid column: UUID?) throws(ImportRefusal) -> FactorCredential {
         guard let text, !text.isEmpty, text != "null" else {
             throw ImportRefusal("a WebAuthn factor without a credential (web_authn_credential is empty)")
         }

@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyWire
 
 /// What importing one account did.
-package enum ImportOutcome: Sendable, Equatable {
+enum ImportOutcome: Sendable, Equatable {
     case created
     case updated
     /// The stored user already said everything the export says.
@@ -20,8 +20,8 @@ package enum ImportOutcome: Sendable, Equatable {
 /// metadata keys the export does not name are kept; an account with no address in the export
 /// (anonymous or phone-only) keeps an address it got here, and a number it got here stays
 /// (with its confirmation). A row whose address belongs to another user is refused.
-package enum ImportPlan {
-    package static func plan(_ account: ImportedAccount, state: IdentityState, now: Date) throws -> IdentityPlan<ImportOutcome> {
+enum ImportPlan {
+    static func plan(_ account: ImportedAccount, state: IdentityState, now: Date) throws -> IdentityPlan<ImportOutcome> {
         let new = account.user
         if state.usersWithEmail.contains(where: { $0.email == new.email && $0.id != new.id }) {
             throw ImportRefusal("the email address belongs to another user")
@@ -83,7 +83,7 @@ package enum ImportPlan {
     /// refused, as the server refuses registering it; so is a phone factor whose number is
     /// another verified phone factor of the user here, as the server refuses enrolling it. The
     /// result says whether it was added.
-    package static func factor(_ factor: FactorRecord, state: FactorState, passkeys: [[UInt8]] = []) -> FactorPlan<Result<Bool, ImportRefusal>> {
+    static func factor(_ factor: FactorRecord, state: FactorState, passkeys: [[UInt8]] = []) -> FactorPlan<Result<Bool, ImportRefusal>> {
         guard !state.factors.contains(where: { $0.id == factor.id }) else { return FactorPlan(changes: [], result: .success(false)) }
         if let credential = factor.webAuthnCredential?.credentialID {
             if state.factors.contains(where: { $0.webAuthnCredential?.credentialID == credential }) {
@@ -106,7 +106,7 @@ package enum ImportPlan {
     /// assertion through). The result says whether it was added. A credential the user already
     /// has here under another id is refused; one another account has is the store's
     /// ``StoreError/duplicateCredential``.
-    package static func passkey(_ passkey: PasskeyRecord, current: [PasskeyRecord]) throws(ImportRefusal) -> PasskeyPlan<Bool> {
+    static func passkey(_ passkey: PasskeyRecord, current: [PasskeyRecord]) throws(ImportRefusal) -> PasskeyPlan<Bool> {
         if var stored = current.first(where: { $0.id == passkey.id }) {
             guard stored.credentialID == passkey.credentialID else { throw ImportRefusal("another credential is stored here under its id") }
             guard passkey.signCount > stored.signCount else { return PasskeyPlan(changes: [], result: false) }

@@ -2,17 +2,17 @@ import Foundation
 
 /// A user and their identities as an import would store them.
 package struct ImportedAccount: Sendable, Equatable {
-    package var user: UserRecord
-    package var identities: [IdentityRecord]
+    var user: UserRecord
+    var identities: [IdentityRecord]
     /// What of the source's row the account is imported without, and why (no values).
-    package var leftOut: [String] = []
+    var leftOut: [String] = []
 }
 
 /// Why one row of an export is not imported. The reason names fields, never their values
 /// (no address, no hash).
 package struct ImportRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    package var reason: String
+    var reason: String
     package var description: String { reason }
 
-    package init(_ reason: String) { self.reason = reason }
+    init(_ reason: String) { self.reason = reason }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Firebase's `auth:export` writes `{"users": [ {…}, {…} ]}`; each element's bytes are handed
 /// to a `JSONDecoder` by the caller. The scanner only tracks strings, escapes and nesting; the
 /// decoder checks each element's JSON, and ``next()`` throws when the file ends inside the array.
-package struct JSONArrayElements {
+struct JSONArrayElements {
     private let handle: FileHandle
     private let chunkSize: Int
     private var buffer: [UInt8] = []
@@ -19,19 +19,19 @@ package struct JSONArrayElements {
     /// The depth of the array's elements (the array sits one level above).
     private var elementDepth = 0
 
-    package struct Malformed: Error, Sendable, CustomStringConvertible {
-        package var description: String
+    struct Malformed: Error, Sendable, CustomStringConvertible {
+        var description: String
     }
 
-    package init(file: URL, chunkSize: Int = 1 << 16) throws {
+    init(file: URL, chunkSize: Int = 1 << 16) throws {
         handle = try FileHandle(forReadingFrom: file)
         self.chunkSize = chunkSize
     }
 
-    package func close() { try? handle.close() }
+    func close() { try? handle.close() }
 
     /// The next element's bytes, or `nil` after the array's last one.
-    package mutating func next() throws -> [UInt8]? {
+    mutating func next() throws -> [UInt8]? {
         guard !finished else { return nil }
         var element: [UInt8] = []
         var inElement = false

@@ -3,30 +3,30 @@ import LatchkeyWire
 
 /// A verified factor of the source as Latchkey stores it: a TOTP factor with its secret (not
 /// yet sealed), a WebAuthn factor with its credential, or a phone factor with its number.
-package struct ImportedFactor: Sendable, Equatable {
+struct ImportedFactor: Sendable, Equatable {
     /// What proves the factor.
-    package enum Proof: Sendable, Equatable {
+    enum Proof: Sendable, Equatable {
         case totp(secret: [UInt8])
         case webAuthn(FactorCredential)
         /// The number in E.164 digits without the `+`.
         case phone(String)
     }
 
-    package var id: UUID
-    package var userID: UUID
-    package var friendlyName: String
-    package var proof: Proof
-    package var createdAt: Date
-    package var updatedAt: Date
+    var id: UUID
+    var userID: UUID
+    var friendlyName: String
+    var proof: Proof
+    var createdAt: Date
+    var updatedAt: Date
 
     /// The TOTP secret; `nil` for a WebAuthn factor.
-    package var secret: [UInt8]? {
+    var secret: [UInt8]? {
         guard case .totp(let secret) = proof else { return nil }
         return secret
     }
 
     /// The WebAuthn credential; `nil` for a TOTP factor.
-    package var webAuthnCredential: FactorCredential? {
+    var webAuthnCredential: FactorCredential? {
         guard case .webAuthn(let credential) = proof else { return nil }
         return credential
     }
@@ -61,7 +61,7 @@ package struct ImportedFactor: Sendable, Equatable {
 ///   nothing new; the relying party ID must stay the same;
 /// - a session keeps its id, user, times, `not_after`, `aal`, factor and methods, and its newest
 ///   refresh token not revoked becomes its active token here.
-package enum SupabaseAccountMapping {
+enum SupabaseAccountMapping {
     /// GoTrue's identities that are the account's own address or number, not an external provider.
     static let ownIdentityProviders: Set<String> = ["email", "phone"]
     /// The `mfa_amr_claims` methods of the second factors Latchkey has: a session keeps them
@@ -70,7 +70,7 @@ package enum SupabaseAccountMapping {
 
     /// The account `rows` describe as Latchkey stores it, or why it cannot be imported. What is
     /// left out (a password hash the server cannot verify) is in ``ImportedAccount/leftOut``.
-    package static func account(_ rows: SupabaseAccountRows, now: Date) throws(ImportRefusal) -> ImportedAccount {
+    static func account(_ rows: SupabaseAccountRows, now: Date) throws(ImportRefusal) -> ImportedAccount {
         var row = rows.user
         row.emailConfirmedAt = milliseconds(row.emailConfirmedAt)
         row.bannedUntil = milliseconds(row.bannedUntil)
@@ -142,7 +142,7 @@ package enum SupabaseAccountMapping {
 
     /// The factor as Latchkey stores it; `nil` for a factor never verified (an enrollment the
     /// user did not finish); throws why a verified factor cannot be taken.
-    package static func factor(_ row: SupabaseFactorRow) throws(ImportRefusal) -> ImportedFactor? {
+    static func factor(_ row: SupabaseFactorRow) throws(ImportRefusal) -> ImportedFactor? {
         guard [FactorRecord.totpType, FactorRecord.webAuthnType, FactorRecord.phoneType].contains(row.factorType) else {
             throw ImportRefusal("a \(row.factorType) factor (only verified TOTP, WebAuthn and phone factors are imported)")
         }
@@ -168,7 +168,7 @@ package enum SupabaseAccountMapping {
     /// The passkey as Latchkey stores it, or why it cannot be taken: a credential id out of
     /// WebAuthn's bounds, a public key that is not a COSE key the server verifies, a counter
     /// out of range. Transports are hints: unreadable ones are dropped, not refused.
-    package static func passkey(_ row: SupabasePasskeyRow) throws(ImportRefusal) -> PasskeyRecord {
+    static func passkey(_ row: SupabasePasskeyRow) throws(ImportRefusal) -> PasskeyRecord {
         guard (1...GoWebAuthnCredential.maximumCredentialIDLength).contains(row.credentialID.count) else {
             throw ImportRefusal("credential_id is empty or longer than WebAuthn's 1023 bytes")
         }
@@ -188,7 +188,7 @@ package enum SupabaseAccountMapping {
     /// The session and its live refresh token; `nil` for a session that cannot be resumed
     /// anyway (every token revoked, or past `not_after`); throws why a live one cannot be taken.
     /// `factorIDs` are the user's factors stored here: the session keeps its factor if it is one.
-    package static func session(
+    static func session(
         _ row: SupabaseSessionRow, factorIDs: Set<UUID>, now: Date
     ) throws(ImportRefusal) -> (session: SessionRecord, refreshToken: String)? {
         if let notAfter = row.notAfter, notAfter <= now { return nil }

@@ -2,28 +2,28 @@ import Foundation
 
 /// One row of GoTrue's `auth.users`, as ``SupabaseAuthSchema`` reads it: the columns an import
 /// keeps. Columns an older schema lacks read as `nil` (`is_anonymous` as false).
-package struct SupabaseUserRow: Sendable, Equatable {
-    package var id: UUID
-    package var email: String?
+struct SupabaseUserRow: Sendable, Equatable {
+    var id: UUID
+    var email: String?
     /// The number in E.164 digits, as GoTrue keeps it (no `+`).
-    package var phone: String?
-    package var phoneConfirmedAt: Date?
+    var phone: String?
+    var phoneConfirmedAt: Date?
     /// `encrypted_password`: bcrypt for GoTrue's own users; GoTrue's admin API also stores
     /// imported Firebase scrypt and argon2 hashes here. Empty for users without a password.
-    package var encryptedPassword: String?
+    var encryptedPassword: String?
     /// `email_confirmed_at` (`confirmed_at` in schemas before 2021-07).
-    package var emailConfirmedAt: Date?
-    package var bannedUntil: Date?
-    package var lastSignInAt: Date?
-    package var createdAt: Date?
+    var emailConfirmedAt: Date?
+    var bannedUntil: Date?
+    var lastSignInAt: Date?
+    var createdAt: Date?
     /// `raw_user_meta_data` and `raw_app_meta_data`, as JSON text.
-    package var rawUserMetaData: String?
-    package var rawAppMetaData: String?
-    package var isAnonymous: Bool
+    var rawUserMetaData: String?
+    var rawAppMetaData: String?
+    var isAnonymous: Bool
     /// Set when GoTrue soft-deleted the user.
-    package var deletedAt: Date?
+    var deletedAt: Date?
 
-    package init(
+    init(
         id: UUID, email: String? = nil, phone: String? = nil, encryptedPassword: String? = nil, emailConfirmedAt: Date? = nil,
         bannedUntil: Date? = nil, lastSignInAt: Date? = nil, createdAt: Date? = nil, rawUserMetaData: String? = nil,
         rawAppMetaData: String? = nil, isAnonymous: Bool = false, deletedAt: Date? = nil, phoneConfirmedAt: Date? = nil
@@ -46,17 +46,17 @@ package struct SupabaseUserRow: Sendable, Equatable {
 
 /// One row of `auth.identities`: the provider and the provider's id of the person
 /// (`provider_id`; the `id` column before GoTrue's 2023-11 migration).
-package struct SupabaseIdentityRow: Sendable, Equatable {
-    package var userID: UUID
-    package var provider: String
-    package var providerID: String
+struct SupabaseIdentityRow: Sendable, Equatable {
+    var userID: UUID
+    var provider: String
+    var providerID: String
     /// `identity_data`, as JSON text.
-    package var identityData: String?
-    package var lastSignInAt: Date?
-    package var createdAt: Date?
-    package var updatedAt: Date?
+    var identityData: String?
+    var lastSignInAt: Date?
+    var createdAt: Date?
+    var updatedAt: Date?
 
-    package init(
+    init(
         userID: UUID, provider: String, providerID: String, identityData: String?, lastSignInAt: Date? = nil, createdAt: Date? = nil,
         updatedAt: Date? = nil
     ) {
@@ -71,30 +71,30 @@ package struct SupabaseIdentityRow: Sendable, Equatable {
 }
 
 /// One row of `auth.mfa_factors`.
-package struct SupabaseFactorRow: Sendable, Equatable {
-    package var id: UUID
-    package var userID: UUID
-    package var friendlyName: String?
+struct SupabaseFactorRow: Sendable, Equatable {
+    var id: UUID
+    var userID: UUID
+    var friendlyName: String?
     /// `totp`, `phone` or `webauthn`.
-    package var factorType: String
+    var factorType: String
     /// `unverified` or `verified`.
-    package var status: String
+    var status: String
     /// The TOTP secret in base32, or, when GoTrue's database encryption was on, a JSON object
     /// (`key_id`, `alg`, `nonce`, `data`).
-    package var secret: String?
-    package var createdAt: Date
-    package var updatedAt: Date
+    var secret: String?
+    var createdAt: Date
+    var updatedAt: Date
     /// `web_authn_credential`, as JSON text: a WebAuthn factor's credential as go-webauthn's
     /// `webauthn.Credential` encodes it (GoTrue's `MFAWebAuthnCredential`). `NULL` for other
     /// factors, for a WebAuthn factor whose registration was not finished, and in schemas
     /// before GoTrue's 2024-10 migration.
-    package var webAuthnCredential: String?
+    var webAuthnCredential: String?
     /// `web_authn_aaguid`: the authenticator model GoTrue read from the registration.
-    package var webAuthnAAGUID: UUID?
+    var webAuthnAAGUID: UUID?
     /// `phone`: a phone factor's number (GoTrue's 2024-06 migration); `NULL` for other factors.
-    package var phone: String?
+    var phone: String?
 
-    package init(
+    init(
         id: UUID, userID: UUID, friendlyName: String?, factorType: String, status: String, secret: String?, createdAt: Date, updatedAt: Date,
         webAuthnCredential: String? = nil, webAuthnAAGUID: UUID? = nil, phone: String? = nil
     ) {
@@ -114,28 +114,28 @@ package struct SupabaseFactorRow: Sendable, Equatable {
 
 /// One row of `auth.webauthn_credentials`: a passkey (GoTrue's `WebAuthnCredential`, since its
 /// 2026-03 migration).
-package struct SupabasePasskeyRow: Sendable, Equatable {
-    package var id: UUID
-    package var userID: UUID
+struct SupabasePasskeyRow: Sendable, Equatable {
+    var id: UUID
+    var userID: UUID
     /// `credential_id` and `public_key` (`bytea`): the credential id and the COSE_Key bytes the
     /// authenticator gave at registration.
-    package var credentialID: [UInt8]
-    package var publicKey: [UInt8]
+    var credentialID: [UInt8]
+    var publicKey: [UInt8]
     /// `attestation_type`: what go-webauthn recorded (the attestation format, such as `none` or `packed`).
-    package var attestationType: String?
-    package var aaguid: UUID?
+    var attestationType: String?
+    var aaguid: UUID?
     /// `sign_count` (`bigint`; GoTrue keeps a `uint32`).
-    package var signCount: Int64
+    var signCount: Int64
     /// `transports`, as JSON text (an array of strings).
-    package var transports: String?
-    package var backupEligible: Bool
-    package var backedUp: Bool
-    package var friendlyName: String?
-    package var createdAt: Date
-    package var updatedAt: Date
-    package var lastUsedAt: Date?
+    var transports: String?
+    var backupEligible: Bool
+    var backedUp: Bool
+    var friendlyName: String?
+    var createdAt: Date
+    var updatedAt: Date
+    var lastUsedAt: Date?
 
-    package init(
+    init(
         id: UUID, userID: UUID, credentialID: [UInt8], publicKey: [UInt8], attestationType: String? = "none", aaguid: UUID? = nil,
         signCount: Int64 = 0, transports: String? = "[]", backupEligible: Bool = false, backedUp: Bool = false, friendlyName: String? = nil,
         createdAt: Date, updatedAt: Date, lastUsedAt: Date? = nil
@@ -159,25 +159,25 @@ package struct SupabasePasskeyRow: Sendable, Equatable {
 
 /// One row of `auth.sessions` with what an import needs from the tables around it: the newest
 /// refresh token of `auth.refresh_tokens` not revoked, and the methods of `auth.mfa_amr_claims`.
-package struct SupabaseSessionRow: Sendable, Equatable {
-    package var id: UUID
-    package var userID: UUID
-    package var createdAt: Date
-    package var updatedAt: Date?
-    package var refreshedAt: Date?
-    package var notAfter: Date?
+struct SupabaseSessionRow: Sendable, Equatable {
+    var id: UUID
+    var userID: UUID
+    var createdAt: Date
+    var updatedAt: Date?
+    var refreshedAt: Date?
+    var notAfter: Date?
     /// `aal1`, `aal2` or `aal3`.
-    package var aal: String?
-    package var factorID: UUID?
+    var aal: String?
+    var factorID: UUID?
     /// Whether `refresh_token_hmac_key` is set: GoTrue then issues signed refresh tokens that
     /// `auth.refresh_tokens` does not hold.
-    package var signsRefreshTokens: Bool
+    var signsRefreshTokens: Bool
     /// The session's live refresh token, `nil` when every token was revoked.
-    package var refreshToken: String?
+    var refreshToken: String?
     /// `mfa_amr_claims`: each method with when it was last verified in the session, oldest first.
-    package var methods: [AuthenticationMethodReference]
+    var methods: [AuthenticationMethodReference]
 
-    package init(
+    init(
         id: UUID, userID: UUID, createdAt: Date, updatedAt: Date? = nil, refreshedAt: Date? = nil, notAfter: Date? = nil, aal: String? = nil,
         factorID: UUID? = nil, signsRefreshTokens: Bool = false, refreshToken: String?, methods: [AuthenticationMethodReference] = []
     ) {
@@ -197,13 +197,13 @@ package struct SupabaseSessionRow: Sendable, Equatable {
 
 /// One user of the source with every row about them an import reads.
 package struct SupabaseAccountRows: Sendable, Equatable {
-    package var user: SupabaseUserRow
-    package var identities: [SupabaseIdentityRow]
-    package var factors: [SupabaseFactorRow]
-    package var passkeys: [SupabasePasskeyRow]
-    package var sessions: [SupabaseSessionRow]
+    var user: SupabaseUserRow
+    var identities: [SupabaseIdentityRow]
+    var factors: [SupabaseFactorRow]
+    var passkeys: [SupabasePasskeyRow]
+    var sessions: [SupabaseSessionRow]
 
-    package init(
+    init(
         user: SupabaseUserRow, identities: [SupabaseIdentityRow] = [], factors: [SupabaseFactorRow] = [], passkeys: [SupabasePasskeyRow] = [],
         sessions: [SupabaseSessionRow] = []
     ) {

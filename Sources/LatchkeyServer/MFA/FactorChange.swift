@@ -4,13 +4,13 @@ import Foundation
 /// and under its locks, about a user's factors.
 package struct FactorState: Sendable, Equatable {
     /// Every factor of the user, oldest first (empty when the user is gone).
-    package var factors: [FactorRecord]
+    var factors: [FactorRecord]
     /// The challenge asked for, if it exists (of any factor: the plan checks whose it is).
-    package var challenge: ChallengeRecord?
+    var challenge: ChallengeRecord?
     /// The session asked for, if it exists (of any user: the plan checks whose it is).
-    package var session: SessionRecord?
+    var session: SessionRecord?
 
-    package init(factors: [FactorRecord], challenge: ChallengeRecord?, session: SessionRecord?) {
+    init(factors: [FactorRecord], challenge: ChallengeRecord?, session: SessionRecord?) {
         self.factors = factors
         self.challenge = challenge
         self.session = session

@@ -5,25 +5,25 @@ import LatchkeyWire
 ///
 /// Stored as JSON in the factor's row (binary values as base64url). Public data only: the
 /// private key never leaves the authenticator.
-package struct FactorCredential: Sendable, Hashable, Codable {
+struct FactorCredential: Sendable, Hashable, Codable {
     /// The credential id the authenticator chose.
-    package var credentialID: [UInt8]
+    var credentialID: [UInt8]
     /// The credential public key as COSE_Key bytes.
-    package var publicKey: [UInt8]
+    var publicKey: [UInt8]
     /// What the registration's attestation proved (`none`, `self`, `basic`).
-    package var attestationType: String
+    var attestationType: String
     /// The authenticator model, when it disclosed one.
-    package var aaguid: UUID?
+    var aaguid: UUID?
     /// The last signature counter accepted (0 for authenticators that keep none).
-    package var signCount: UInt32
+    var signCount: UInt32
     /// BE: the credential may be synced between devices.
-    package var backupEligible: Bool
+    var backupEligible: Bool
     /// BS: the credential was backed up at its last use.
-    package var backedUp: Bool
+    var backedUp: Bool
     /// The transports the browser reported at registration: hints, not verified.
-    package var transports: [String]
+    var transports: [String]
 
-    package init(
+    init(
         credentialID: [UInt8], publicKey: [UInt8], attestationType: String, aaguid: UUID?, signCount: UInt32, backupEligible: Bool,
         backedUp: Bool, transports: [String]
     ) {
@@ -48,7 +48,7 @@ package struct FactorCredential: Sendable, Hashable, Codable {
         case transports
     }
 
-    package init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         guard let id = Base64URL.decode(try c.decode(String.self, forKey: .credentialID)),
             let key = Base64URL.decode(try c.decode(String.self, forKey: .publicKey))
@@ -63,7 +63,7 @@ package struct FactorCredential: Sendable, Hashable, Codable {
         transports = try c.decodeIfPresent([String].self, forKey: .transports) ?? []
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Base64URL.encode(credentialID), forKey: .credentialID)
         try c.encode(Base64URL.encode(publicKey), forKey: .publicKey)
@@ -76,14 +76,14 @@ package struct FactorCredential: Sendable, Hashable, Codable {
     }
 
     /// The stored form: JSON text.
-    package var storedText: String {
+    var storedText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The credential of a stored row, or `StoreError.unreadableRow`.
-    package static func stored(_ text: String?) throws -> FactorCredential? {
+    static func stored(_ text: String?) throws -> FactorCredential? {
         guard let text, !text.isEmpty else { return nil }
         do {
             return try JSONDecoder().decode(FactorCredential.self, from: Data(text.utf8))
@@ -95,24 +95,24 @@ package struct FactorCredential: Sendable, Hashable, Codable {
 
 /// The WebAuthn side of a `webauthn` factor's challenge: which ceremony it opened and the
 /// random challenge the authenticator must sign.
-package struct FactorWebAuthnChallenge: Sendable, Hashable {
-    package enum Ceremony: String, Sendable, Hashable {
+struct FactorWebAuthnChallenge: Sendable, Hashable {
+    enum Ceremony: String, Sendable, Hashable {
         /// Registering the factor's credential (`navigator.credentials.create`): an unverified factor.
         case create
         /// Proving possession of it (`navigator.credentials.get`): a verified factor.
         case request
     }
 
-    package var ceremony: Ceremony
-    package var challenge: [UInt8]
+    var ceremony: Ceremony
+    var challenge: [UInt8]
 
-    package init(ceremony: Ceremony, challenge: [UInt8]) {
+    init(ceremony: Ceremony, challenge: [UInt8]) {
         self.ceremony = ceremony
         self.challenge = challenge
     }
 
     /// The row's two columns, or `nil` for a TOTP challenge.
-    package static func stored(ceremony: String?, challenge: String?) throws -> FactorWebAuthnChallenge? {
+    static func stored(ceremony: String?, challenge: String?) throws -> FactorWebAuthnChallenge? {
         guard let ceremony, let challenge else { return nil }
         guard let kind = Ceremony(rawValue: ceremony), let bytes = Base64URL.decode(challenge) else {
             throw StoreError.unreadableRow("mfa_challenges holds an unreadable WebAuthn challenge")

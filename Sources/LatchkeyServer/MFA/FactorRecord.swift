@@ -9,37 +9,37 @@ import Foundation
 /// secret is stored sealed (``FactorSecretBox``), never in plain text; a WebAuthn factor holds
 /// only its credential's public key.
 package struct FactorRecord: Sendable, Hashable {
-    package enum Status: String, Sendable, Hashable {
+    enum Status: String, Sendable, Hashable {
         case unverified
         case verified
     }
 
     /// GoTrue's factor type for authenticator apps.
-    package static let totpType = "totp"
+    static let totpType = "totp"
     /// GoTrue's factor type for WebAuthn credentials.
-    package static let webAuthnType = "webauthn"
+    static let webAuthnType = "webauthn"
     /// GoTrue's factor type for phone numbers that get codes by SMS or WhatsApp.
-    package static let phoneType = "phone"
+    static let phoneType = "phone"
 
-    package var id: UUID
-    package var userID: UUID
-    package var friendlyName: String
-    package var factorType: String
-    package var status: Status
+    var id: UUID
+    var userID: UUID
+    var friendlyName: String
+    var factorType: String
+    var status: Status
     /// The TOTP secret, sealed by ``FactorSecretBox`` (`v1:…`); empty for WebAuthn and phone.
-    package var sealedSecret: String
-    package var createdAt: Date
-    package var updatedAt: Date
-    package var lastChallengedAt: Date?
+    var sealedSecret: String
+    var createdAt: Date
+    var updatedAt: Date
+    var lastChallengedAt: Date?
     /// The last TOTP time step accepted: a code of this step or an earlier one is refused, so a
     /// code works once.
-    package var lastUsedStep: Int64?
+    var lastUsedStep: Int64?
     /// A verified WebAuthn factor's credential (`nil` until its registration is verified).
-    package var webAuthnCredential: FactorCredential?
+    var webAuthnCredential: FactorCredential?
     /// A phone factor's number, E.164 digits without the `+`; `nil` for the other types.
-    package var phone: String?
+    var phone: String?
 
-    package init(
+    init(
         id: UUID = UUID(), userID: UUID, friendlyName: String, factorType: String = FactorRecord.totpType, status: Status = .unverified,
         sealedSecret: String, createdAt: Date, updatedAt: Date, lastChallengedAt: Date? = nil, lastUsedStep: Int64? = nil,
         webAuthnCredential: FactorCredential? = nil, phone: String? = nil
@@ -58,24 +58,24 @@ package struct FactorRecord: Sendable, Hashable {
         self.phone = phone
     }
 
-    package var isVerified: Bool { status == .verified }
+    var isVerified: Bool { status == .verified }
 }
 
 /// A challenge of a factor: what a code (or a WebAuthn response) is verified against, from the
 /// address that asked for it, until it expires or is spent.
 package struct ChallengeRecord: Sendable, Hashable {
-    package var id: UUID
-    package var factorID: UUID
-    package var createdAt: Date
-    package var verifiedAt: Date?
-    package var ipAddress: String
+    var id: UUID
+    var factorID: UUID
+    var createdAt: Date
+    var verifiedAt: Date?
+    var ipAddress: String
     /// A WebAuthn factor's ceremony and random challenge; `nil` for TOTP.
-    package var webAuthn: FactorWebAuthnChallenge?
+    var webAuthn: FactorWebAuthnChallenge?
     /// A phone factor's challenge: the hash of the code sent (``OpaqueTokens/codeHash(_:address:)``
     /// bound to the challenge's id), never the code; `nil` for the other types.
-    package var codeHash: String?
+    var codeHash: String?
 
-    package init(
+    init(
         id: UUID = UUID(), factorID: UUID, createdAt: Date, verifiedAt: Date? = nil, ipAddress: String, webAuthn: FactorWebAuthnChallenge? = nil,
         codeHash: String? = nil
     ) {

@@ -23,16 +23,16 @@ package struct OneTimeToken: Sendable, Hashable {
         case phoneChange = "phone_change_token"
     }
 
-    package var userID: UUID
-    package var kind: Kind
-    package var tokenHash: String
+    var userID: UUID
+    var kind: Kind
+    var tokenHash: String
     /// The hash of the emailed code, bound to ``relatesTo``; `nil` for a token sent without one.
-    package var codeHash: String?
+    var codeHash: String?
     /// The address the token was sent to.
-    package var relatesTo: String
-    package var createdAt: Date
+    var relatesTo: String
+    var createdAt: Date
 
-    package init(userID: UUID, kind: Kind, tokenHash: String, codeHash: String? = nil, relatesTo: String, createdAt: Date) {
+    init(userID: UUID, kind: Kind, tokenHash: String, codeHash: String? = nil, relatesTo: String, createdAt: Date) {
         self.userID = userID
         self.kind = kind
         self.tokenHash = tokenHash

@@ -4,30 +4,30 @@ import LatchkeyWire
 /// A passkey: a WebAuthn credential registered to an account, with what signing in with it
 /// needs (its public key and signature counter) and what its owner sees (name, times).
 package struct PasskeyRecord: Sendable, Hashable {
-    package var id: UUID
-    package var userID: UUID
+    var id: UUID
+    var userID: UUID
     /// The credential id the authenticator chose (at most 1023 bytes), unique across accounts.
-    package var credentialID: [UInt8]
+    var credentialID: [UInt8]
     /// The credential public key as COSE_Key bytes, as the authenticator encoded it.
-    package var publicKey: [UInt8]
+    var publicKey: [UInt8]
     /// What the registration's attestation proved (`none`, `self`, `basic`).
-    package var attestationType: String
+    var attestationType: String
     /// The authenticator model, when it disclosed one.
-    package var aaguid: UUID?
+    var aaguid: UUID?
     /// The last signature counter accepted (0 for authenticators that keep none).
-    package var signCount: UInt32
+    var signCount: UInt32
     /// The transports the browser reported at registration: hints, not verified.
-    package var transports: [String]
+    var transports: [String]
     /// BE: the credential may be synced between devices (it never changes).
-    package var backupEligible: Bool
+    var backupEligible: Bool
     /// BS: the credential was backed up at its last use.
-    package var backedUp: Bool
-    package var friendlyName: String
-    package var createdAt: Date
-    package var updatedAt: Date
-    package var lastUsedAt: Date?
+    var backedUp: Bool
+    var friendlyName: String
+    var createdAt: Date
+    var updatedAt: Date
+    var lastUsedAt: Date?
 
-    package init(
+    init(
         id: UUID = UUID(), userID: UUID, credentialID: [UInt8], publicKey: [UInt8], attestationType: String, aaguid: UUID?,
         signCount: UInt32, transports: [String], backupEligible: Bool, backedUp: Bool, friendlyName: String, createdAt: Date,
         updatedAt: Date, lastUsedAt: Date? = nil
@@ -49,5 +49,5 @@ package struct PasskeyRecord: Sendable, Hashable {
     }
 
     /// The credential id as stored and looked up: base64url without padding.
-    package var credentialKey: String { Base64URL.encode(credentialID) }
+    var credentialKey: String { Base64URL.encode(credentialID) }
 }

@@ -11,16 +11,16 @@ package struct WebAuthnChallengeRecord: Sendable, Hashable {
         case authentication
     }
 
-    package var id: UUID
-    package var kind: Kind
+    var id: UUID
+    var kind: Kind
     /// The account a registration is for; `nil` for a sign-in.
-    package var userID: UUID?
+    var userID: UUID?
     /// The random bytes the authenticator signs over (in clientDataJSON).
-    package var challenge: [UInt8]
-    package var createdAt: Date
-    package var expiresAt: Date
+    var challenge: [UInt8]
+    var createdAt: Date
+    var expiresAt: Date
 
-    package init(id: UUID = UUID(), kind: Kind, userID: UUID?, challenge: [UInt8], createdAt: Date, expiresAt: Date) {
+    init(id: UUID = UUID(), kind: Kind, userID: UUID?, challenge: [UInt8], createdAt: Date, expiresAt: Date) {
         self.id = id
         self.kind = kind
         self.userID = userID

@@ -55,7 +55,7 @@ public struct PhoneSettings: Sendable, Equatable {
     public var textlocalSender: String?
     /// Where provider requests go instead of the provider's own host: for tests against a local
     /// fake, honoured only with ``ExternalProviderSettings/allowLoopbackProviders``.
-    package var providerURLOverride: String?
+    var providerURLOverride: String?
 
     public init() {}
 

@@ -6,24 +6,24 @@ import Foundation
 /// authorization code (only its hash is kept) and redirects with `?code=`; the app then trades
 /// the code and its `code_verifier` for a session at `POST /token?grant_type=pkce`, once.
 package struct FlowState: Sendable, Hashable {
-    package enum ChallengeMethod: String, Sendable {
+    enum ChallengeMethod: String, Sendable {
         case s256
         case plain
     }
 
-    package var id: UUID
-    package var userID: UUID
+    var id: UUID
+    var userID: UUID
     /// What the flow signs in with: GoTrue's authentication method names (`email/signup`,
     /// `recovery`, `magiclink`, `email_change`, `invite`).
-    package var authenticationMethod: String
-    package var codeChallenge: String
-    package var codeChallengeMethod: ChallengeMethod
+    var authenticationMethod: String
+    var codeChallenge: String
+    var codeChallengeMethod: ChallengeMethod
     /// SHA-256 of the authorization code, once the link has been followed.
-    package var authCodeHash: String?
-    package var authCodeIssuedAt: Date?
-    package var createdAt: Date
+    var authCodeHash: String?
+    var authCodeIssuedAt: Date?
+    var createdAt: Date
 
-    package init(
+    init(
         id: UUID = UUID(), userID: UUID, authenticationMethod: String, codeChallenge: String, codeChallengeMethod: ChallengeMethod,
         authCodeHash: String? = nil, authCodeIssuedAt: Date? = nil, createdAt: Date
     ) {

@@ -16,7 +16,7 @@ import Logging
 ///
 /// Failures are GoTrue's OAuth errors (`{"error": "invalid request", ...}`); the reason a
 /// signature or claim failed is logged, never the token.
-package struct IDTokenVerifier: Sendable {
+struct IDTokenVerifier: Sendable {
     /// How far in the future `iat` may be (clocks differ).
     static let clockSkew: TimeInterval = 300
     static let algorithms: Set<String> = ["RS256", "ES256"]
@@ -25,7 +25,7 @@ package struct IDTokenVerifier: Sendable {
     let clock: any ServerClock
     let logger: Logger
 
-    package init(directory: OIDCProviderDirectory, clock: any ServerClock, logger: Logger) {
+    init(directory: OIDCProviderDirectory, clock: any ServerClock, logger: Logger) {
         self.directory = directory
         self.clock = clock
         self.logger = logger
@@ -34,7 +34,7 @@ package struct IDTokenVerifier: Sendable {
     /// The verified claims of `token` for `provider`. `nonce` is the raw nonce the client
     /// sends (the token carries its SHA-256 in hex); `accessToken` the provider's access token
     /// when the client sends it.
-    package func verify(_ token: String, for provider: ResolvedProvider, nonce: String?, accessToken: String?) async throws -> [String: JSONValue] {
+    func verify(_ token: String, for provider: ResolvedProvider, nonce: String?, accessToken: String?) async throws -> [String: JSONValue] {
         let claims = try await signedClaims(token, for: provider)
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw AuthError.oauth("invalid request", "Missing sub claim in id_token")

@@ -4,14 +4,14 @@ import Foundation
 /// ``AuthStore/changeIdentities(_:plan:)``.
 package struct IdentityLookup: Sendable, Equatable {
     /// The identity signing in or being linked: (provider, subject).
-    package var provider: String?
-    package var subject: String?
+    var provider: String?
+    var subject: String?
     /// Addresses whose users and identities the plan may link to (verified ones only).
-    package var emails: [String]
+    var emails: [String]
     /// The signed-in user an identity is linked to or unlinked from.
-    package var userID: UUID?
+    var userID: UUID?
 
-    package init(provider: String? = nil, subject: String? = nil, emails: [String] = [], userID: UUID? = nil) {
+    init(provider: String? = nil, subject: String? = nil, emails: [String] = [], userID: UUID? = nil) {
         self.provider = provider
         self.subject = subject
         self.emails = emails
@@ -22,18 +22,18 @@ package struct IdentityLookup: Sendable, Equatable {
 /// What a store reads for an ``IdentityLookup``.
 package struct IdentityState: Sendable, Equatable {
     /// The identity with the lookup's provider and subject, and its user.
-    package var identity: IdentityRecord?
-    package var identityUser: UserRecord?
+    var identity: IdentityRecord?
+    var identityUser: UserRecord?
     /// Users whose address is one of the lookup's emails, and the users of
     /// ``identitiesWithEmail``.
-    package var usersWithEmail: [UserRecord]
+    var usersWithEmail: [UserRecord]
     /// Identities whose address is one of the lookup's emails.
-    package var identitiesWithEmail: [IdentityRecord]
+    var identitiesWithEmail: [IdentityRecord]
     /// The lookup's user, and every identity of it, oldest first.
-    package var user: UserRecord?
-    package var userIdentities: [IdentityRecord]
+    var user: UserRecord?
+    var userIdentities: [IdentityRecord]
 
-    package init(
+    init(
         identity: IdentityRecord? = nil, identityUser: UserRecord? = nil, usersWithEmail: [UserRecord] = [],
         identitiesWithEmail: [IdentityRecord] = [], user: UserRecord? = nil, userIdentities: [IdentityRecord] = []
     ) {

@@ -4,14 +4,14 @@ import Logging
 
 /// An OpenID provider's discovery document (OpenID Connect Discovery 1.0 §3): the members the
 /// server uses.
-package struct OIDCDiscoveryDocument: Codable, Sendable, Equatable {
-    package var issuer: String
-    package var authorization_endpoint: String?
-    package var token_endpoint: String?
-    package var userinfo_endpoint: String?
-    package var jwks_uri: String
+struct OIDCDiscoveryDocument: Codable, Sendable, Equatable {
+    var issuer: String
+    var authorization_endpoint: String?
+    var token_endpoint: String?
+    var userinfo_endpoint: String?
+    var jwks_uri: String
     /// How clients authenticate at the token endpoint; `client_secret_basic` when absent.
-    package var token_endpoint_auth_methods_supported: [String]?
+    var token_endpoint_auth_methods_supported: [String]?
 }
 
 /// The discovery documents and signing keys of the identity providers the server trusts,
@@ -21,7 +21,7 @@ package struct OIDCDiscoveryDocument: Codable, Sendable, Equatable {
 /// set does not have makes the set be fetched again, at most once a minute per issuer, so a
 /// provider's key rotation is picked up at once and a flood of tokens with made-up `kid`s
 /// cannot make the server hammer the provider.
-package actor OIDCProviderDirectory {
+actor OIDCProviderDirectory {
     struct Entry {
         var document: OIDCDiscoveryDocument
         var keys: [JSONWebKey]
@@ -37,7 +37,7 @@ package actor OIDCProviderDirectory {
     private var entries: [String: Entry] = [:]
     private var fetches: [String: Task<Entry, any Error>] = [:]
 
-    package init(
+    init(
         http: any ProviderHTTP, clock: any ServerClock, logger: Logger, lifetime: TimeInterval = 3600, refetchInterval: TimeInterval = 60
     ) {
         self.http = http
@@ -48,7 +48,7 @@ package actor OIDCProviderDirectory {
     }
 
     /// The discovery document of `issuer`.
-    package func document(issuer: String) async throws -> OIDCDiscoveryDocument {
+    func document(issuer: String) async throws -> OIDCDiscoveryDocument {
         try await entry(issuer).document
     }
 

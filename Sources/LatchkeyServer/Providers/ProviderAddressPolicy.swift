@@ -22,18 +22,18 @@ import Darwin
 /// ``check(_:)`` answers the address it checked, and the HTTP client connects to that address
 /// (``GuardedProviderHTTP``) rather than resolving the host again: a DNS answer that changes
 /// between the check and the connection (rebinding) cannot lead the request elsewhere.
-package struct ProviderAddressPolicy: Sendable {
-    package var allowsLoopback: Bool
+struct ProviderAddressPolicy: Sendable {
+    var allowsLoopback: Bool
     /// Resolves a host name (the system's resolver; replaced in tests).
-    package var resolver: @Sendable (String) async -> [Address]
+    var resolver: @Sendable (String) async -> [Address]
 
-    package init(allowsLoopback: Bool, resolver: @escaping @Sendable (String) async -> [Address] = ProviderAddressPolicy.resolve) {
+    init(allowsLoopback: Bool, resolver: @escaping @Sendable (String) async -> [Address] = ProviderAddressPolicy.resolve) {
         self.allowsLoopback = allowsLoopback
         self.resolver = resolver
     }
 
     /// What ``check(_:)`` decides about a URL.
-    package enum Decision: Sendable, Equatable {
+    enum Decision: Sendable, Equatable {
         /// The URL may be fetched, by connecting to `address` (one of those checked).
         case allowed(address: Address)
         /// Why the URL may not be fetched.
@@ -41,13 +41,13 @@ package struct ProviderAddressPolicy: Sendable {
     }
 
     /// Why `url` may not be fetched, or `nil` when it may.
-    package func refusal(for url: URL) async -> String? {
+    func refusal(for url: URL) async -> String? {
         if case .refused(let reason) = await check(url) { return reason }
         return nil
     }
 
     /// Whether `url` may be fetched, and the address to connect to.
-    package func check(_ url: URL) async -> Decision {
+    func check(_ url: URL) async -> Decision {
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return .refused("not an absolute URL") }
         guard url.user == nil, url.password == nil else { return .refused("a URL with credentials") }
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -61,7 +61,7 @@ package struct ProviderAddressPolicy: Sendable {
     }
 
     /// An address a host resolved to.
-    package enum Address: Sendable, Equatable {
+    enum Address: Sendable, Equatable {
         case v4(UInt32)
         case v6([UInt8])
 
@@ -117,7 +117,7 @@ package struct ProviderAddressPolicy: Sendable {
         private static func v4(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.reduce(0) { $0 << 8 | UInt32($1) } }
 
         /// The address written out, as a connection takes it (`a.b.c.d`, or eight hex groups).
-        package var text: String {
+        var text: String {
             switch self {
             case .v4(let value): return (0..<4).map { String((value >> (24 - 8 * $0)) & 0xFF) }.joined(separator: ".")
             case .v6(let bytes):
@@ -136,7 +136,7 @@ package struct ProviderAddressPolicy: Sendable {
     }
 
     /// Every address `host` resolves to (an IP literal resolves to itself).
-    package static func resolve(_ host: String) async -> [Address] {
+    static func resolve(_ host: String) async -> [Address] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         return await Task.detached {
             var hints = addrinfo()

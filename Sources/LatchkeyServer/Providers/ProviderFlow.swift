@@ -4,24 +4,24 @@ import Foundation
 /// redirect to `/callback`: its id is the OAuth `state` the provider hands back, and it is
 /// spent by the first callback that names it.
 package struct ProviderFlow: Sendable, Hashable {
-    package var id: UUID
-    package var provider: String
+    var id: UUID
+    var provider: String
     /// Where the browser goes when the sign-in ends (checked against the allow list).
-    package var redirectTo: String
+    var redirectTo: String
     /// The app's PKCE challenge: the callback then answers with `?code=` rather than a session.
-    package var codeChallenge: String?
-    package var codeChallengeMethod: FlowState.ChallengeMethod?
+    var codeChallenge: String?
+    var codeChallengeMethod: FlowState.ChallengeMethod?
     /// The signed-in user an identity is being linked to (`/user/identities/authorize`).
-    package var linkingUserID: UUID?
+    var linkingUserID: UUID?
     /// The PKCE verifier the server sent the provider the challenge of, if it did.
-    package var providerVerifier: String?
+    var providerVerifier: String?
     /// The nonce the provider's ID token must carry.
-    package var nonce: String
+    var nonce: String
     /// SHA-256 (hex) of the value of the cookie set in the browser that started the flow.
-    package var browserBindingHash: String
-    package var createdAt: Date
+    var browserBindingHash: String
+    var createdAt: Date
 
-    package init(
+    init(
         id: UUID = UUID(), provider: String, redirectTo: String, codeChallenge: String?, codeChallengeMethod: FlowState.ChallengeMethod?,
         linkingUserID: UUID?, providerVerifier: String?, nonce: String, browserBindingHash: String, createdAt: Date
     ) {

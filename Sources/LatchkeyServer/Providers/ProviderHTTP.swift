@@ -4,13 +4,13 @@ import NIOCore
 import NIOHTTP1
 
 /// One request the server sends to an identity provider.
-package struct ProviderRequest: Sendable {
-    package var url: URL
-    package var method: String = "GET"
-    package var headers: [(String, String)] = [("Accept", "application/json")]
-    package var body: Data?
+struct ProviderRequest: Sendable {
+    var url: URL
+    var method: String = "GET"
+    var headers: [(String, String)] = [("Accept", "application/json")]
+    var body: Data?
 
-    package init(url: URL, method: String = "GET", headers: [(String, String)] = [("Accept", "application/json")], body: Data? = nil) {
+    init(url: URL, method: String = "GET", headers: [(String, String)] = [("Accept", "application/json")], body: Data? = nil) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -18,7 +18,7 @@ package struct ProviderRequest: Sendable {
     }
 
     /// A form post (`application/x-www-form-urlencoded`), as OAuth token endpoints take it.
-    package static func form(_ url: URL, _ fields: [(String, String)], headers: [(String, String)] = []) -> ProviderRequest {
+    static func form(_ url: URL, _ fields: [(String, String)], headers: [(String, String)] = []) -> ProviderRequest {
         let encoded = fields.map { name, value in "\(formEncoded(name))=\(formEncoded(value))" }
         return ProviderRequest(
             url: url, method: "POST",
@@ -28,7 +28,7 @@ package struct ProviderRequest: Sendable {
 
     /// A form post authenticated as the OAuth client `clientID` with HTTP Basic (RFC 6749
     /// §2.3.1: both parts form-encoded before they are joined).
-    package static func form(_ url: URL, _ fields: [(String, String)], basicAuthentication clientID: String, secret: String) -> ProviderRequest {
+    static func form(_ url: URL, _ fields: [(String, String)], basicAuthentication clientID: String, secret: String) -> ProviderRequest {
         let pair = "\(formEncoded(clientID)):\(formEncoded(secret))"
         return form(url, fields, headers: [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())])
     }
@@ -42,11 +42,11 @@ package struct ProviderRequest: Sendable {
 }
 
 /// A provider's answer: its status and body.
-package struct ProviderResponse: Sendable {
-    package var status: Int
-    package var body: Data
+struct ProviderResponse: Sendable {
+    var status: Int
+    var body: Data
 
-    package init(status: Int, body: Data) {
+    init(status: Int, body: Data) {
         self.status = status
         self.body = body
     }
@@ -54,34 +54,34 @@ package struct ProviderResponse: Sendable {
 
 /// Why a request to a provider failed. The description names the URL's host and the reason,
 /// never a body, a code or a secret.
-package struct ProviderFetchError: Error, Sendable, CustomStringConvertible {
-    package var description: String
+struct ProviderFetchError: Error, Sendable, CustomStringConvertible {
+    var description: String
 
-    package init(_ description: String) {
+    init(_ description: String) {
         self.description = description
     }
 }
 
 /// How the server talks to identity providers: injected, so that tests can count or refuse
 /// requests; ``GuardedProviderHTTP`` is the real one.
-package protocol ProviderHTTP: Sendable {
+protocol ProviderHTTP: Sendable {
     func send(_ request: ProviderRequest) async throws -> ProviderResponse
 }
 
 /// Sends provider requests with AsyncHTTPClient after ``ProviderAddressPolicy`` allowed the
 /// URL, to the very address it checked: no redirects followed (a redirect could lead anywhere), 10 seconds at most
 /// (GoTrue's `GOTRUE_INTERNAL_HTTP_TIMEOUT` default), at most 1 MB read.
-package struct GuardedProviderHTTP: ProviderHTTP {
-    package static let maximumBodySize = 1 << 20
-    package var policy: ProviderAddressPolicy
-    package var timeout: TimeAmount
+struct GuardedProviderHTTP: ProviderHTTP {
+    static let maximumBodySize = 1 << 20
+    var policy: ProviderAddressPolicy
+    var timeout: TimeAmount
 
-    package init(policy: ProviderAddressPolicy, timeout: TimeAmount = .seconds(10)) {
+    init(policy: ProviderAddressPolicy, timeout: TimeAmount = .seconds(10)) {
         self.policy = policy
         self.timeout = timeout
     }
 
-    package func send(_ request: ProviderRequest) async throws -> ProviderResponse {
+    func send(_ request: ProviderRequest) async throws -> ProviderResponse {
         let host = request.url.host ?? "?"
         let address: ProviderAddressPolicy.Address
         switch await policy.check(request.url) {

@@ -6,19 +6,19 @@ import Foundation
 /// The token is stored sealed (``SecretSealer``, bound to the identity), never answered and
 /// never logged; the row goes with the user.
 package struct ProviderRefreshTokenRecord: Sendable, Equatable {
-    package var userID: UUID
+    var userID: UUID
     /// The provider's name, as identities store it (`apple`).
-    package var provider: String
+    var provider: String
     /// The identity's subject at the provider.
-    package var providerID: String
+    var providerID: String
     /// The OAuth client the token was issued to (a services ID, or an app's bundle ID): the
     /// revocation names the same client.
-    package var clientID: String
+    var clientID: String
     /// The token, sealed.
-    package var sealedToken: String
-    package var createdAt: Date
+    var sealedToken: String
+    var createdAt: Date
 
-    package init(userID: UUID, provider: String, providerID: String, clientID: String, sealedToken: String, createdAt: Date) {
+    init(userID: UUID, provider: String, providerID: String, clientID: String, sealedToken: String, createdAt: Date) {
         self.userID = userID
         self.provider = provider
         self.providerID = providerID

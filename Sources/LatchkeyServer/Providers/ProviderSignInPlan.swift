@@ -19,18 +19,18 @@ import LatchkeyWire
 /// - An unconfirmed account that a verified sign-in reaches loses its password, its other
 ///   identities and its metadata (GoTrue's `RemoveUnconfirmedIdentities`): whoever signed up
 ///   with someone else's address before they did cannot keep a way in.
-package enum ProviderSignInPlan {
+enum ProviderSignInPlan {
     /// What the plan needs beyond the state.
-    package struct Context: Sendable {
-        package var provider: String
-        package var data: ProviderUserData
-        package var emailOptional: Bool
-        package var signupDisabled: Bool
-        package var autoconfirm: Bool
-        package var ipAddress: String
-        package var now: Date
+    struct Context: Sendable {
+        var provider: String
+        var data: ProviderUserData
+        var emailOptional: Bool
+        var signupDisabled: Bool
+        var autoconfirm: Bool
+        var ipAddress: String
+        var now: Date
 
-        package init(
+        init(
             provider: String, data: ProviderUserData, emailOptional: Bool, signupDisabled: Bool, autoconfirm: Bool, ipAddress: String, now: Date
         ) {
             self.provider = provider
@@ -44,7 +44,7 @@ package enum ProviderSignInPlan {
     }
 
     /// How a sign-in ends.
-    package enum Outcome: Sendable, Equatable {
+    enum Outcome: Sendable, Equatable {
         /// The user may be given a session (`created`: the account is new).
         case signedIn(UserRecord, created: Bool)
         /// The account was stored but its address must be verified first (GoTrue's 422
@@ -53,12 +53,12 @@ package enum ProviderSignInPlan {
     }
 
     /// The store lookup for a sign-in with `data` at `provider`.
-    package static func lookup(provider: String, data: ProviderUserData) -> IdentityLookup {
+    static func lookup(provider: String, data: ProviderUserData) -> IdentityLookup {
         IdentityLookup(provider: provider, subject: data.subject, emails: data.email.map { [$0] } ?? [])
     }
 
     /// Signs in with an identity (GoTrue's `createAccountFromExternalIdentity`).
-    package static func signIn(_ state: IdentityState, _ context: Context) throws(AuthError) -> IdentityPlan<Outcome> {
+    static func signIn(_ state: IdentityState, _ context: Context) throws(AuthError) -> IdentityPlan<Outcome> {
         let now = context.now
         let data = context.data
         var changes: [IdentityChange] = []
@@ -143,7 +143,7 @@ package enum ProviderSignInPlan {
     /// Links an identity to the signed-in user `state.user` (GoTrue's `linkIdentityToUser`):
     /// refused with 422 `identity_already_exists` when the identity is anyone's already. An
     /// anonymous user becomes a permanent one, with the provider's verified address.
-    package static func link(_ state: IdentityState, _ context: Context) throws(AuthError) -> IdentityPlan<UserRecord> {
+    static func link(_ state: IdentityState, _ context: Context) throws(AuthError) -> IdentityPlan<UserRecord> {
         guard var user = state.user else { throw AuthError.userGone }
         if let existing = state.identity {
             throw AuthError(
@@ -174,7 +174,7 @@ package enum ProviderSignInPlan {
     /// `single_identity_not_deletable` for the last way in, `identity_not_found` for an
     /// identity that is not the user's. The `email` identity of an account with a password
     /// is its address, which cannot be unlinked here (change the address instead).
-    package static func unlink(_ state: IdentityState, identityID: UUID, ipAddress: String, now: Date) throws(AuthError) -> IdentityPlan<UserRecord> {
+    static func unlink(_ state: IdentityState, identityID: UUID, ipAddress: String, now: Date) throws(AuthError) -> IdentityPlan<UserRecord> {
         guard var user = state.user else { throw AuthError.userGone }
         let count = state.userIdentities.count + (user.hasEmailIdentity && !user.email.isEmpty ? 1 : 0)
         guard count > 1 else {

@@ -3,17 +3,17 @@ import LatchkeyWire
 
 /// What a provider says about the person signing in, from a verified ID token (or user-info
 /// answer): GoTrue's `UserProvidedData`.
-package struct ProviderUserData: Sendable, Equatable, Codable {
+struct ProviderUserData: Sendable, Equatable, Codable {
     /// The provider's identifier of the person (`sub`).
-    package var subject: String
+    var subject: String
     /// The address the provider gives, lowercased, if any.
-    package var email: String?
+    var email: String?
     /// Whether the provider says it verified ``email``.
-    package var emailVerified: Bool
+    var emailVerified: Bool
     /// The identity's data as GoTrue stores it in `identity_data` (and merges into
     /// `user_metadata`): the standard claims, `email_verified`, `phone_verified`, and the
     /// provider's own in `custom_claims`.
-    package var identityData: [String: JSONValue]
+    var identityData: [String: JSONValue]
 
     /// The claims of a generic OpenID Connect token that GoTrue's `Claims` keeps.
     static let standardClaims = [
@@ -23,7 +23,7 @@ package struct ProviderUserData: Sendable, Equatable, Codable {
     ]
 
     /// Data read from a provider's API rather than an ID token (GitHub).
-    package init(subject: String, email: String?, emailVerified: Bool, identityData: [String: JSONValue]) {
+    init(subject: String, email: String?, emailVerified: Bool, identityData: [String: JSONValue]) {
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
@@ -31,7 +31,7 @@ package struct ProviderUserData: Sendable, Equatable, Codable {
     }
 
     /// The data of verified `claims`, read the way `style` says.
-    package init(claims: [String: JSONValue], style: ProviderClaimsStyle) {
+    init(claims: [String: JSONValue], style: ProviderClaimsStyle) {
         subject = claims["sub"]?.stringValue ?? ""
         let email = claims["email"]?.stringValue.flatMap { $0.isEmpty ? nil : $0.lowercased() }
         self.email = email

@@ -4,32 +4,32 @@ import HTTPTypes
 /// The provider an ID token or a browser sign-in is for, with what its tokens must say: found
 /// from a request's `provider` (or `issuer`) and the configuration, as GoTrue's
 /// `IdTokenGrantParams.getProvider` does.
-package struct ResolvedProvider: Sendable, Equatable {
+struct ResolvedProvider: Sendable, Equatable {
     /// The provider's name, as identities store it: `apple`, `google`, `keycloak`, `github`,
     /// `firebase`, `custom:<name>`, or an allowed issuer's URL.
-    package var name: String
+    var name: String
     /// The issuer whose discovery document and keys are fetched.
-    package var discoveryIssuer: String
+    var discoveryIssuer: String
     /// The `iss` values its tokens may carry.
-    package var issuers: Set<String>
+    var issuers: Set<String>
     /// The audiences one of which a token must name.
-    package var clientIDs: [String]
-    package var skipNonceCheck: Bool
-    package var emailOptional: Bool
+    var clientIDs: [String]
+    var skipNonceCheck: Bool
+    var emailOptional: Bool
     /// How the token's claims become a user's data.
-    package var claims: ProviderClaimsStyle
+    var claims: ProviderClaimsStyle
 
     /// Apple's issuers: tokens carry either.
-    package static let appleIssuers: Set<String> = ["https://appleid.apple.com", "https://account.apple.com"]
-    package static let appleIssuer = "https://appleid.apple.com"
-    package static let googleIssuer = "https://accounts.google.com"
+    static let appleIssuers: Set<String> = ["https://appleid.apple.com", "https://account.apple.com"]
+    static let appleIssuer = "https://appleid.apple.com"
+    static let googleIssuer = "https://accounts.google.com"
     /// Firebase's issuer, followed by the project ID.
-    package static let firebaseIssuerPrefix = "https://securetoken.google.com/"
+    static let firebaseIssuerPrefix = "https://securetoken.google.com/"
 
     /// The provider for a request naming `provider` and/or `issuer` (and `clientID` for an
     /// allowed issuer). Errors are GoTrue's: 400 `validation_failed` for a provider that is
     /// not configured, 400 `provider_disabled` for one that is off.
-    package static func resolve(
+    static func resolve(
         provider: String?, issuer: String?, clientID: String?, tokenIssuer: @autoclosure () -> String?, in settings: ExternalProviderSettings
     ) throws(AuthError) -> ResolvedProvider {
         let provider = provider ?? ""
@@ -97,7 +97,7 @@ package struct ResolvedProvider: Sendable, Equatable {
 
 /// How a provider's claims are read (GoTrue's `parseAppleIDToken`, `parseGoogleIDToken`,
 /// `parseGenericIDToken`).
-package enum ProviderClaimsStyle: Sendable, Equatable {
+enum ProviderClaimsStyle: Sendable, Equatable {
     /// Apple's email is always verified; `is_private_email`, `auth_time` and `transfer_sub` are
     /// kept as custom claims.
     case apple

@@ -4,18 +4,18 @@ import Foundation
 /// presented refresh token.
 package struct RefreshTokenState: Sendable, Equatable {
     /// The token with the presented hash; `nil` when it was never issued (or its user is gone).
-    package var token: RefreshTokenRecord?
+    var token: RefreshTokenRecord?
     /// The token's session; `nil` when it ended.
-    package var session: SessionRecord?
+    var session: SessionRecord?
     /// The session's user.
-    package var user: UserRecord?
+    var user: UserRecord?
     /// The session's unspent token, read only when ``token`` is spent.
-    package var activeToken: RefreshTokenRecord?
+    var activeToken: RefreshTokenRecord?
     /// The user's factors, for the answer, when the store reads them in the same transaction
     /// (SQLite, where a later read would cost two thread switches); `nil` when it does not.
-    package var factors: [FactorRecord]?
+    var factors: [FactorRecord]?
 
-    package init(
+    init(
         token: RefreshTokenRecord?, session: SessionRecord?, user: UserRecord?, activeToken: RefreshTokenRecord?, factors: [FactorRecord]? = nil
     ) {
         self.token = token

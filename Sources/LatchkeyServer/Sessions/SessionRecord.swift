@@ -2,26 +2,26 @@ import Foundation
 
 /// A signed-in session: one device or app install, holding one refresh-token family.
 package struct SessionRecord: Sendable, Hashable {
-    package var id: UUID
-    package var userID: UUID
-    package var createdAt: Date
-    package var updatedAt: Date
+    var id: UUID
+    var userID: UUID
+    var createdAt: Date
+    var updatedAt: Date
     /// When a refresh last succeeded (or the session was created).
-    package var refreshedAt: Date
+    var refreshedAt: Date
     /// The hard end of the session, when a session timebox is configured.
-    package var notAfter: Date?
+    var notAfter: Date?
     /// How the session was authenticated ("password", "otp", "recovery").
-    package var authMethod: String
+    var authMethod: String
     /// The authenticator assurance level: `aal1`, or `aal2` once a factor's code was verified in
     /// the session (GoTrue's `sessions.aal`).
-    package var aal: AssuranceLevel
+    var aal: AssuranceLevel
     /// The factor that raised the session to `aal2`, if one did.
-    package var factorID: UUID?
+    var factorID: UUID?
     /// Methods verified in the session after it started (`totp`), each with when it last was
     /// (GoTrue's `mfa_amr_claims` beyond the sign-in method).
-    package var verifiedMethods: [AuthenticationMethodReference]
+    var verifiedMethods: [AuthenticationMethodReference]
 
-    package init(
+    init(
         id: UUID = UUID(), userID: UUID, createdAt: Date, updatedAt: Date, refreshedAt: Date, notAfter: Date?, authMethod: String,
         aal: AssuranceLevel = .aal1, factorID: UUID? = nil, verifiedMethods: [AuthenticationMethodReference] = []
     ) {
@@ -48,21 +48,21 @@ package struct SessionRecord: Sendable, Hashable {
 }
 
 /// An authenticator assurance level (NIST SP 800-63B), as GoTrue names them.
-package enum AssuranceLevel: String, Sendable, Hashable, Comparable {
+enum AssuranceLevel: String, Sendable, Hashable, Comparable {
     /// One factor (a password, an emailed code or link).
     case aal1
     /// A second factor verified in the session (a TOTP code).
     case aal2
 
-    package static func < (lhs: AssuranceLevel, rhs: AssuranceLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    static func < (lhs: AssuranceLevel, rhs: AssuranceLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// One entry of the `amr` claim: how the user proved who they are, and when (seconds since 1970).
-package struct AuthenticationMethodReference: Codable, Sendable, Hashable {
-    package var method: String
-    package var timestamp: Int
+struct AuthenticationMethodReference: Codable, Sendable, Hashable {
+    var method: String
+    var timestamp: Int
 
-    package init(method: String, timestamp: Int) {
+    init(method: String, timestamp: Int) {
         self.method = method
         self.timestamp = timestamp
     }
@@ -79,17 +79,17 @@ extension SessionRecord {
 
 /// One refresh token of a session's family. Only the SHA-256 of the token is stored.
 package struct RefreshTokenRecord: Sendable, Hashable {
-    package var id: Int64?
-    package var tokenHash: String
-    package var sessionID: UUID
-    package var userID: UUID
+    var id: Int64?
+    var tokenHash: String
+    var sessionID: UUID
+    var userID: UUID
     /// The hash of the token this one replaced; `nil` for the first token of a session.
-    package var parentHash: String?
+    var parentHash: String?
     /// When the token was spent (rotated) or revoked; `nil` while it is the active token.
-    package var revokedAt: Date?
-    package var createdAt: Date
+    var revokedAt: Date?
+    var createdAt: Date
 
-    package init(id: Int64? = nil, tokenHash: String, sessionID: UUID, userID: UUID, parentHash: String?, revokedAt: Date?, createdAt: Date) {
+    init(id: Int64? = nil, tokenHash: String, sessionID: UUID, userID: UUID, parentHash: String?, revokedAt: Date?, createdAt: Date) {
         self.id = id
         self.tokenHash = tokenHash
         self.sessionID = sessionID

@@ -10,16 +10,16 @@ import NIOConcurrencyHelpers
 /// connections their own calls hold — which, since nothing else uses the pool, is the pool's use.
 package final class DatabasePoolUsage: Sendable {
     /// A reading of the counters.
-    package struct Snapshot: Sendable, Equatable {
+    struct Snapshot: Sendable, Equatable {
         /// Connections held by a call right now.
-        package var inUse: Int
+        var inUse: Int
         /// The most connections the pool opens.
-        package var capacity: Int
+        var capacity: Int
         /// Calls that have held a connection, since the store opened.
-        package var uses: Int
+        var uses: Int
         /// Seconds connections have been held, summed over all of them, since the store opened:
         /// its rate over time divided by ``capacity`` is the pool's utilisation.
-        package var busySeconds: Double
+        var busySeconds: Double
     }
 
     private struct State {
@@ -29,10 +29,10 @@ package final class DatabasePoolUsage: Sendable {
     }
 
     /// The most connections the pool opens.
-    package let capacity: Int
+    let capacity: Int
     private let state = NIOLockedValueBox(State())
 
-    package init(capacity: Int) {
+    init(capacity: Int) {
         self.capacity = capacity
     }
 
@@ -64,7 +64,7 @@ package final class DatabasePoolUsage: Sendable {
         }
     }
 
-    package var snapshot: Snapshot {
+    var snapshot: Snapshot {
         state.withLockedValue { state in
             let seconds = Double(state.busy.components.seconds) + Double(state.busy.components.attoseconds) / 1e18
             return Snapshot(inUse: state.inUse, capacity: capacity, uses: state.uses, busySeconds: seconds)

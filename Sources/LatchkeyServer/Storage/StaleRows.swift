@@ -13,29 +13,29 @@ package enum NewAccountStart: Sendable, Equatable {
 package struct StaleRowCutoffs: Sendable, Equatable {
     /// Spent refresh tokens spent before this go, except the parent of a session's active token
     /// (it still yields the active token). Active tokens never go while their session lives.
-    package var refreshTokensSpentBefore: Date
+    var refreshTokensSpentBefore: Date
     /// Sessions whose hard end (`not_after`) is before this go.
-    package var sessionsEndedBefore: Date
+    var sessionsEndedBefore: Date
     /// Sessions last refreshed before this go (the inactivity timeout); `nil`: none go for inactivity.
-    package var sessionsRefreshedBefore: Date?
+    var sessionsRefreshedBefore: Date?
     /// Email-link tokens created before this go.
-    package var oneTimeTokensCreatedBefore: Date
+    var oneTimeTokensCreatedBefore: Date
     /// PKCE flows created (and, for a magic link, given their code) before this go.
-    package var flowStatesCreatedBefore: Date
+    var flowStatesCreatedBefore: Date
     /// Audit entries created before this go.
-    package var auditEntriesCreatedBefore: Date
+    var auditEntriesCreatedBefore: Date
     /// Unverified factors created before this go, unless challenged at or after
     /// ``factorsChallengedBefore`` (their challenge may still be verified).
-    package var unverifiedFactorsCreatedBefore: Date
+    var unverifiedFactorsCreatedBefore: Date
     /// See ``unverifiedFactorsCreatedBefore``.
-    package var factorsChallengedBefore: Date
+    var factorsChallengedBefore: Date
     /// MFA challenges created before this go.
-    package var challengesCreatedBefore: Date
+    var challengesCreatedBefore: Date
     /// Rate-limit counters whose newest event left its window before this go (PostgreSQL; a
     /// single instance counts in its process).
-    package var rateLimitWindowsEndedBefore: Date
+    var rateLimitWindowsEndedBefore: Date
 
-    package init(
+    init(
         refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
         flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date, unverifiedFactorsCreatedBefore: Date = .distantPast,
         factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast,
@@ -56,21 +56,21 @@ package struct StaleRowCutoffs: Sendable, Equatable {
 
 /// How many rows of each kind one cleanup batch deleted.
 package struct StaleRowCounts: Sendable, Equatable {
-    package var sessions = 0
+    var sessions = 0
     /// Spent tokens past retention, and tokens whose session has ended.
-    package var refreshTokens = 0
-    package var oneTimeTokens = 0
-    package var flowStates = 0
-    package var auditEntries = 0
+    var refreshTokens = 0
+    var oneTimeTokens = 0
+    var flowStates = 0
+    var auditEntries = 0
     /// Expired unverified factors (with their challenges).
-    package var factors = 0
-    package var challenges = 0
+    var factors = 0
+    var challenges = 0
     /// Rate-limit counters whose windows have passed.
-    package var rateLimitCounters = 0
+    var rateLimitCounters = 0
 
-    package init() {}
+    init() {}
 
-    package var total: Int {
+    var total: Int {
         sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges + rateLimitCounters
     }
 

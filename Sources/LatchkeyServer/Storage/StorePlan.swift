@@ -2,10 +2,10 @@
 /// decided (``FactorChange``, ``IdentityChange``, ``RefreshTokenChange``), which a store applies
 /// in order in the operation's transaction, and the operation's result.
 package struct StorePlan<Change: Sendable, Result: Sendable>: Sendable {
-    package var changes: [Change]
-    package var result: Result
+    var changes: [Change]
+    var result: Result
 
-    package init(changes: [Change], result: Result) {
+    init(changes: [Change], result: Result) {
         self.changes = changes
         self.result = result
     }

@@ -1,9 +1,9 @@
 /// Why an SMTP delivery failed: at which step, whether a later attempt may succeed, and what
 /// the server said. Never holds the user name or the password (server text that repeats the
 /// password is redacted before it gets here).
-package struct SMTPError: MailDeliveryFailure, Equatable {
+struct SMTPError: MailDeliveryFailure, Equatable {
     /// The step of the conversation that failed.
-    package enum Stage: String, Sendable {
+    enum Stage: String, Sendable {
         case connect, greeting, ehlo
         case startTLS = "starttls"
         case tlsHandshake = "tls handshake"
@@ -15,7 +15,7 @@ package struct SMTPError: MailDeliveryFailure, Equatable {
         case quit
     }
 
-    package enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         /// Try again later: a 4xx reply, a timeout, a refused or dropped connection.
         case transient
         /// Retrying the same message will fail again: a 5xx reply, a TLS or AUTH requirement
@@ -23,23 +23,23 @@ package struct SMTPError: MailDeliveryFailure, Equatable {
         case permanent
     }
 
-    package var stage: Stage
-    package var kind: Kind
+    var stage: Stage
+    var kind: Kind
     /// The server's reply code, when the server answered.
-    package var code: Int?
+    var code: Int?
     /// What went wrong: the server's reply text, or our own words.
-    package var message: String
+    var message: String
 
-    package init(stage: Stage, kind: Kind, code: Int? = nil, message: String) {
+    init(stage: Stage, kind: Kind, code: Int? = nil, message: String) {
         self.stage = stage
         self.kind = kind
         self.code = code
         self.message = message
     }
 
-    package var isTransient: Bool { kind == .transient }
+    var isTransient: Bool { kind == .transient }
 
-    package var description: String {
+    var description: String {
         let kindText = kind == .transient ? "transient" : "permanent"
         return "SMTP \(stage.rawValue) failed (\(kindText)\(code.map { ", \($0)" } ?? "")): \(message)"
     }

@@ -9,9 +9,9 @@ import NIOSSL
 ///
 /// Logs say where mail went (host and port), never the user name or the password, and name
 /// the recipient only by ``EmailHash``.
-package struct SMTPMailer: Mailer {
-    package let settings: SMTPSettings
-    package let sender: MailAddress
+struct SMTPMailer: Mailer {
+    let settings: SMTPSettings
+    let sender: MailAddress
     private let client: SMTPClient
     private let logger: Logger
 
@@ -19,7 +19,7 @@ package struct SMTPMailer: Mailer {
     ///   - tlsConfiguration: how the server's certificate is checked; by default against the
     ///     system's trust roots and the host name of the URL.
     ///   - eventLoopGroup: where connections run; by default NIO's shared singleton group.
-    package init(
+    init(
         settings: SMTPSettings, sender: MailAddress,
         tlsConfiguration: TLSConfiguration = .makeClientConfiguration(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -31,7 +31,7 @@ package struct SMTPMailer: Mailer {
         self.logger = logger
     }
 
-    package func send(_ message: MailMessage) async throws {
+    func send(_ message: MailMessage) async throws {
         let metadata: Logger.Metadata = [
             "smtp": "\(settings.host):\(settings.port)", "subject": "\(message.subject)", "to_hash": "\(EmailHash.of(message.to))",
         ]

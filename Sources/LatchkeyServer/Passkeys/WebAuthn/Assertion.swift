@@ -42,10 +42,10 @@ package struct VerifiedAssertion: Hashable, Sendable {
     /// BS now: whether the credential is backed up (it may change between assertions).
     package let backedUp: Bool
     /// UV: the user was verified.
-    package let userVerified: Bool
+    let userVerified: Bool
     /// The user handle the authenticator returned, for discoverable sign-in: the caller finds
     /// the account by it and checks it owns the credential.
-    package let userHandle: [UInt8]?
+    let userHandle: [UInt8]?
 }
 
 /// The outcome of an assertion whose signature verified (WebAuthn Level 3 §7.2 step 23).

@@ -9,5 +9,5 @@ package enum COSEAlgorithm: Int, CaseIterable, Hashable, Sendable {
 
     /// The order the server offers them in `pubKeyCredParams`: ES256 first, as every platform
     /// authenticator has it.
-    package static let preferred: [COSEAlgorithm] = [.es256, .edDSA, .rs256]
+    static let preferred: [COSEAlgorithm] = [.es256, .edDSA, .rs256]
 }

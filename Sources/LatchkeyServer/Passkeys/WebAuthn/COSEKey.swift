@@ -8,21 +8,21 @@ import _CryptoExtras
 /// EC2 on P-256 with ES256 (-7), OKP Ed25519 with EdDSA (-8), and RSA of at least 2048 bits
 /// with RS256 (-257). EC2 points must be on the curve (swift-crypto checks); other key types,
 /// curves and algorithms are refused with ``WebAuthnError/malformedPublicKey(_:)``.
-package struct COSEKey: Sendable {
+struct COSEKey: Sendable {
     /// The key, typed by algorithm.
-    package enum Key: Sendable {
+    enum Key: Sendable {
         case p256(P256.Signing.PublicKey)
         case ed25519(Curve25519.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey)
     }
 
     /// The algorithm the key is for (its `alg`, 3).
-    package let algorithm: COSEAlgorithm
+    let algorithm: COSEAlgorithm
     /// The swift-crypto key.
-    package let key: Key
+    let key: Key
 
     /// A key already parsed elsewhere (an attestation certificate's).
-    package init(algorithm: COSEAlgorithm, key: Key) {
+    init(algorithm: COSEAlgorithm, key: Key) {
         self.algorithm = algorithm
         self.key = key
     }
@@ -32,7 +32,7 @@ package struct COSEKey: Sendable {
     private static let kty = (okp: 1, ec2: 2, rsa: 3)
 
     /// Parses a decoded COSE_Key map.
-    package init(_ value: CBORValue) throws(WebAuthnError) {
+    init(_ value: CBORValue) throws(WebAuthnError) {
         guard value.map != nil else { throw .malformedPublicKey("not a map") }
         guard let kty = value[Self.ktyLabel]?.int else { throw .malformedPublicKey("no key type") }
         guard let alg = value[Self.algLabel]?.int else { throw .malformedPublicKey("no algorithm") }
@@ -75,7 +75,7 @@ package struct COSEKey: Sendable {
     }
 
     /// Decodes and parses COSE_Key bytes that must be exactly one CBOR item (a stored key).
-    package init(bytes: some Collection<UInt8>) throws(WebAuthnError) {
+    init(bytes: some Collection<UInt8>) throws(WebAuthnError) {
         let value: CBORValue
         do {
             value = try CBORDecoder.decode(bytes)
@@ -87,7 +87,7 @@ package struct COSEKey: Sendable {
 
     /// Whether `signature` is this key's signature of `data` under its algorithm: a DER
     /// ECDSA signature for ES256, 64 raw bytes for EdDSA, PKCS #1 v1.5 with SHA-256 for RS256.
-    package func isValidSignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
+    func isValidSignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
         switch key {
         case .p256(let key):
             guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }

@@ -7,20 +7,20 @@ import LatchkeyWire
 /// Only the members the ceremony checks are read: `type`, `challenge` (base64url), `origin`,
 /// `crossOrigin` and `topOrigin`. Others (`tokenBinding`, reserved in Level 3, or future
 /// members) are ignored, as §5.8.1.2 asks of a relying party that parses the JSON.
-package struct CollectedClientData: Sendable {
+struct CollectedClientData: Sendable {
     /// The ceremony: `webauthn.create` or `webauthn.get`.
-    package let type: String
+    let type: String
     /// The challenge, base64url-decoded; `nil` when it was not strict base64url.
-    package let challenge: [UInt8]?
+    let challenge: [UInt8]?
     /// The origin of the page that ran the ceremony.
-    package let origin: String
+    let origin: String
     /// Whether the ceremony ran in an iframe not same-origin with its ancestors.
-    package let crossOrigin: Bool
+    let crossOrigin: Bool
     /// The top-level origin when it ran in such an iframe.
-    package let topOrigin: String?
+    let topOrigin: String?
 
     /// The longest clientDataJSON read: a real one is a few hundred bytes.
-    package static let maximumLength = 16 * 1024
+    static let maximumLength = 16 * 1024
 
     private struct Wire: Decodable {
         var type: String
@@ -32,7 +32,7 @@ package struct CollectedClientData: Sendable {
 
     /// Parses `json`; ``WebAuthnError/malformedClientData`` unless it is a JSON object with string
     /// `type`, `challenge` and `origin` (and a boolean `crossOrigin`, a string `topOrigin` if present).
-    package init(json: [UInt8]) throws(WebAuthnError) {
+    init(json: [UInt8]) throws(WebAuthnError) {
         guard json.count <= Self.maximumLength else { throw .malformedClientData }
         let wire: Wire
         do {

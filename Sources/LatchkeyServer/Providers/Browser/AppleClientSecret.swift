@@ -9,18 +9,18 @@ import LatchkeyWire
 ///
 /// Made fresh for each exchange and valid for five minutes, so no long-lived secret (Apple
 /// allows six months) sits in the configuration.
-package struct AppleClientSecret: Sendable {
-    package static let audience = "https://appleid.apple.com"
-    package static let lifetime: TimeInterval = 300
+struct AppleClientSecret: Sendable {
+    static let audience = "https://appleid.apple.com"
+    static let lifetime: TimeInterval = 300
 
     /// The team ID (ten characters) of the developer account.
-    package var teamID: String
+    var teamID: String
     /// The key ID Apple shows for the `.p8` key.
-    package var keyID: String
+    var keyID: String
     /// The `.p8` key: PEM, `-----BEGIN PRIVATE KEY-----`.
-    package var privateKeyPEM: String
+    var privateKeyPEM: String
 
-    package init(teamID: String, keyID: String, privateKeyPEM: String) {
+    init(teamID: String, keyID: String, privateKeyPEM: String) {
         self.teamID = teamID
         self.keyID = keyID
         self.privateKeyPEM = privateKeyPEM
@@ -28,7 +28,7 @@ package struct AppleClientSecret: Sendable {
 
     /// A secret for the client `clientID` (the services ID, or the bundle ID for a native
     /// app's code), issued at `now`.
-    package func make(clientID: String, now: Date) throws -> String {
+    func make(clientID: String, now: Date) throws -> String {
         let key: P256.Signing.PrivateKey
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
@@ -55,5 +55,5 @@ package struct AppleClientSecret: Sendable {
 }
 
 extension AppleClientSecret: CustomStringConvertible {
-    package var description: String { "AppleClientSecret(team: \(teamID), key: \(keyID), private key: <redacted>)" }
+    var description: String { "AppleClientSecret(team: \(teamID), key: \(keyID), private key: <redacted>)" }
 }

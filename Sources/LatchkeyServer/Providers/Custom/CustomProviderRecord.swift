@@ -5,35 +5,35 @@ import LatchkeyWire
 /// custom OAuth provider, of type `oidc` (an OpenID issuer) or `oauth2` (endpoints given by hand,
 /// the person read from a user-info endpoint).
 package struct CustomProviderRecord: Sendable, Hashable, Codable {
-    package var id: UUID
+    var id: UUID
     /// `custom:<name>`.
-    package var identifier: String
+    var identifier: String
     /// A display name.
-    package var name: String
-    package var clientID: String
+    var name: String
+    var clientID: String
     /// The client secret, sealed (``SecretSealer``); never answered.
-    package var sealedClientSecret: String
+    var sealedClientSecret: String
     /// Further audiences an ID token may name (native apps' client IDs).
-    package var acceptableClientIDs: [String]
+    var acceptableClientIDs: [String]
     /// Scopes asked for besides `openid`.
-    package var scopes: [String]
-    package var pkceEnabled: Bool
-    package var skipNonceCheck: Bool
-    package var emailOptional: Bool
-    package var enabled: Bool
+    var scopes: [String]
+    var pkceEnabled: Bool
+    var skipNonceCheck: Bool
+    var emailOptional: Bool
+    var enabled: Bool
     /// The issuer: its discovery document is at `<issuer>/.well-known/openid-configuration`.
-    package var issuer: String
+    var issuer: String
     /// Claims renamed before they become identity data: identity key → claim name.
-    package var attributeMapping: [String: String]
+    var attributeMapping: [String: String]
     /// `oauth2` for a provider with hand-given endpoints; `nil` (or `oidc`) for an OpenID issuer.
-    package var providerType: String?
-    package var authorizationURL: String?
-    package var tokenURL: String?
-    package var userinfoURL: String?
-    package var createdAt: Date
-    package var updatedAt: Date
+    var providerType: String?
+    var authorizationURL: String?
+    var tokenURL: String?
+    var userinfoURL: String?
+    var createdAt: Date
+    var updatedAt: Date
 
-    package init(
+    init(
         id: UUID = UUID(), identifier: String, name: String, clientID: String, sealedClientSecret: String, acceptableClientIDs: [String],
         scopes: [String], pkceEnabled: Bool, skipNonceCheck: Bool, emailOptional: Bool, enabled: Bool, issuer: String,
         attributeMapping: [String: String], createdAt: Date, updatedAt: Date
@@ -57,14 +57,14 @@ package struct CustomProviderRecord: Sendable, Hashable, Codable {
     }
 
     /// Whether the provider is an OAuth 2 one with hand-given endpoints.
-    package var isOAuth2: Bool { providerType == "oauth2" }
+    var isOAuth2: Bool { providerType == "oauth2" }
 
     /// The stored form: the record as JSON (one column, the same on both stores).
-    package func document() throws -> String {
+    func document() throws -> String {
         String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
     }
 
-    package init(document: String) throws {
+    init(document: String) throws {
         let decoder = JSONDecoder()
         self = try decoder.decode(Self.self, from: Data(document.utf8))
     }

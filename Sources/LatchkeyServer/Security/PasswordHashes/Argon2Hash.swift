@@ -17,39 +17,39 @@ import CArgon2
 ///
 /// The check runs libargon2, the reference implementation, with every lane on the calling
 /// thread (the server's hashing pool); the result is the same as with one thread per lane.
-package struct Argon2Hash: Sendable, Equatable {
-    package static let prefix = "$argon2"
+struct Argon2Hash: Sendable, Equatable {
+    static let prefix = "$argon2"
 
-    package enum Variant: String, Sendable {
+    enum Variant: String, Sendable {
         case argon2i
         case argon2id
     }
 
-    package var variant: Variant
+    var variant: Variant
     /// Memory in KiB (Argon2's m).
-    package var memoryKiB: Int
+    var memoryKiB: Int
     /// Passes over the memory (Argon2's t).
-    package var iterations: Int
+    var iterations: Int
     /// Lanes (Argon2's p).
-    package var parallelism: Int
-    package var salt: [UInt8]
-    package var hash: [UInt8]
+    var parallelism: Int
+    var salt: [UInt8]
+    var hash: [UInt8]
 
     /// The most memory one check may use: 256 MiB (argon2-cffi's default is 64 MiB; GoTrue's
     /// own limit, 1 GiB, would let a few concurrent sign-ins exhaust a small server).
-    package static let maximumMemoryKiB = 256 * 1024
+    static let maximumMemoryKiB = 256 * 1024
     /// The most passes (GoTrue's limit).
-    package static let maximumIterations = 20
+    static let maximumIterations = 20
     /// The most lanes (GoTrue's limit).
-    package static let maximumParallelism = 16
+    static let maximumParallelism = 16
     /// The most memory × passes, in KiB-passes: 256 MiB four times, 64 MiB sixteen times.
-    package static let maximumWork = 1 << 20
+    static let maximumWork = 1 << 20
     /// libargon2's shortest salt.
     static let minimumSaltLength = 8
     /// libargon2's shortest output, and a bound on the longest accepted.
     static let hashLengths = 4...1024
 
-    package init(variant: Variant, memoryKiB: Int, iterations: Int, parallelism: Int, salt: [UInt8], hash: [UInt8]) {
+    init(variant: Variant, memoryKiB: Int, iterations: Int, parallelism: Int, salt: [UInt8], hash: [UInt8]) {
         self.variant = variant
         self.memoryKiB = memoryKiB
         self.iterations = iterations
@@ -61,7 +61,7 @@ package struct Argon2Hash: Sendable, Equatable {
     /// Parses `text`: 400-class `.malformed` for a string that is not an Argon2 hash, 422-class
     /// `.unsupported` for a well-formed one the server will not verify (argon2d, version 16,
     /// `keyid` or `data`, a cost above the limits).
-    package init(parsing text: String) throws(PasswordHashError) {
+    init(parsing text: String) throws(PasswordHashError) {
         let sections = text.split(separator: "$", omittingEmptySubsequences: false)
         // "", algorithm, v=…, parameters, salt, hash
         guard sections.count == 6, sections[0].isEmpty, sections[2].hasPrefix("v=") else {
@@ -126,7 +126,7 @@ package struct Argon2Hash: Sendable, Equatable {
     }
 
     /// The PHC string of this hash (unpadded base64).
-    package var text: String {
+    var text: String {
         func encoded(_ bytes: [UInt8]) -> String {
             var text = Data(bytes).base64EncodedString()
             while text.hasSuffix("=") { text.removeLast() }
@@ -136,7 +136,7 @@ package struct Argon2Hash: Sendable, Equatable {
     }
 
     /// Whether this server can verify Argon2 hashes (it was built with libargon2).
-    package static var isAvailable: Bool {
+    static var isAvailable: Bool {
         #if canImport(CArgon2)
         true
         #else
@@ -145,7 +145,7 @@ package struct Argon2Hash: Sendable, Equatable {
     }
 
     /// Argon2's output for `password` with this hash's variant, cost and salt, from libargon2.
-    package func computed(for password: String) throws -> [UInt8] {
+    func computed(for password: String) throws -> [UInt8] {
         try Self.derive(
             variant, password: Array(password.utf8), salt: salt, memoryKiB: memoryKiB, iterations: iterations, parallelism: parallelism,
             length: hash.count)
@@ -154,7 +154,7 @@ package struct Argon2Hash: Sendable, Equatable {
     /// Argon2 (version 19) of `password` from libargon2, every lane on the calling thread (the
     /// result is the same as with one thread per lane). `secret` and `associatedData` are
     /// Argon2's optional K and X inputs (RFC 9106's test vectors use them; hashes do not).
-    package static func derive(
+    static func derive(
         _ variant: Variant, password: [UInt8], salt: [UInt8], secret: [UInt8] = [], associatedData: [UInt8] = [], memoryKiB: Int,
         iterations: Int, parallelism: Int, length: Int
     ) throws -> [UInt8] {
@@ -198,7 +198,7 @@ package struct Argon2Hash: Sendable, Equatable {
     }
 
     /// Whether `password` gives this hash, compared in constant time.
-    package func matches(_ password: String) throws -> Bool {
+    func matches(_ password: String) throws -> Bool {
         constantTimeEquals(try computed(for: password), hash)
     }
 

@@ -12,18 +12,18 @@ import _CryptoExtras
 /// `ParseFirebaseScryptHash`; on top of it the cost parameters are bounded, so that a stored
 /// hash cannot make one sign-in take gigabytes of memory.
 package struct FirebaseScryptHash: Sendable, Equatable {
-    package static let prefix = "$fbscrypt$"
+    static let prefix = "$fbscrypt$"
 
     /// log2 of scrypt's N (Firebase's `mem_cost`).
-    package var memoryCost: Int
+    var memoryCost: Int
     /// scrypt's r (Firebase's `rounds`).
-    package var rounds: Int
+    var rounds: Int
     /// scrypt's p (always 1 at Firebase).
-    package var parallelism: Int
-    package var saltSeparator: [UInt8]
-    package var signerKey: [UInt8]
-    package var salt: [UInt8]
-    package var hash: [UInt8]
+    var parallelism: Int
+    var saltSeparator: [UInt8]
+    var signerKey: [UInt8]
+    var salt: [UInt8]
+    var hash: [UInt8]
 
     /// The largest N accepted: 2^20.
     static let maximumMemoryCost = 20
@@ -33,7 +33,7 @@ package struct FirebaseScryptHash: Sendable, Equatable {
     /// The most memory one verification may use: 128 · N · r · p bytes.
     static let maximumMemoryBytes = 256 << 20
 
-    package init(
+    init(
         memoryCost: Int, rounds: Int, parallelism: Int = 1, saltSeparator: [UInt8], signerKey: [UInt8], salt: [UInt8], hash: [UInt8]
     ) {
         self.memoryCost = memoryCost
@@ -46,7 +46,7 @@ package struct FirebaseScryptHash: Sendable, Equatable {
     }
 
     /// Parses GoTrue's `$fbscrypt$` form; the error says which part is wrong (never the hash).
-    package init(parsing text: String) throws(PasswordHashError) {
+    init(parsing text: String) throws(PasswordHashError) {
         guard text.hasPrefix(Self.prefix) else { throw .malformed("a Firebase scrypt hash starts with $fbscrypt$") }
         let sections = text.dropFirst(Self.prefix.count).split(separator: "$", omittingEmptySubsequences: false)
         guard sections.count == 3, !sections[1].isEmpty, !sections[2].isEmpty else {
@@ -92,7 +92,7 @@ package struct FirebaseScryptHash: Sendable, Equatable {
     }
 
     /// GoTrue's text form of this hash.
-    package var text: String {
+    var text: String {
         var parameters = "v=1,n=\(memoryCost),r=\(rounds),p=\(parallelism)"
         if !saltSeparator.isEmpty { parameters += ",ss=\(Data(saltSeparator).base64EncodedString())" }
         if !signerKey.isEmpty { parameters += ",sk=\(Data(signerKey).base64EncodedString())" }
@@ -100,7 +100,7 @@ package struct FirebaseScryptHash: Sendable, Equatable {
     }
 
     /// Firebase's hash of `password` with this hash's parameters, salt and signer key.
-    package func computed(for password: String) throws -> [UInt8] {
+    func computed(for password: String) throws -> [UInt8] {
         let key = try KDF.Scrypt.deriveKey(
             from: Array(password.utf8), salt: salt + saltSeparator, outputByteCount: 32, rounds: 1 << memoryCost, blockSize: rounds,
             parallelism: parallelism)
@@ -108,7 +108,7 @@ package struct FirebaseScryptHash: Sendable, Equatable {
     }
 
     /// Whether `password` gives this hash, compared in constant time.
-    package func matches(_ password: String) throws -> Bool {
+    func matches(_ password: String) throws -> Bool {
         constantTimeEquals(try computed(for: password), hash)
     }
 }

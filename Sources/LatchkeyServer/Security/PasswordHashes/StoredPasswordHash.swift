@@ -1,6 +1,6 @@
 /// Why a password hash given to the server (`POST /admin/users`' `password_hash`, an import)
 /// cannot be stored. The text names the problem, never the hash.
-package enum PasswordHashError: Error, Sendable, Equatable {
+enum PasswordHashError: Error, Sendable, Equatable {
     /// Not a hash in any form the server reads, or one whose parameters are out of bounds.
     case malformed(String)
     /// A well-formed hash of an algorithm this server cannot verify.
@@ -12,13 +12,13 @@ package enum PasswordHashError: Error, Sendable, Equatable {
 ///
 /// The prefixes are GoTrue's: `$argon2…` is Argon2i or Argon2id (``Argon2Hash``), `$fbscrypt$`
 /// is Firebase's scrypt, anything else must be bcrypt.
-package enum StoredPasswordHash: Sendable, Equatable {
+enum StoredPasswordHash: Sendable, Equatable {
     /// `$2a$`, `$2b$` or `$2y$` with its cost (`$2y$` is PHP's name for the same algorithm as `$2b$`).
     case bcrypt(String, cost: Int)
     case firebaseScrypt(FirebaseScryptHash)
     case argon2(Argon2Hash)
 
-    package init(parsing text: String) throws(PasswordHashError) {
+    init(parsing text: String) throws(PasswordHashError) {
         if text.hasPrefix(Argon2Hash.prefix) {
             guard Argon2Hash.isAvailable else {
                 throw .unsupported("argon2 password hashes are not supported by this build of the server (built without libargon2)")
@@ -38,12 +38,12 @@ package enum StoredPasswordHash: Sendable, Equatable {
     /// second of one core here), more than any common system stores, while cost 31 would hold a
     /// core for days per wrong password. A server whose own `--bcrypt-cost` is higher accepts up
     /// to its own.
-    package static let maximumImportedBcryptCost = 14
+    static let maximumImportedBcryptCost = 14
 
     /// Parses a hash brought from another system, refusing costs a sign-in cannot afford: a
     /// bcrypt cost above ``maximumImportedBcryptCost`` (or `nativeCost`, if higher). Firebase
     /// scrypt is bounded by its parser.
-    package init(importing text: String, nativeCost: Int = 0) throws(PasswordHashError) {
+    init(importing text: String, nativeCost: Int = 0) throws(PasswordHashError) {
         self = try Self(parsing: text)
         if case .bcrypt(_, let cost) = self, !Self.isAffordable(bcryptCost: cost, nativeCost: nativeCost) {
             throw .malformed(

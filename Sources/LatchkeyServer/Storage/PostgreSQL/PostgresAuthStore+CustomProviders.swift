@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Custom providers on PostgreSQL: one JSON document per provider.
 extension PostgresAuthStore {
-    package func customProviders() async throws -> [CustomProviderRecord] {
+    func customProviders() async throws -> [CustomProviderRecord] {
         try await autocommit { connection in
             try await connection.query("SELECT document FROM custom_providers ORDER BY identifier", logger: self.logger).allRows { row in
                 try CustomProviderRecord(document: try row.decode(String.self))
@@ -11,14 +11,14 @@ extension PostgresAuthStore {
         }
     }
 
-    package func customProvider(identifier: String) async throws -> CustomProviderRecord? {
+    func customProvider(identifier: String) async throws -> CustomProviderRecord? {
         try await autocommit { connection in
             try await connection.query("SELECT document FROM custom_providers WHERE identifier = \(identifier)", logger: self.logger)
                 .firstRow { row in try CustomProviderRecord(document: try row.decode(String.self)) }
         }
     }
 
-    package func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
+    func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
         let document = try provider.document()
         return try await autocommit { connection in
             try await connection.query(
@@ -30,7 +30,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
+    func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
         let document = try provider.document()
         return try await autocommit { connection in
             try await connection.query(
@@ -40,7 +40,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func deleteCustomProvider(identifier: String) async throws -> Bool {
+    func deleteCustomProvider(identifier: String) async throws -> Bool {
         try await autocommit { connection in
             try await connection.query("DELETE FROM custom_providers WHERE identifier = \(identifier) RETURNING identifier", logger: self.logger)
                 .rowCount() > 0

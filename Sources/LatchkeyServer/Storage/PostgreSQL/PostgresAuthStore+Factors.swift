@@ -8,11 +8,11 @@ import PostgresNIO
 /// limits hold under concurrent enrolments); then the session row, as refresh rotation locks it
 /// (session before tokens), so the two never wait for each other in a cycle.
 extension PostgresAuthStore {
-    package func factors(userID: UUID) async throws -> [FactorRecord] {
+    func factors(userID: UUID) async throws -> [FactorRecord] {
         try await autocommit { connection in try await connection.selectFactors(userID: userID, logger: self.logger) }
     }
 
-    package func changeFactors<Result: Sendable>(
+    func changeFactors<Result: Sendable>(
         of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in

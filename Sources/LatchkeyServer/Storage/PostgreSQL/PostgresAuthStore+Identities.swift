@@ -10,11 +10,11 @@ import PostgresNIO
 extension PostgresAuthStore {
     static let identityColumns = "id, provider_id, user_id, provider, identity_data::text, email, last_sign_in_at, created_at, updated_at"
 
-    package func identities(userID: UUID) async throws -> [IdentityRecord] {
+    func identities(userID: UUID) async throws -> [IdentityRecord] {
         try await autocommit { connection in try await connection.selectIdentities(userID: userID, logger: self.logger) }
     }
 
-    package func changeIdentities<Result: Sendable>(
+    func changeIdentities<Result: Sendable>(
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result {
         try await transaction(isolation: "SERIALIZABLE") { connection in

@@ -13,11 +13,11 @@ extension PostgresAuthStore {
         friendly_name, created_at, updated_at, last_used_at
         """
 
-    package func passkeys(userID: UUID) async throws -> [PasskeyRecord] {
+    func passkeys(userID: UUID) async throws -> [PasskeyRecord] {
         try await autocommit { connection in try await Self.selectPasskeys(userID: userID, connection, logger: self.logger) }
     }
 
-    package func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? {
+    func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? {
         try await autocommit { connection in
             try await connection.query(
                 "SELECT \(unescaped: Self.passkeyColumns) FROM webauthn_credentials WHERE credential_id = \(Base64URL.encode(credentialID))",
@@ -26,7 +26,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func changePasskeys<Result: Sendable>(
+    func changePasskeys<Result: Sendable>(
         of userID: UUID, plan: @escaping @Sendable ([PasskeyRecord]) throws -> PasskeyPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in
@@ -39,7 +39,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func saveWebAuthnChallenge(_ challenge: WebAuthnChallengeRecord, deletingExpiredBefore cutoff: Date) async throws {
+    func saveWebAuthnChallenge(_ challenge: WebAuthnChallengeRecord, deletingExpiredBefore cutoff: Date) async throws {
         try await transaction { connection in
             try await connection.query("DELETE FROM webauthn_challenges WHERE expires_at < \(cutoff)", logger: self.logger)
             try await connection.query(
@@ -51,7 +51,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord? {
+    func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord? {
         try await autocommit { connection in
             let query: PostgresQuery =
                 if let userID {

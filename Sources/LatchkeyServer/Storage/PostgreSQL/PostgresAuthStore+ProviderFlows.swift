@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Browser sign-ins at providers on PostgreSQL.
 extension PostgresAuthStore {
-    package func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore cutoff: Date) async throws {
+    func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore cutoff: Date) async throws {
         try await transaction { connection in
             try await connection.query("DELETE FROM provider_flows WHERE created_at < \(cutoff)", logger: self.logger)
             try await connection.query(
@@ -16,7 +16,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? {
+    func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? {
         try await autocommit { connection in
             try await connection.query(
                 """

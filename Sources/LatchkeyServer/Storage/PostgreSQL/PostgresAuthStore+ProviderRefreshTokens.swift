@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Provider refresh tokens on PostgreSQL: one sealed token per identity, gone with the user.
 extension PostgresAuthStore {
-    package func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws {
+    func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws {
         try await autocommit { connection in
             try await connection.query(
                 """
@@ -17,7 +17,7 @@ extension PostgresAuthStore {
         }
     }
 
-    package func providerRefreshTokens(userID: UUID) async throws -> [ProviderRefreshTokenRecord] {
+    func providerRefreshTokens(userID: UUID) async throws -> [ProviderRefreshTokenRecord] {
         try await autocommit { connection in
             try await connection.query(
                 """

@@ -9,7 +9,7 @@ import PostgresNIO
 /// later one reads it spent once the lock is free, so the plan hands it the successor (or
 /// revokes the session when the token is an old one).
 extension PostgresAuthStore {
-    package func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await self.insertSession(session, refreshTokenHash: refreshTokenHash, connection)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
@@ -25,7 +25,7 @@ extension PostgresAuthStore {
             logger: self.logger)
     }
 
-    package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
+    func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
         // One round trip: this runs on every request with a bearer token.
         let found = try await autocommit { connection in
             try await connection.query(
@@ -40,7 +40,7 @@ extension PostgresAuthStore {
         return found.map { ($0.session, $0.user) }
     }
 
-    package func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
+    func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
         try await transaction { connection in
             let ended = try await connection.query(PostgresRows.endSessions(userID: userID, except: except, only: only), logger: self.logger)
                 .rowCount()
@@ -49,14 +49,14 @@ extension PostgresAuthStore {
         }
     }
 
-    package func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
+    func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
         try await autocommit { connection in
             try await connection.query("SELECT session_id FROM refresh_tokens WHERE token_hash = \(hash)", logger: self.logger)
                 .firstRow { try $0.decode(UUID.self) }
         }
     }
 
-    package func rotateRefreshToken<Result: Sendable>(
+    func rotateRefreshToken<Result: Sendable>(
         hash: String, admission: RefreshAdmission?, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         try await transaction { connection in
@@ -113,7 +113,7 @@ extension PostgresAuthStore {
 // MARK: Cleanup
 
 extension PostgresAuthStore {
-    package func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+    func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
         // Each kind is one statement (one short transaction) that locks only the rows it deletes,
         // skipping rows another transaction holds (a rotation's locked session and tokens, or
         // another instance's cleanup of the same rows): instances running this at once never

@@ -20,19 +20,19 @@ import ServiceLifecycle
 /// let store = try await PostgresAuthStore.connect(url: "postgres://latchkey@127.0.0.1:5432/latchkey")
 /// let app = try await LatchkeyApplication.build(configuration: configuration, store: store)
 /// ```
-package final class PostgresAuthStore: AuthStore, Service {
+final class PostgresAuthStore: AuthStore, Service {
     let client: PostgresClient
     /// The longest a call waits for a pooled connection before answering ``StoreError/unavailable(_:)``.
     let timeout: Duration
     /// Logs from the driver; never below `.info`, because driver traces carry row data.
     let logger: Logger
     /// The database URL without its password.
-    package let redactedURL: String
+    let redactedURL: String
     /// Whether ``run()`` has started the pool (it runs once).
     private let running = OnceFlag()
     let usage: DatabasePoolUsage
     /// The pooled connections in use.
-    package var poolUsage: DatabasePoolUsage? { usage }
+    var poolUsage: DatabasePoolUsage? { usage }
 
     private init(client: PostgresClient, poolSize: Int, timeout: Duration, logger: Logger, redactedURL: String) {
         self.client = client
@@ -50,7 +50,7 @@ package final class PostgresAuthStore: AuthStore, Service {
     ///   - poolSize: the most connections this store opens.
     ///   - timeout: the longest a call waits for a connection while the database is unreachable
     ///     or every connection is busy.
-    package static func connect(
+    static func connect(
         url: String, poolSize: Int = ServerConfiguration.defaultDatabasePoolSize,
         timeout: TimeInterval = ServerConfiguration.defaultDatabaseTimeout, logger: Logger = Logger(label: "latchkey.postgres")
     ) async throws -> PostgresAuthStore {
@@ -83,7 +83,7 @@ package final class PostgresAuthStore: AuthStore, Service {
     ///
     /// The pool runs once: when the store is already running (say a test runs it and also hands
     /// it to the application), a second call only waits for shutdown.
-    package func run() async throws {
+    func run() async throws {
         guard running.setIfUnset() else {
             try? await gracefulShutdown()
             return
@@ -92,18 +92,18 @@ package final class PostgresAuthStore: AuthStore, Service {
     }
 
     /// Nothing to release here: the pool closes when ``run()`` ends.
-    package func close() async throws {}
+    func close() async throws {}
 
     // MARK: Users
 
-    package func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
         }
     }
 
-    package func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+    func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.insertUser(user), logger: self.logger)
             if let audit { try await connection.query(PostgresRows.insertAudit(audit).query, logger: self.logger) }
@@ -119,11 +119,11 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func user(id: UUID) async throws -> UserRecord? {
+    func user(id: UUID) async throws -> UserRecord? {
         try await autocommit { connection in try await connection.selectUser(id: id, logger: self.logger) }
     }
 
-    package func user(email: String) async throws -> UserRecord? {
+    func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
         return try await autocommit { connection in
             try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE email = \(email)", logger: self.logger)
@@ -131,7 +131,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func user(phone: String) async throws -> UserRecord? {
+    func user(phone: String) async throws -> UserRecord? {
         guard !phone.isEmpty else { return nil }
         return try await autocommit { connection in
             try await connection.query("SELECT \(unescaped: PostgresRows.userColumns) FROM users WHERE phone = \(phone)", logger: self.logger)
@@ -139,7 +139,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
+    func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await transaction { connection in
             try await connection.query(PostgresRows.updateUser(user), logger: self.logger)
             if let endingSessions {
@@ -149,7 +149,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
+    func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
         try await transaction { connection in
             // Sessions first (their rows are what rotation locks), then the user; tokens and
             // links go with the user (ON DELETE CASCADE).
@@ -162,7 +162,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
+    func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
         let pattern = listing.likePattern
         let direction = listing.newestFirst ? "DESC" : "ASC"
         // One snapshot for the count and the page.
@@ -189,7 +189,7 @@ package final class PostgresAuthStore: AuthStore, Service {
 
     // MARK: Email-link tokens
 
-    package func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await transaction { connection in
             try await self.saveOneTimeToken(token, connection)
             if let updatingUser { try await connection.query(PostgresRows.updateUser(updatingUser), logger: self.logger) }
@@ -197,7 +197,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
+    func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
         try await autocommit { connection in
             try await connection.query(
                 "SELECT 1 FROM one_time_tokens WHERE user_id = \(userID) AND kind = \(kind.rawValue)", logger: self.logger
@@ -205,7 +205,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         let (column, value) = (hash.column, hash.value)
         let consumed = try await transaction { connection -> ConsumedToken? in
             // Deleting with RETURNING spends the token exactly once, however many instances race.
@@ -225,11 +225,11 @@ package final class PostgresAuthStore: AuthStore, Service {
 
     // MARK: PKCE flows
 
-    package func saveFlowState(_ flow: FlowState) async throws {
+    func saveFlowState(_ flow: FlowState) async throws {
         try await autocommit { connection in try await self.insertFlowState(flow, connection) }
     }
 
-    package func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+    func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await autocommit { connection in
             try await connection.query(
                 """
@@ -242,7 +242,7 @@ package final class PostgresAuthStore: AuthStore, Service {
         }
     }
 
-    package func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
+    func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
         try await autocommit { connection in
             try await connection.query(
                 "DELETE FROM flow_states WHERE auth_code_hash = \(authCodeHash) RETURNING \(unescaped: PostgresRows.flowStateColumns)",
@@ -273,13 +273,13 @@ package final class PostgresAuthStore: AuthStore, Service {
 
     // MARK: Audit
 
-    package func appendAudit(_ entry: AuditEntry) async throws {
+    func appendAudit(_ entry: AuditEntry) async throws {
         try await autocommit { connection in
             _ = try await connection.query(PostgresRows.insertAudit(entry).query, logger: self.logger)
         }
     }
 
-    package func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
+    func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
         try await autocommit { connection in
             try await connection.query(
                 """

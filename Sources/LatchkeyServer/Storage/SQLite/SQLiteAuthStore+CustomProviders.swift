@@ -3,20 +3,20 @@ import GRDB
 
 /// Custom providers on SQLite: one JSON document per provider.
 extension SQLiteAuthStore {
-    package func customProviders() async throws -> [CustomProviderRecord] {
+    func customProviders() async throws -> [CustomProviderRecord] {
         try await read { db in
             try String.fetchAll(db, sql: "SELECT document FROM custom_providers ORDER BY identifier").map(CustomProviderRecord.init(document:))
         }
     }
 
-    package func customProvider(identifier: String) async throws -> CustomProviderRecord? {
+    func customProvider(identifier: String) async throws -> CustomProviderRecord? {
         try await read { db in
             try String.fetchOne(db, sql: "SELECT document FROM custom_providers WHERE identifier = ?", arguments: [identifier])
                 .map(CustomProviderRecord.init(document:))
         }
     }
 
-    package func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
+    func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
         let document = try provider.document()
         return try await write { db in
             try db.execute(
@@ -26,7 +26,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
+    func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool {
         let document = try provider.document()
         return try await write { db in
             try db.execute(
@@ -35,7 +35,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func deleteCustomProvider(identifier: String) async throws -> Bool {
+    func deleteCustomProvider(identifier: String) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM custom_providers WHERE identifier = ?", arguments: [identifier])
             return db.changesCount > 0

@@ -4,11 +4,11 @@ import LatchkeyWire
 
 /// Multi-factor authentication on SQLite: factors, challenges, and sessions' assurance levels.
 extension SQLiteAuthStore {
-    package func factors(userID: UUID) async throws -> [FactorRecord] {
+    func factors(userID: UUID) async throws -> [FactorRecord] {
         try await read(through: factorLists, key: userID) { db in try SQLiteRows.factors(userID: userID, db) } ?? []
     }
 
-    package func changeFactors<Result: Sendable>(
+    func changeFactors<Result: Sendable>(
         of userID: UUID, challengeID: UUID?, sessionID: UUID?, plan: @escaping @Sendable (FactorState) -> FactorPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every factor change: what this reads stays true until commit.

@@ -4,11 +4,11 @@ import LatchkeyWire
 
 /// Identities at external providers on SQLite.
 extension SQLiteAuthStore {
-    package func identities(userID: UUID) async throws -> [IdentityRecord] {
+    func identities(userID: UUID) async throws -> [IdentityRecord] {
         try await read(through: identityLists, key: userID) { db in try Self.identities(userID: userID, db) } ?? []
     }
 
-    package func changeIdentities<Result: Sendable>(
+    func changeIdentities<Result: Sendable>(
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises identity changes: what this reads stays true until commit.

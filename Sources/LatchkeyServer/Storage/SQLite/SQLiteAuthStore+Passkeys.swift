@@ -9,11 +9,11 @@ extension SQLiteAuthStore {
         friendly_name, created_at, updated_at, last_used_at
         """
 
-    package func passkeys(userID: UUID) async throws -> [PasskeyRecord] {
+    func passkeys(userID: UUID) async throws -> [PasskeyRecord] {
         try await read { db in try Self.passkeys(userID: userID, db) }
     }
 
-    package func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? {
+    func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? {
         try await read { db in
             try db.fetchRow(
                 sql: "SELECT \(Self.passkeyColumns) FROM webauthn_credentials WHERE credential_id = ?", arguments: [Base64URL.encode(credentialID)]
@@ -21,7 +21,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func changePasskeys<Result: Sendable>(
+    func changePasskeys<Result: Sendable>(
         of userID: UUID, plan: @escaping @Sendable ([PasskeyRecord]) throws -> PasskeyPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every change: what this reads stays true until commit.
@@ -32,7 +32,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func saveWebAuthnChallenge(_ challenge: WebAuthnChallengeRecord, deletingExpiredBefore cutoff: Date) async throws {
+    func saveWebAuthnChallenge(_ challenge: WebAuthnChallengeRecord, deletingExpiredBefore cutoff: Date) async throws {
         try await write { db in
             try db.run(sql: "DELETE FROM webauthn_challenges WHERE expires_at < ?", arguments: [cutoff.timeIntervalSince1970])
             try db.run(
@@ -44,7 +44,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord? {
+    func consumeWebAuthnChallenge(id: UUID, kind: WebAuthnChallengeRecord.Kind, userID: UUID?) async throws -> WebAuthnChallengeRecord? {
         try await write { db in
             // `user_id IS ?` matches NULL with NULL, and a user's id with itself.
             guard

@@ -3,7 +3,7 @@ import GRDB
 
 /// Browser sign-ins at providers on SQLite.
 extension SQLiteAuthStore {
-    package func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore cutoff: Date) async throws {
+    func saveProviderFlow(_ flow: ProviderFlow, deletingStartedBefore cutoff: Date) async throws {
         try await write { db in
             try db.run(sql: "DELETE FROM provider_flows WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
             try db.run(
@@ -19,7 +19,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? {
+    func consumeProviderFlow(id: UUID) async throws -> ProviderFlow? {
         try await write { db in
             let key = id.lowercasedString
             guard let row = try db.fetchRow(sql: "SELECT * FROM provider_flows WHERE id = ?", arguments: [key]) else { return nil }

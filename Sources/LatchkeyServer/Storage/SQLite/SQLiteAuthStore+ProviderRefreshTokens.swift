@@ -3,7 +3,7 @@ import GRDB
 
 /// Provider refresh tokens on SQLite: one sealed token per identity, gone with the user.
 extension SQLiteAuthStore {
-    package func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws {
+    func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws {
         try await write { db in
             try db.run(
                 sql: """
@@ -20,7 +20,7 @@ extension SQLiteAuthStore {
         }
     }
 
-    package func providerRefreshTokens(userID: UUID) async throws -> [ProviderRefreshTokenRecord] {
+    func providerRefreshTokens(userID: UUID) async throws -> [ProviderRefreshTokenRecord] {
         try await read { db in
             try Row.fetchAll(
                 db,

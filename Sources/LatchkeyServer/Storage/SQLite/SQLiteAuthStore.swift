@@ -6,7 +6,7 @@ import GRDB
 /// Reads run concurrently; writes are serialised by SQLite's single writer, which is what makes
 /// refresh-token rotation race-free within one server process. A SQLite file serves one
 /// `latchkey serve` process; use PostgreSQL to run several.
-package final class SQLiteAuthStore: AuthStore {
+final class SQLiteAuthStore: AuthStore {
     private let pool: DatabasePool
     private let usage: DatabasePoolUsage
     /// Sees commits from any connection, so that the caches below serve only current rows
@@ -19,16 +19,16 @@ package final class SQLiteAuthStore: AuthStore {
     /// A user's identities, by user id (`GET /user` lists them).
     let identityLists = SQLiteReadCache<UUID, [IdentityRecord]>()
     /// The writer and the readers in use.
-    package var poolUsage: DatabasePoolUsage? { usage }
+    var poolUsage: DatabasePoolUsage? { usage }
 
     /// Default longest wait for the write lock (held by another process on the same file, such
     /// as a backup) before a call fails with ``StoreError/unavailable(_:)``.
-    package static let defaultBusyTimeout: TimeInterval = 10
+    static let defaultBusyTimeout: TimeInterval = 10
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     ///
     /// - Parameter busyTimeout: the longest a call waits for a lock another connection holds.
-    package init(path: String, busyTimeout: TimeInterval = SQLiteAuthStore.defaultBusyTimeout) throws {
+    init(path: String, busyTimeout: TimeInterval = SQLiteAuthStore.defaultBusyTimeout) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
@@ -43,7 +43,7 @@ package final class SQLiteAuthStore: AuthStore {
         probe = SQLiteCommitProbe(path: path)
     }
 
-    package func close() async throws {
+    func close() async throws {
         probe?.close()
         sessionsWithUsers.removeAll()
         factorLists.removeAll()
@@ -53,14 +53,14 @@ package final class SQLiteAuthStore: AuthStore {
 
     // MARK: Users
 
-    package func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
+    func insertUser(_ user: UserRecord, audit: AuditEntry?) async throws {
         try await write { db in
             try Self.insert(user, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
         }
     }
 
-    package func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
+    func insertUser(_ user: UserRecord, audit: AuditEntry?, start: NewAccountStart) async throws {
         try await write { db in
             try Self.insert(user, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
@@ -76,27 +76,27 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func user(id: UUID) async throws -> UserRecord? {
+    func user(id: UUID) async throws -> UserRecord? {
         try await read { db in
             try SQLiteRows.user(id: id.lowercasedString, db)
         }
     }
 
-    package func user(email: String) async throws -> UserRecord? {
+    func user(email: String) async throws -> UserRecord? {
         guard !email.isEmpty else { return nil }
         return try await read { db in
             try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE email = ?", arguments: [email]).map { try SQLiteRows.user($0) }
         }
     }
 
-    package func user(phone: String) async throws -> UserRecord? {
+    func user(phone: String) async throws -> UserRecord? {
         guard !phone.isEmpty else { return nil }
         return try await read { db in
             try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE phone = ?", arguments: [phone]).map { try SQLiteRows.user($0) }
         }
     }
 
-    package func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
+    func updateUser(_ user: UserRecord, audit: AuditEntry?, endingSessions: SessionsToEnd?) async throws {
         try await write { db in
             try Self.update(user, db)
             if let endingSessions { try Self.endSessions(userID: user.id, except: endingSessions.kept, only: nil, db) }
@@ -104,7 +104,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
+    func deleteUser(id: UUID, audit: AuditEntry?) async throws -> Bool {
         try await write { db in
             let key = id.lowercasedString
             try db.run(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [key])
@@ -115,7 +115,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
+    func listUsers(offset: Int, limit: Int, listing: UserListing) async throws -> (users: [UserRecord], total: Int) {
         // SQLite's LIKE ignores the case of ASCII letters.
         let filter =
             listing.likePattern.map { _ in
@@ -135,7 +135,7 @@ package final class SQLiteAuthStore: AuthStore {
 
     // MARK: Sessions
 
-    package func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    func createSession(_ session: SessionRecord, refreshTokenHash: String, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
             try Self.insertSession(session, refreshTokenHash: refreshTokenHash, db)
             if let updatingUser { try Self.update(updatingUser, db) }
@@ -143,7 +143,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
+    func sessionWithUser(id: UUID) async throws -> (session: SessionRecord, user: UserRecord)? {
         try await read(through: sessionsWithUsers, key: id) { db in
             guard let sessionRow = try db.fetchRow(sql: "\(SQLiteRows.selectSession) WHERE id = ?", arguments: [id.lowercasedString]),
                 let userRow = try db.fetchRow(sql: "\(SQLiteRows.selectUser) WHERE id = ?", arguments: [sessionRow[1] as String])
@@ -152,7 +152,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
+    func endSessions(userID: UUID, except: UUID?, only: UUID?, audit: AuditEntry?) async throws -> Int {
         try await write { db in
             let ended = try Self.endSessions(userID: userID, except: except, only: only, db)
             if let audit { try SQLiteRows.insertAudit(audit, db) }
@@ -177,14 +177,14 @@ package final class SQLiteAuthStore: AuthStore {
         return db.changesCount
     }
 
-    package func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
+    func sessionID(ofRefreshTokenHash hash: String) async throws -> UUID? {
         try await read { db in
             try db.fetchRow(sql: "SELECT session_id FROM refresh_tokens WHERE token_hash = ?", arguments: [hash])
                 .map { try SQLiteRows.uuid($0, "session_id", of: "refresh_tokens") }
         }
     }
 
-    package func rotateRefreshToken<Result: Sendable>(
+    func rotateRefreshToken<Result: Sendable>(
         hash: String, admission: RefreshAdmission?, plan: @escaping @Sendable (RefreshTokenState) -> RefreshTokenPlan<Result>
     ) async throws -> Result {
         // SQLite's single writer serialises every rotation: what this reads stays true until commit.
@@ -212,7 +212,7 @@ package final class SQLiteAuthStore: AuthStore {
 
     // MARK: Email-link tokens
 
-    package func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
+    func saveOneTimeToken(_ token: OneTimeToken, updatingUser: UserRecord?, audit: AuditEntry?) async throws {
         try await write { db in
             try Self.saveOneTimeToken(token, db)
             if let updatingUser { try Self.update(updatingUser, db) }
@@ -220,7 +220,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
+    func hasOneTimeToken(userID: UUID, kind: OneTimeToken.Kind) async throws -> Bool {
         try await read { db in
             try db.fetchRows(
                 sql: "SELECT 1 FROM one_time_tokens WHERE user_id = ? AND kind = ?", arguments: [userID.lowercasedString, kind.rawValue]
@@ -228,7 +228,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
+    func consumeOneTimeToken(_ hash: OneTimeToken.Hash, kinds: [OneTimeToken.Kind]) async throws -> (token: OneTimeToken, user: UserRecord)? {
         let (column, value) = (hash.column, hash.value)
         return try await write { db -> (token: OneTimeToken, user: UserRecord)? in
             for row in try db.fetchRows(sql: "SELECT * FROM one_time_tokens WHERE \(column) = ?", arguments: [value]) {
@@ -244,11 +244,11 @@ package final class SQLiteAuthStore: AuthStore {
 
     // MARK: PKCE flows
 
-    package func saveFlowState(_ flow: FlowState) async throws {
+    func saveFlowState(_ flow: FlowState) async throws {
         try await write { db in try Self.insertFlowState(flow, db) }
     }
 
-    package func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
+    func issueAuthCode(userID: UUID, authenticationMethod: String, authCodeHash: String, issuedAt: Date) async throws -> FlowState? {
         try await write { db in
             guard
                 let row = try db.fetchRow(
@@ -265,7 +265,7 @@ package final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    package func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
+    func consumeFlowState(authCodeHash: String) async throws -> FlowState? {
         try await write { db in
             guard let row = try db.fetchRow(sql: "SELECT * FROM flow_states WHERE auth_code_hash = ?", arguments: [authCodeHash]) else { return nil }
             try db.run(sql: "DELETE FROM flow_states WHERE auth_code_hash = ?", arguments: [authCodeHash])
@@ -275,11 +275,11 @@ package final class SQLiteAuthStore: AuthStore {
 
     // MARK: Audit
 
-    package func appendAudit(_ entry: AuditEntry) async throws {
+    func appendAudit(_ entry: AuditEntry) async throws {
         try await write { db in try SQLiteRows.insertAudit(entry, db) }
     }
 
-    package func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
+    func auditEntries(offset: Int, limit: Int) async throws -> [AuditEntry] {
         try await read { db in
             try db.fetchRows(sql: "SELECT * FROM audit_log ORDER BY seq DESC LIMIT ? OFFSET ?", arguments: [limit, offset])
                 .map(SQLiteRows.audit)
@@ -288,7 +288,7 @@ package final class SQLiteAuthStore: AuthStore {
 
     // MARK: Cleanup
 
-    package func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
+    func deleteStaleRows(_ cutoffs: StaleRowCutoffs, limit: Int) async throws -> StaleRowCounts {
         // One write transaction per kind: SQLite's single writer is held for one short batch at
         // a time, and requests' writes interleave between them.
         var counts = StaleRowCounts()

@@ -6,9 +6,9 @@
 /// length is checked against the bytes left before anything is allocated (an array or map
 /// element takes at least one byte), and nesting is bounded, so hostile input can neither trap
 /// nor exhaust memory or the stack.
-package struct CBORDecoder {
+struct CBORDecoder {
     /// How deep arrays and maps may nest by default: a COSE key or attestation object needs 3.
-    package static let defaultMaximumDepth = 16
+    static let defaultMaximumDepth = 16
 
     private let bytes: [UInt8]
     private var position: Int
@@ -21,7 +21,7 @@ package struct CBORDecoder {
     }
 
     /// Decodes `input` as exactly one item; bytes after it are ``CBORError/trailingBytes``.
-    package static func decode(
+    static func decode(
         _ input: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth
     ) throws(CBORError) -> CBORValue {
         let (value, length) = try decodePrefix(input, maximumDepth: maximumDepth)
@@ -31,7 +31,7 @@ package struct CBORDecoder {
 
     /// Decodes the first item of `input` and how many bytes it took, leaving the rest to the
     /// caller (authenticator data puts extensions after the credential's COSE key).
-    package static func decodePrefix(
+    static func decodePrefix(
         _ input: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth
     ) throws(CBORError) -> (value: CBORValue, length: Int) {
         var decoder = CBORDecoder(bytes: Array(input), maximumDepth: maximumDepth)

@@ -3,7 +3,7 @@
 /// Integers keep CBOR's own split: `.unsigned(n)` is n and `.negative(n)` is -1 - n, so every
 /// 64-bit argument is represented exactly. Floats, tags and indefinite lengths are not values
 /// here: ``CBORDecoder`` refuses them.
-package indirect enum CBORValue: Hashable, Sendable {
+indirect enum CBORValue: Hashable, Sendable {
     /// Major type 0: an unsigned integer.
     case unsigned(UInt64)
     /// Major type 1: the integer -1 - n.
@@ -24,7 +24,7 @@ package indirect enum CBORValue: Hashable, Sendable {
     case undefined
 
     /// The value as an `Int` when it is an integer that fits, else `nil`.
-    package var int: Int? {
+    var int: Int? {
         switch self {
         case .unsigned(let value): return value <= UInt64(Int.max) ? Int(value) : nil
         case .negative(let value): return value <= UInt64(Int.max) ? -1 - Int(value) : nil
@@ -33,51 +33,51 @@ package indirect enum CBORValue: Hashable, Sendable {
     }
 
     /// The bytes of a byte string, else `nil`.
-    package var bytes: [UInt8]? {
+    var bytes: [UInt8]? {
         if case .bytes(let value) = self { return value }
         return nil
     }
 
     /// The text of a text string, else `nil`.
-    package var text: String? {
+    var text: String? {
         if case .text(let value) = self { return value }
         return nil
     }
 
     /// The elements of an array, else `nil`.
-    package var array: [CBORValue]? {
+    var array: [CBORValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
     /// The pairs of a map, else `nil`.
-    package var map: [CBORMapEntry]? {
+    var map: [CBORMapEntry]? {
         if case .map(let value) = self { return value }
         return nil
     }
 
     /// The value of `key` when this is a map that has it, else `nil`.
-    package subscript(key: CBORValue) -> CBORValue? {
+    subscript(key: CBORValue) -> CBORValue? {
         map?.first { $0.key == key }?.value
     }
 
     /// The value of the integer key `key` (COSE labels) when this is a map that has it.
-    package subscript(key: Int) -> CBORValue? {
+    subscript(key: Int) -> CBORValue? {
         self[key >= 0 ? .unsigned(UInt64(key)) : .negative(UInt64(-1 - key))]
     }
 
     /// The value of the text key `key` when this is a map that has it.
-    package subscript(key: String) -> CBORValue? {
+    subscript(key: String) -> CBORValue? {
         self[.text(key)]
     }
 }
 
 /// One key/value pair of a CBOR map.
-package struct CBORMapEntry: Hashable, Sendable {
-    package var key: CBORValue
-    package var value: CBORValue
+struct CBORMapEntry: Hashable, Sendable {
+    var key: CBORValue
+    var value: CBORValue
 
-    package init(key: CBORValue, value: CBORValue) {
+    init(key: CBORValue, value: CBORValue) {
         self.key = key
         self.value = value
     }
