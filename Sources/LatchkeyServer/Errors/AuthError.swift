@@ -80,11 +80,6 @@ extension AuthError {
         return answer
     }
 
-    /// An ID token whose form, issuer, key, signature or times are wrong (the reason is logged).
-    static let badIDToken = oauth("invalid request", "Bad ID token")
-    static let manualLinkingDisabled = AuthError(.notFound, "manual_linking_disabled", "Manual linking is disabled")
-    /// A `custom:` provider named while custom providers are off (GoTrue's 400 `validation_failed`).
-    static let customProvidersDisabled = validation("Custom OAuth providers are disabled")
     static let invalidCredentials = AuthError(.badRequest, "invalid_credentials", "Invalid login credentials")
     static let emailNotConfirmed = AuthError(.badRequest, "email_not_confirmed", "Email not confirmed")
     static let userBanned = AuthError(.badRequest, "user_banned", "User is banned")
@@ -104,15 +99,6 @@ extension AuthError {
     /// A password holding a NUL character, which bcrypt would silently cut (GoTrue's Go bcrypt
     /// has no such limit, so it has no code of its own for it).
     static let passwordHasNUL = AuthError(.unprocessableContent, "validation_failed", "Password cannot contain a NUL character")
-    static let captchaMissing = AuthError(
-        .badRequest, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)")
-    static let captchaUnavailable = AuthError(.internalServerError, "unexpected_failure", "captcha verification process failed")
-    /// 400 `captcha_failed` with the provider's error codes, as GoTrue words it.
-    static func captchaRefused(_ codes: [String]) -> AuthError {
-        AuthError(
-            .badRequest, "captcha_failed",
-            "captcha protection: request disallowed (\(codes.prefix(5).map { String($0.prefix(40)) }.joined(separator: ", ")))")
-    }
     /// Leaked-password protection fails closed and Pwned Passwords could not be asked (GoTrue's 500).
     static let pwnedCheckUnavailable = AuthError(
         .internalServerError, "unexpected_failure", "Unable to perform password strength check with HaveIBeenPwned.org.")
@@ -129,9 +115,6 @@ extension AuthError {
     static let userNotFound = AuthError(.notFound, "user_not_found", "User not found")
     static let otpExpired = AuthError(.forbidden, "otp_expired", "Email link is invalid or has expired")
     static let codeExpired = AuthError(.forbidden, "otp_expired", "Token has expired or is invalid")
-    static let flowStateNotFound = AuthError(.notFound, "flow_state_not_found", "invalid flow state, no valid flow state found")
-    static let flowStateExpired = AuthError(.unprocessableContent, "flow_state_expired", "invalid flow state, flow state has expired")
-    static let badCodeVerifier = AuthError(.badRequest, "bad_code_verifier", "code challenge does not match previously saved code verifier")
     static let reauthenticationNeeded = AuthError(.badRequest, "reauthentication_needed", "Password update requires reauthentication")
     static let currentPasswordRequired = AuthError(
         .badRequest, "current_password_required", "Current password required when setting new password.")
@@ -150,11 +133,6 @@ extension AuthError {
         .badRequest, "flow_state_not_found", "No associated flow state found. No valid flow state found for user.")
     static let signupDisabled = AuthError(.unprocessableContent, "signup_disabled", "Signups not allowed for this instance")
     static let notFound = AuthError(.notFound, "not_found", "The requested resource does not exist")
-    static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
-    /// GoTrue's answer on the routes of its OAuth 2.1 server while it is disabled.
-    static let oauthServerDisabled = AuthError(.notFound, "feature_disabled", "OAuth server is disabled")
-    /// GoTrue's answer on its SCIM routes while SCIM is disabled.
-    static let scimDisabled = AuthError(.notFound, "feature_disabled", "SCIM server is disabled")
     /// GoTrue's answer to `grant_type=web3` while both Web3 providers are disabled.
     static let web3ProviderDisabled = AuthError(.unprocessableContent, "web3_provider_disabled", "Web3 provider is disabled")
     static let requestTooLarge = AuthError(.contentTooLarge, "request_too_large", "Request body is larger than 1 MB")
