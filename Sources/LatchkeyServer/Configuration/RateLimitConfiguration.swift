@@ -42,6 +42,9 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     /// Passkey sign-ins started (`/passkeys/authentication/options`) per client IP: 30 per 5
     /// minutes, GoTrue's `GOTRUE_RATE_LIMIT_PASSKEY`.
     public var passkeySignInsPerIP = Limit(count: 30, per: 300)
+    /// OAuth clients registering themselves per IP (GoTrue's
+    /// `GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER`, 10 per 5 minutes).
+    public var oauthClientRegistrationsPerIP = Limit(count: 10, per: 300)
     /// New email addresses and phone numbers a user asks for (`PUT /user`): 10 per hour. A
     /// taken one counts too, so the `email_exists` and `phone_exists` answers cannot be used to
     /// probe which addresses and numbers have accounts.

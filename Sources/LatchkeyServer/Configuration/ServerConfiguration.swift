@@ -192,6 +192,8 @@ public struct ServerConfiguration: Sendable {
     public var requireCurrentPassword: Bool = false
     /// Multi-factor authentication: which factor types may be enrolled and verified, and their limits.
     public var mfa = MFASettings()
+    /// The OAuth 2.1 authorization server (GoTrue's `GOTRUE_OAUTH_SERVER_*`), off by default.
+    public var oauthServer = OAuthServerSettings()
     /// Request rate limits (per server instance).
     public var rateLimits: RateLimitConfiguration = .default
     /// A folder of Mustache templates (`home.mustache`, `password.mustache`, `style.css`, …) that

@@ -480,7 +480,7 @@ extension ServerSetting {
             smsTwilioVerifyAuthToken,
             smsMessageBirdAccessKey, smsVonageAPISecret, smsTextlocalAPIKey, smsProviderURL,
             allowLoopbackProviders, firebaseProjectID,
-        ] + externalProviders
+        ] + externalProviders + oauthServer
 
     /// The setting named `id` (its flag, or an environment-only setting's first variable).
     package static func named(_ id: String) -> ServerSetting? { all.first { $0.id == id } }

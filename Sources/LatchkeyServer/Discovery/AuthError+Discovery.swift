@@ -3,8 +3,6 @@ import HTTPTypes
 /// GoTrue's answers on the routes of what the server does not serve.
 extension AuthError {
     static let samlDisabled = AuthError(.notFound, "saml_provider_disabled", "SAML 2.0 is disabled")
-    /// GoTrue's answer on the routes of its OAuth 2.1 server while it is disabled.
-    static let oauthServerDisabled = AuthError(.notFound, "feature_disabled", "OAuth server is disabled")
     /// GoTrue's answer on its SCIM routes while SCIM is disabled.
     static let scimDisabled = AuthError(.notFound, "feature_disabled", "SCIM server is disabled")
 }

@@ -26,6 +26,11 @@ struct RateLimits: Sendable {
         try await admit("passkey-ip:\(ipAddress)", limits.passkeySignInsPerIP)
     }
 
+    /// Counts an OAuth client's registration of itself from `ipAddress`.
+    func admitOAuthClientRegistration(from ipAddress: String) async throws {
+        try await admit("oauth-register-ip:\(ipAddress)", limits.oauthClientRegistrationsPerIP)
+    }
+
     /// Counts a new email address or phone number asked for by `userID`, taken or not.
     func admitAddressChange(by userID: UUID) async throws {
         try await admit("address-change:\(userID)", limits.addressChangesPerUser)

@@ -144,6 +144,7 @@ public enum LatchkeyApplication {
         WellKnownRoutes.self,
         OperationsRoutes.self,
         SSORoutes.self,
+        SCIMRoutes.self,
         OAuthServerRoutes.self,
         SessionRoutes.self,
         UserRoutes.self,

@@ -130,6 +130,15 @@ package protocol AuthStore: Sendable {
     /// Deletes the provider `identifier`; false when there was none.
     func deleteCustomProvider(identifier: String) async throws -> Bool
 
+    /// The OAuth server's clients that are not deleted, newest first.
+    func oauthClients() async throws -> [OAuthClientRecord]
+    /// The client with `id`, unless it is deleted.
+    func oauthClient(id: UUID) async throws -> OAuthClientRecord?
+    func insertOAuthClient(_ client: OAuthClientRecord) async throws
+    /// Replaces the stored client with the same id (a deletion sets ``OAuthClientRecord/deletedAt``);
+    /// `false` when there is none.
+    func updateOAuthClient(_ client: OAuthClientRecord) async throws -> Bool
+
     /// Keeps `token`, replacing the one kept for the same identity (provider and subject).
     func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws
     /// The provider refresh tokens kept for the user, oldest first.

@@ -54,6 +54,10 @@ final class RetryingStore: AuthStore {
     func insertCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool { try await base.insertCustomProvider(provider) }
     func updateCustomProvider(_ provider: CustomProviderRecord) async throws -> Bool { try await base.updateCustomProvider(provider) }
     func deleteCustomProvider(identifier: String) async throws -> Bool { try await base.deleteCustomProvider(identifier: identifier) }
+    func oauthClients() async throws -> [OAuthClientRecord] { try await base.oauthClients() }
+    func oauthClient(id: UUID) async throws -> OAuthClientRecord? { try await base.oauthClient(id: id) }
+    func insertOAuthClient(_ client: OAuthClientRecord) async throws { try await base.insertOAuthClient(client) }
+    func updateOAuthClient(_ client: OAuthClientRecord) async throws -> Bool { try await base.updateOAuthClient(client) }
     func changeIdentities<Result: Sendable>(
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result {

@@ -299,6 +299,12 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX provider_refresh_tokens_user ON provider_refresh_tokens (user_id)",
             ]),
+        Migration(
+            version: "v13: OAuth server clients",
+            statements: [
+                // The OAuth server's clients: one JSON document each; a deleted client stays, unusable.
+                "CREATE TABLE oauth_clients (id UUID PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL, deleted BOOLEAN NOT NULL, document TEXT NOT NULL)"
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -286,6 +286,18 @@ enum SQLiteMigrations {
                     CREATE INDEX provider_refresh_tokens_user ON provider_refresh_tokens(user_id);
                     """)
         }
+        migrator.registerMigration("v13: OAuth server clients") { db in
+            // The OAuth server's clients: one JSON document each; a deleted client stays, unusable.
+            try db.execute(
+                sql: """
+                    CREATE TABLE oauth_clients (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        deleted BOOLEAN NOT NULL,
+                        document TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }
