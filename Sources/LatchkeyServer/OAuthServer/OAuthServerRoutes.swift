@@ -25,7 +25,7 @@ struct OAuthServerRoutes: AuthFeature {
     }
 
     func register(on router: Router<AuthRequestContext>) {
-        let enabled = OAuthServerEnabledMiddleware(enabled: settings.enabled)
+        let enabled = FeatureSwitchMiddleware(enabled: settings.enabled, refusal: .oauthServerDisabled)
         let notBuilt: @Sendable (Request, AuthRequestContext) async throws -> Response = { _, _ in
             throw AuthError(.notImplemented, "not_implemented", "This part of the OAuth server is not served yet")
         }
@@ -71,17 +71,6 @@ struct OAuthServerRoutes: AuthFeature {
         admin.post(":client_id/regenerate_secret") { _, context in
             try await clients.regenerateSecret(try context.oauthClientID())
         }
-    }
-}
-
-/// Answers 404 `feature_disabled` while the OAuth server is off (GoTrue's `requireOAuthServerEnabled`).
-struct OAuthServerEnabledMiddleware: RouterMiddleware {
-    typealias Context = AuthRequestContext
-    let enabled: Bool
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard enabled else { throw AuthError.oauthServerDisabled }
-        return try await next(request, context)
     }
 }
 

@@ -28,7 +28,7 @@ struct PasskeyRoutes: AuthFeature {
     }
 
     func register(on router: Router<AuthRequestContext>) {
-        let passkeys = router.group("/passkeys").add(middleware: PasskeysEnabledMiddleware(enabled: enabled))
+        let passkeys = router.group("/passkeys").add(middleware: FeatureSwitchMiddleware(enabled: enabled, refusal: .passkeysDisabled))
         passkeys.post("authentication/options") { request, context in
             try requireWebAuthnUsable()
             _ = try await request.decode(as: JSONValue.self, context: context)
@@ -80,17 +80,6 @@ extension PasskeyRoutes {
     /// initialize WebAuthn", as GoTrue answers (the server warned at start).
     func requireWebAuthnUsable() throws(AuthError) {
         guard webAuthnUsable else { throw AuthError(.internalServerError, "unexpected_failure", "Failed to initialize WebAuthn") }
-    }
-}
-
-/// Answers every `/passkeys` request with 404 `passkey_disabled` while passkeys are off.
-struct PasskeysEnabledMiddleware: RouterMiddleware {
-    typealias Context = AuthRequestContext
-    let enabled: Bool
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard enabled else { throw AuthError.passkeysDisabled }
-        return try await next(request, context)
     }
 }
 
