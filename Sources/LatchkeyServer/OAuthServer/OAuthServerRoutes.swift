@@ -7,35 +7,94 @@ import LatchkeyWire
 ///
 /// Off by default: every route answers 404 `feature_disabled` then, as GoTrue's
 /// `requireOAuthServerEnabled`, after the caller's check where GoTrue checks it first (an
-/// administrator key, a signed-in user). Served: the client registry (`/admin/oauth/clients…`,
-/// and `POST /oauth/clients/register` with dynamic registration on, rate limited). The
-/// authorization flow, tokens, user info, discovery and the user's grants answer 501
-/// `not_implemented` while the server is on: they are not built yet.
+/// administrator key, a signed-in user); `/.well-known/openid-configuration` is served either
+/// way, as GoTrue's. Served: the client registry (`/admin/oauth/clients…`, and
+/// `POST /oauth/clients/register` with dynamic registration on, rate limited), the
+/// authorization request and the consent routes (``OAuthAuthorizations``), the token endpoint
+/// (``OAuthTokens``), user info, discovery and the user's grants (``OAuthGrants``).
 struct OAuthServerRoutes: AuthFeature {
     let authentication: BearerAuthentication
     let settings: OAuthServerSettings
     let limits: RateLimits
     let clients: OAuthClients
+    let authorizations: OAuthAuthorizations
+    let clientAuthentication: OAuthClientAuthentication
+    let tokens: OAuthTokens
+    let grants: OAuthGrants
+    let metadata: OAuthServerMetadata
 
     init(_ dependencies: FeatureDependencies) {
         authentication = dependencies.authentication
         settings = dependencies.configuration.oauthServer
         limits = dependencies.limits
         clients = OAuthClients(store: dependencies.store, clock: dependencies.clock)
+        authorizations = OAuthAuthorizations(
+            store: dependencies.store, clock: dependencies.clock, settings: settings, redirects: dependencies.linkSettings.redirects,
+            signsIDTokens: dependencies.signer.signsAsymmetrically, logger: dependencies.logger)
+        clientAuthentication = OAuthClientAuthentication(store: dependencies.store)
+        tokens = OAuthTokens(
+            store: dependencies.store, clock: dependencies.clock, sessions: dependencies.sessions, refresh: RefreshGrant(dependencies),
+            signer: dependencies.signer, logger: dependencies.logger)
+        grants = OAuthGrants(store: dependencies.store, clock: dependencies.clock)
+        metadata = OAuthServerMetadata(
+            issuer: dependencies.signer.issuer, algorithm: dependencies.signer.signingAlgorithm.rawValue,
+            dynamicRegistration: settings.enabled && settings.allowDynamicRegistration)
     }
 
     func register(on router: Router<AuthRequestContext>) {
         let enabled = FeatureSwitchMiddleware(enabled: settings.enabled, refusal: .oauthServerDisabled)
-        let notBuilt: @Sendable (Request, AuthRequestContext) async throws -> Response = { _, _ in
-            throw AuthError(.notImplemented, "not_implemented", "This part of the OAuth server is not served yet")
-        }
         let open = router.group().add(middleware: enabled)
-        open.get("/.well-known/oauth-authorization-server", use: notBuilt)
-        open.post("/oauth/token", use: notBuilt)
-        open.get("/oauth/userinfo", use: notBuilt)
-        open.get("/oauth/authorize", use: notBuilt)
-        open.get("/oauth/authorizations/:authorization_id", use: notBuilt)
-        open.post("/oauth/authorizations/:authorization_id/consent", use: notBuilt)
+        let metadata = self.metadata
+        let discovery: @Sendable (Request, AuthRequestContext) async throws -> Response = { request, context in
+            var response = try metadata.response(from: request, context: context)
+            response.headers[.cacheControl] = "public, max-age=600"
+            return response
+        }
+        // RFC 8414 §3.1 puts the issuer's path after the well-known name; OpenID Connect
+        // Discovery puts the well-known name after the issuer (served under /auth/v1 too).
+        open.get("/.well-known/oauth-authorization-server", use: discovery)
+        open.get("/.well-known/oauth-authorization-server/auth/v1", use: discovery)
+        router.get("/.well-known/openid-configuration", use: discovery)
+
+        open.get("/oauth/authorize") { request, _ in
+            let query = request.uri.queryParameters
+            let location = try await authorizations.authorize(
+                OAuthAuthorizations.Request(
+                    clientID: query.get("client_id"), redirectURI: query.get("redirect_uri"), responseType: query.get("response_type"),
+                    scope: query.get("scope"), state: query.get("state"), resource: query.get("resource"),
+                    codeChallenge: query.get("code_challenge"), codeChallengeMethod: query.get("code_challenge_method"),
+                    nonce: query.get("nonce")))
+            return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+        }
+        open.post("/oauth/token") { request, context in
+            let fields = try await Self.tokenFields(request, context: context)
+            let credentials = try OAuthClientAuthentication.credentials(authorization: request.headers[.authorization], fields: fields)
+            let client = try await clientAuthentication.client(credentials)
+            var response = try await tokens.token(fields, client: client, ipAddress: context.clientIP).response(from: request, context: context)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+
+        let signedIn = open.group().add(middleware: SignedInUserMiddleware(authentication: authentication))
+        signedIn.get("/oauth/userinfo") { _, context in
+            let caller = try context.signedIn()
+            return OAuthUserInfo(user: caller.user, session: caller.session)
+        }
+        signedIn.get("/oauth/authorizations/:authorization_id") { request, context in
+            let id = context.parameters.get("authorization_id") ?? ""
+            switch try await authorizations.read(id, by: try context.signedIn().user, origin: request.headers[.origin]) {
+            case .approved(let url): return try OAuthRedirectResponse(redirect_url: url).response(from: request, context: context)
+            case .details(let details): return try details.response(from: request, context: context)
+            }
+        }
+        signedIn.post("/oauth/authorizations/:authorization_id/consent") { request, context in
+            let id = context.parameters.get("authorization_id") ?? ""
+            let origin = request.headers[.origin]
+            let user = try context.signedIn().user
+            let body = try await request.decode(as: OAuthConsentBody.self, context: context)
+            guard let action = body.action, action == "approve" || action == "deny" else { throw AuthError.consentActionInvalid }
+            return OAuthRedirectResponse(redirect_url: try await authorizations.decide(id, approve: action == "approve", by: user, origin: origin))
+        }
 
         // GoTrue's order: enabled, the rate limit, then whether clients may register themselves.
         let dynamicRegistration = settings.allowDynamicRegistration
@@ -46,10 +105,16 @@ struct OAuthServerRoutes: AuthFeature {
                 return try await clients.register(body, registration: .dynamic).response(from: request, context: context, status: .created)
             }
 
-        let grants = router.group("/user/oauth/grants").add(middleware: SignedInUserMiddleware(authentication: authentication))
+        let userGrants = router.group("/user/oauth/grants").add(middleware: SignedInUserMiddleware(authentication: authentication))
             .add(middleware: enabled)
-        grants.get(use: notBuilt)
-        grants.delete(use: notBuilt)
+        userGrants.get { _, context in
+            try JSONBody.response(try await grants.list(for: try context.signedIn().user))
+        }
+        userGrants.delete { request, context in
+            try await grants.revoke(
+                request.uri.queryParameters.get("client_id"), for: try context.signedIn().user, ipAddress: context.clientIP)
+            return Response(status: .noContent)
+        }
 
         let admin = router.group("/admin/oauth/clients").add(middleware: AdministratorMiddleware(authentication: authentication))
             .add(middleware: enabled)
@@ -80,5 +145,27 @@ extension AuthRequestContext {
     func oauthClientID() throws(AuthError) -> UUID {
         guard let text = parameters.get("client_id"), let id = UUID(uuidString: text) else { throw .oauthClientIDInvalid }
         return id
+    }
+}
+
+extension OAuthServerRoutes {
+    /// The token request's fields: a form body (RFC 6749 §4.1.3), or a JSON object of strings
+    /// as GoTrue also takes; a field given in the query counts where the body lacks it.
+    static func tokenFields(_ request: Request, context: AuthRequestContext) async throws -> [String: String] {
+        var fields: [String: String]
+        if request.headers[.contentType]?.lowercased().contains("application/json") == true {
+            let buffer = try await request.body.collect(upTo: 16 << 10)
+            guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(buffer.readableBytesView)) else {
+                throw AuthError.oauth("invalid_request", "Invalid JSON body")
+            }
+            fields = object.compactMapValues { value in
+                if case .string(let text) = value { return text }
+                return nil
+            }
+        } else {
+            fields = try await HostedPageRoutes.form(request, context: context)
+        }
+        for (name, value) in request.uri.queryParameters where fields[String(name)] == nil { fields[String(name)] = String(value) }
+        return fields
     }
 }

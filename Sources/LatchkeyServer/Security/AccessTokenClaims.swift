@@ -24,9 +24,15 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     var isAnonymous: Bool?
     var appMetadata: [String: JSONValue]?
     var userMetadata: [String: JSONValue]?
+    /// The OAuth client the session was granted to, for a session started through the OAuth
+    /// server; absent otherwise.
+    var clientID: String? = nil
+    /// The scopes granted to that client, space-separated.
+    var scope: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, email, phone, role, aal, amr
+        case iss, sub, aud, exp, iat, email, phone, role, aal, amr, scope
+        case clientID = "client_id"
         case sessionID = "session_id"
         case isAnonymous = "is_anonymous"
         case appMetadata = "app_metadata"
@@ -47,7 +53,8 @@ extension AccessTokenClaims {
             aal: session.aal.rawValue,
             amr: session.authenticationMethods.map { .init(method: $0.method, timestamp: $0.timestamp) },
             sessionID: session.id.lowercasedString, isAnonymous: user.isAnonymous,
-            appMetadata: user.appMetadata, userMetadata: user.userMetadata)
+            appMetadata: user.appMetadata, userMetadata: user.userMetadata, clientID: session.oauthClientID?.lowercasedString,
+            scope: session.scopes)
     }
 }
 

@@ -23,6 +23,11 @@ final class TokenSigner: Sendable {
     let signingKeyID: String?
     /// The public keys `/.well-known/jwks.json` publishes.
     let publicKeys: [JSONWebKey]
+    /// The algorithm new tokens are signed with (`HS256` with the legacy secret).
+    let signingAlgorithm: JWTKeySet.Algorithm
+    /// Whether tokens are signed with a private key whose public half `/.well-known/jwks.json`
+    /// publishes (ES256, RS256): what an ID token needs, so that another app can check it.
+    var signsAsymmetrically: Bool { signingAlgorithm != .hs256 }
     private let next = NIOLockedValueBox(0)
     /// Tokens whose signature was already checked, by their exact text, so that a client sending
     /// the same token many times pays for the signature check and JSON decoding once; expiry
@@ -58,6 +63,7 @@ final class TokenSigner: Sendable {
         self.collections = collections
         self.signingKeyID = keys?.signingKey.id
         self.publicKeys = keys?.publicKeys ?? []
+        self.signingAlgorithm = keys?.signingKey.algorithm ?? .hs256
         self.verifier = JWTVerifier(secret: secret, keys: keys)
         self.origin = origin
     }

@@ -28,6 +28,9 @@ enum RefreshRotation {
         var inactivityTimeout: TimeInterval? = nil
         /// Derives a token's successor.
         var successor: @Sendable (String) -> String
+        /// The OAuth client that authenticated at `POST /oauth/token`; `nil` at `POST /token`.
+        /// A session granted to an OAuth client is refreshed by that client only, and only there.
+        var clientID: UUID? = nil
     }
 
     /// What the client gets.
@@ -61,6 +64,11 @@ enum RefreshRotation {
         // GoTrue deletes an ended session (sign-out, admin sign-out, password change, user
         // deleted) and its refresh tokens with it, so their tokens answer "not found" there.
         guard let session = state.session, let user = state.user else { return .refuse(.refreshTokenNotFound) }
+        if session.oauthClientID != request.clientID {
+            return .refuse(
+                session.oauthClientID == nil
+                    ? .oauthClientNotAllowedForSession : request.clientID == nil ? .oauthClientRequiredForSession : .oauthClientMismatch)
+        }
         if user.isBanned(at: request.now) { return .refuse(.refreshUserBanned) }
         if let notAfter = session.notAfter, notAfter <= request.now { return .refuse(.sessionExpired) }
         if session.isInactive(at: request.now, timeout: request.inactivityTimeout) { return .refuse(.sessionExpiredInactivity) }

@@ -20,10 +20,17 @@ package struct SessionRecord: Sendable, Hashable {
     /// Methods verified in the session after it started (`totp`), each with when it last was
     /// (GoTrue's `mfa_amr_claims` beyond the sign-in method).
     var verifiedMethods: [AuthenticationMethodReference]
+    /// The OAuth client the session was granted to (``OAuthAuthorizations``), when another app
+    /// signed the user in through the OAuth server: only that client refreshes it, at
+    /// `POST /oauth/token`, and revoking the user's grant to it ends the session.
+    var oauthClientID: UUID?
+    /// The scopes granted to ``oauthClientID``, space-separated as requested (`openid email`).
+    var scopes: String?
 
     init(
         id: UUID = UUID(), userID: UUID, createdAt: Date, updatedAt: Date, refreshedAt: Date, notAfter: Date?, authMethod: String,
-        aal: AssuranceLevel = .aal1, factorID: UUID? = nil, verifiedMethods: [AuthenticationMethodReference] = []
+        aal: AssuranceLevel = .aal1, factorID: UUID? = nil, verifiedMethods: [AuthenticationMethodReference] = [],
+        oauthClientID: UUID? = nil, scopes: String? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -35,6 +42,8 @@ package struct SessionRecord: Sendable, Hashable {
         self.aal = aal
         self.factorID = factorID
         self.verifiedMethods = verifiedMethods
+        self.oauthClientID = oauthClientID
+        self.scopes = scopes
     }
 
     /// GoTrue's `amr` claim: the sign-in method and every method verified since, each once,

@@ -138,6 +138,24 @@ package protocol AuthStore: Sendable {
     /// Replaces the stored client with the same id (a deletion sets ``OAuthClientRecord/deletedAt``);
     /// `false` when there is none.
     func updateOAuthClient(_ client: OAuthClientRecord) async throws -> Bool
+    func insertOAuthAuthorization(_ authorization: OAuthAuthorizationRecord) async throws
+    /// The authorization with `id` (its `authorization_id`), whatever its status.
+    func oauthAuthorization(id: String) async throws -> OAuthAuthorizationRecord?
+    /// The authorization whose code has this hash, whatever its status.
+    func oauthAuthorization(codeHash: String) async throws -> OAuthAuthorizationRecord?
+    /// Replaces the stored authorization with `updated` if its status and user are still those
+    /// of `previous`: `false` when another request changed it first (two users reading it, two
+    /// consents, two redemptions of a code).
+    func updateOAuthAuthorization(_ updated: OAuthAuthorizationRecord, from previous: OAuthAuthorizationRecord) async throws -> Bool
+    /// The user's consent to the client, revoked or not.
+    func oauthConsent(userID: UUID, clientID: UUID) async throws -> OAuthConsentRecord?
+    /// The user's consents that are not revoked, most recently granted first.
+    func oauthConsents(userID: UUID) async throws -> [OAuthConsentRecord]
+    /// Stores the consent, replacing the user's consent to the same client.
+    func saveOAuthConsent(_ consent: OAuthConsentRecord) async throws
+    /// Revokes the user's standing consent to the client and ends the user's sessions granted
+    /// to it, in one transaction; `false` (and nothing changed) when no consent stands.
+    func revokeOAuthConsent(userID: UUID, clientID: UUID, at date: Date, audit: AuditEntry?) async throws -> Bool
 
     /// Keeps `token`, replacing the one kept for the same identity (provider and subject).
     func keepProviderRefreshToken(_ token: ProviderRefreshTokenRecord) async throws

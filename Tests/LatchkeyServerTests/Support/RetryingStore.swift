@@ -58,6 +58,24 @@ final class RetryingStore: AuthStore {
     func oauthClient(id: UUID) async throws -> OAuthClientRecord? { try await base.oauthClient(id: id) }
     func insertOAuthClient(_ client: OAuthClientRecord) async throws { try await base.insertOAuthClient(client) }
     func updateOAuthClient(_ client: OAuthClientRecord) async throws -> Bool { try await base.updateOAuthClient(client) }
+    func insertOAuthAuthorization(_ authorization: OAuthAuthorizationRecord) async throws {
+        try await base.insertOAuthAuthorization(authorization)
+    }
+    func oauthAuthorization(id: String) async throws -> OAuthAuthorizationRecord? { try await base.oauthAuthorization(id: id) }
+    func oauthAuthorization(codeHash: String) async throws -> OAuthAuthorizationRecord? {
+        try await base.oauthAuthorization(codeHash: codeHash)
+    }
+    func updateOAuthAuthorization(_ updated: OAuthAuthorizationRecord, from previous: OAuthAuthorizationRecord) async throws -> Bool {
+        try await base.updateOAuthAuthorization(updated, from: previous)
+    }
+    func oauthConsent(userID: UUID, clientID: UUID) async throws -> OAuthConsentRecord? {
+        try await base.oauthConsent(userID: userID, clientID: clientID)
+    }
+    func oauthConsents(userID: UUID) async throws -> [OAuthConsentRecord] { try await base.oauthConsents(userID: userID) }
+    func saveOAuthConsent(_ consent: OAuthConsentRecord) async throws { try await base.saveOAuthConsent(consent) }
+    func revokeOAuthConsent(userID: UUID, clientID: UUID, at date: Date, audit: AuditEntry?) async throws -> Bool {
+        try await base.revokeOAuthConsent(userID: userID, clientID: clientID, at: date, audit: audit)
+    }
     func changeIdentities<Result: Sendable>(
         _ lookup: IdentityLookup, plan: @escaping @Sendable (IdentityState) throws -> IdentityPlan<Result>
     ) async throws -> Result {

@@ -47,11 +47,17 @@ struct RefreshGrant: TokenGrant {
             token.utf8.count > 12
                 || (token.utf8.count == 12 && token.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }))
         else { throw AuthError.refreshTokenInvalid }
+        return try await session(spending: token, clientID: nil, ipAddress: ipAddress)
+    }
+
+    /// Spends `token` for the OAuth client `clientID` (authenticated at `POST /oauth/token`), or
+    /// for no client (`POST /token`): a session granted to a client is refreshed by it alone.
+    func session(spending token: String, clientID: UUID?, ipAddress: String) async throws -> SessionResponse {
         let hash = OpaqueTokens.hash(token)
         let request = RefreshRotation.Request(
             presentedToken: token, now: clock.now(), reuseInterval: reuseInterval, ipAddress: ipAddress,
             inactivityTimeout: inactivityTimeout,
-            successor: { [tokens] in tokens.successor(of: $0) })
+            successor: { [tokens] in tokens.successor(of: $0) }, clientID: clientID)
         // The store counts the refresh against its session's limit in the rotation's transaction.
         // The answer lists the user's factors: the store hands them over when it read them in
         // the same transaction.

@@ -305,6 +305,23 @@ enum PostgresMigrations {
                 // The OAuth server's clients: one JSON document each; a deleted client stays, unusable.
                 "CREATE TABLE oauth_clients (id UUID PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL, deleted BOOLEAN NOT NULL, document TEXT NOT NULL)"
             ]),
+        Migration(
+            version: "v14: OAuth server sign-ins",
+            statements: [
+                // Authorizations (one JSON document each, found by id or by the hash of their code),
+                // each user's consent per client, and the client and scopes of a session granted to one.
+                """
+                CREATE TABLE oauth_authorizations (id TEXT PRIMARY KEY, code_hash TEXT UNIQUE, status TEXT NOT NULL, user_id UUID,
+                    expires_at TIMESTAMPTZ NOT NULL, document TEXT NOT NULL)
+                """,
+                "CREATE INDEX oauth_authorizations_expires_at ON oauth_authorizations(expires_at)",
+                """
+                CREATE TABLE oauth_consents (user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE, client_id UUID NOT NULL,
+                    scopes TEXT NOT NULL, granted_at TIMESTAMPTZ NOT NULL, revoked_at TIMESTAMPTZ, PRIMARY KEY (user_id, client_id))
+                """,
+                "ALTER TABLE sessions ADD COLUMN oauth_client_id UUID",
+                "ALTER TABLE sessions ADD COLUMN scopes TEXT",
+            ]),
     ]
 
     /// Applies the migrations `connection`'s database lacks; returns the versions it applied.

@@ -75,11 +75,11 @@ enum PostgresRows {
     // MARK: Sessions and refresh tokens
 
     static let sessionColumns =
-        "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods::text"
+        "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods::text, oauth_client_id, scopes"
     static let sessionColumnsOfS = sessionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }
         .joined(separator: ", ")
     /// How many columns ``session(_:)`` decodes: a joined user's columns start after them.
-    static let sessionColumnCount = 10
+    static let sessionColumnCount = 12
 
     /// Decodes ``sessionColumns``, the first ``sessionColumnCount`` columns of the row.
     static func session(_ row: PostgresRow) throws -> SessionRecord {
@@ -90,14 +90,17 @@ enum PostgresRows {
             refreshedAt: try cells[4].decode(Date.self), notAfter: try cells[5].decode(Date?.self),
             authMethod: try cells[6].decode(String.self),
             aal: try SQLiteRows.assuranceLevel(try cells[7].decode(String.self), of: "sessions"), factorID: try cells[8].decode(UUID?.self),
-            verifiedMethods: try SQLiteRows.verifiedMethods(try cells[9].decode(String.self), of: "sessions"))
+            verifiedMethods: try SQLiteRows.verifiedMethods(try cells[9].decode(String.self), of: "sessions"),
+            oauthClientID: try cells[10].decode(UUID?.self), scopes: try cells[11].decode(String?.self))
     }
 
     static func insertSession(_ session: SessionRecord) -> PostgresQuery {
         """
-        INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods)
+        INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods,
+            oauth_client_id, scopes)
         VALUES (\(session.id), \(session.userID), \(session.createdAt), \(session.updatedAt), \(session.refreshedAt),
-            \(session.notAfter), \(session.authMethod), \(session.aal.rawValue), \(session.factorID), \(session.verifiedMethodsJSON)::jsonb)
+            \(session.notAfter), \(session.authMethod), \(session.aal.rawValue), \(session.factorID), \(session.verifiedMethodsJSON)::jsonb,
+            \(session.oauthClientID), \(session.scopes))
         """
     }
 

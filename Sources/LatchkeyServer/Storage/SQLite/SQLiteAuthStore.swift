@@ -350,13 +350,14 @@ final class SQLiteAuthStore: AuthStore {
         try db.run(
             sql: """
                 INSERT INTO sessions (id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id,
-                    verified_methods) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    verified_methods, oauth_client_id, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 session.id.lowercasedString, session.userID.lowercasedString,
                 session.createdAt.timeIntervalSince1970, session.updatedAt.timeIntervalSince1970,
                 session.refreshedAt.timeIntervalSince1970, session.notAfter?.timeIntervalSince1970, session.authMethod,
                 session.aal.rawValue, session.factorID?.lowercasedString, session.verifiedMethodsJSON,
+                session.oauthClientID?.lowercasedString, session.scopes,
             ])
         try SQLiteRows.apply(.insertToken(RefreshTokenRecord(hash: refreshTokenHash, of: session, parentHash: nil, createdAt: session.createdAt)), db)
     }

@@ -298,6 +298,32 @@ enum SQLiteMigrations {
                     );
                     """)
         }
+        migrator.registerMigration("v14: OAuth server sign-ins") { db in
+            // Authorizations (one JSON document each, found by id or by the hash of their code),
+            // each user's consent per client, and the client and scopes of a session granted to one.
+            try db.execute(
+                sql: """
+                    CREATE TABLE oauth_authorizations (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        code_hash TEXT UNIQUE,
+                        status TEXT NOT NULL,
+                        user_id TEXT,
+                        expires_at DOUBLE NOT NULL,
+                        document TEXT NOT NULL
+                    );
+                    CREATE INDEX oauth_authorizations_expires_at ON oauth_authorizations(expires_at);
+                    CREATE TABLE oauth_consents (
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        client_id TEXT NOT NULL,
+                        scopes TEXT NOT NULL,
+                        granted_at DOUBLE NOT NULL,
+                        revoked_at DOUBLE,
+                        PRIMARY KEY (user_id, client_id)
+                    );
+                    ALTER TABLE sessions ADD COLUMN oauth_client_id TEXT;
+                    ALTER TABLE sessions ADD COLUMN scopes TEXT;
+                    """)
+        }
         return migrator
     }
 }

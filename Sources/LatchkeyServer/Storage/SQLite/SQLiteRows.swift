@@ -87,7 +87,8 @@ enum SQLiteRows {
         """
 
     /// Every session column, in the order ``session(_:)`` reads them.
-    static let sessionColumns = "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods"
+    static let sessionColumns =
+        "id, user_id, created_at, updated_at, refreshed_at, not_after, auth_method, aal, factor_id, verified_methods, oauth_client_id, scopes"
 
     /// `SELECT` of ``sessionColumns``, which ``session(_:)`` reads by position.
     static let selectSession = "SELECT \(sessionColumns) FROM sessions"
@@ -101,7 +102,8 @@ enum SQLiteRows {
             refreshedAt: Date(timeIntervalSince1970: row[4]),
             notAfter: date(row[5]), authMethod: row[6],
             aal: try assuranceLevel(row[7], of: "sessions"), factorID: try optionalUUID(row[8] as DatabaseValue, "factor_id", of: "sessions"),
-            verifiedMethods: try verifiedMethods(row[9], of: "sessions"))
+            verifiedMethods: try verifiedMethods(row[9], of: "sessions"),
+            oauthClientID: try optionalUUID(row[10] as DatabaseValue, "oauth_client_id", of: "sessions"), scopes: row[11])
     }
 
     static func assuranceLevel(_ text: String?, of table: String) throws -> AssuranceLevel {
