@@ -21,7 +21,8 @@ struct OAuthServerRoutes: AuthFeature {
     let clientAuthentication: OAuthClientAuthentication
     let tokens: OAuthTokens
     let grants: OAuthGrants
-    let metadata: OAuthServerMetadata
+    /// Signs tokens; its issuer (known once the server has bound its port) roots the metadata.
+    let signer: TokenSigner
 
     init(_ dependencies: FeatureDependencies) {
         authentication = dependencies.authentication
@@ -36,16 +37,16 @@ struct OAuthServerRoutes: AuthFeature {
             store: dependencies.store, clock: dependencies.clock, sessions: dependencies.sessions, refresh: RefreshGrant(dependencies),
             signer: dependencies.signer, logger: dependencies.logger)
         grants = OAuthGrants(store: dependencies.store, clock: dependencies.clock)
-        metadata = OAuthServerMetadata(
-            issuer: dependencies.signer.issuer, algorithm: dependencies.signer.signingAlgorithm.rawValue,
-            dynamicRegistration: settings.enabled && settings.allowDynamicRegistration)
+        signer = dependencies.signer
     }
 
     func register(on router: Router<AuthRequestContext>) {
         let enabled = FeatureSwitchMiddleware(enabled: settings.enabled, refusal: .oauthServerDisabled)
         let open = router.group().add(middleware: enabled)
-        let metadata = self.metadata
-        let discovery: @Sendable (Request, AuthRequestContext) async throws -> Response = { request, context in
+        let dynamicRegistration = settings.enabled && settings.allowDynamicRegistration
+        let discovery: @Sendable (Request, AuthRequestContext) async throws -> Response = { [signer] request, context in
+            let metadata = OAuthServerMetadata(
+                issuer: signer.issuer, algorithm: signer.signingAlgorithm.rawValue, dynamicRegistration: dynamicRegistration)
             var response = try metadata.response(from: request, context: context)
             response.headers[.cacheControl] = "public, max-age=600"
             return response
@@ -97,10 +98,10 @@ struct OAuthServerRoutes: AuthFeature {
         }
 
         // GoTrue's order: enabled, the rate limit, then whether clients may register themselves.
-        let dynamicRegistration = settings.allowDynamicRegistration
+        let registrationAllowed = settings.allowDynamicRegistration
         open.group().add(middleware: RateLimitMiddleware { [limits] in try await limits.admitOAuthClientRegistration(from: $0) })
             .post("/oauth/clients/register") { request, context in
-                guard dynamicRegistration else { throw AuthError.dynamicRegistrationDisabled }
+                guard registrationAllowed else { throw AuthError.dynamicRegistrationDisabled }
                 let body = try await request.decode(as: OAuthClientBody.self, context: context)
                 return try await clients.register(body, registration: .dynamic).response(from: request, context: context, status: .created)
             }

@@ -54,9 +54,10 @@ struct TestServer: Sendable {
         }
     }
 
-    /// Sends a request; `json` is serialised as the body, `rawBody` is sent as is.
+    /// Sends a request; `json` is serialised as the body, `form` form-encoded, `rawBody` is sent
+    /// as is (as JSON).
     func request(
-        _ method: HTTPMethod, _ path: String, json: [String: any Sendable]? = nil, rawBody: String? = nil,
+        _ method: HTTPMethod, _ path: String, json: [String: any Sendable]? = nil, form: [String: String]? = nil, rawBody: String? = nil,
         bearer: String? = nil, headers: [(String, String)] = []
     ) async throws -> TestResponse {
         var request = HTTPClientRequest(url: server.baseURL.absoluteString + path)
@@ -66,6 +67,13 @@ struct TestServer: Sendable {
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        } else if let form {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            let text = form.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: text))
         } else if let rawBody {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: rawBody))
