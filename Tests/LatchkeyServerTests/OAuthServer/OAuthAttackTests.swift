@@ -183,7 +183,8 @@ struct OAuthAttackTests {
                 .GET, "/oauth/authorizations/\(id)", bearer: owner.accessToken, headers: [("Origin", "https://evil.example")]
             ).expectError(400, "validation_failed")
             #expect(try await server.request(.GET, "/oauth/authorizations/\(id)", bearer: owner.accessToken).status == 200)
-            try await server.request(.GET, "/oauth/authorizations/\(id)", bearer: intruder.accessToken).expectError(404, "oauth_authorization_not_found")
+            try await server.request(.GET, "/oauth/authorizations/\(id)", bearer: intruder.accessToken).expectError(
+                404, "oauth_authorization_not_found")
             try await server.request(.POST, "/oauth/authorizations/\(id)/consent", json: ["action": "approve"], bearer: intruder.accessToken)
                 .expectError(404, "oauth_authorization_not_found")
             try await server.request(.GET, "/oauth/authorizations/nope", bearer: owner.accessToken).expectError(404, "oauth_authorization_not_found")

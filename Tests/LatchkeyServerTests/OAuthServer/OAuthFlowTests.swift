@@ -110,7 +110,8 @@ struct OAuthFlowTests {
             try await server.request(.DELETE, "/user/oauth/grants", bearer: user.accessToken).expectError(400, "validation_failed")
             // After revoking, the user is asked again.
             let asked = try harness.authorizationID(try await harness.authorize(client))
-            #expect(try await server.request(.GET, "/oauth/authorizations/\(asked)", bearer: user.accessToken)["authorization_id"] as? String == asked)
+            #expect(
+                try await server.request(.GET, "/oauth/authorizations/\(asked)", bearer: user.accessToken)["authorization_id"] as? String == asked)
         }
     }
 
