@@ -39,6 +39,7 @@ extension AuthError: HTTPResponseError {
         if !isOAuthShaped { headers[.supabaseErrorCode] = code }
         if newShape { headers[.supabaseAPIVersion] = Self.apiVersion20240101 }
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let challenge { headers[.wwwAuthenticate] = challenge }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]  // identical errors are identical bytes
         let data = (try? encoder.encode(body)) ?? Data("{}".utf8)

@@ -16,6 +16,9 @@ struct AuthError: Error, Sendable, Equatable {
     /// Answered in OAuth's shape, `{"error": code, "error_description": message}`, as GoTrue
     /// answers its `OAuthError`s (the ID-token grant's).
     var isOAuthShaped = false
+    /// A `WWW-Authenticate` challenge to send with a 401 (the OAuth token endpoint's, after a
+    /// client's Basic credentials failed).
+    var challenge: String?
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String, weakPasswordReasons: [String]? = nil, retryAfter: Int? = nil) {
         self.status = status

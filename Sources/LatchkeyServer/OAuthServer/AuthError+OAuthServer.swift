@@ -62,3 +62,28 @@ extension AuthError {
     static let grantClientIDRequired = validation("client_id query parameter is required")
     static let grantNotFound = AuthError(.notFound, "oauth_consent_not_found", "No active grant found for this client")
 }
+
+extension AuthError {
+    /// This error as the token endpoint answers it: always in OAuth's shape (RFC 6749 §5.2),
+    /// which OAuth client libraries read, where GoTrue answers some in its own. A failed client
+    /// authentication is `invalid_client` (401 with a `WWW-Authenticate` challenge when the
+    /// client sent Basic credentials); a refresh token that is spent, unknown, or of an ended
+    /// session is `invalid_grant`, with GoTrue's message as the description. Rate limits and
+    /// server failures keep their status.
+    func tokenEndpointError(basicAuthentication: Bool) -> AuthError {
+        if isOAuthShaped || isRateLimit || status.code >= 500 { return self }
+        var answer: AuthError
+        if code == "invalid_credentials" {
+            answer = .oauth("invalid_client", message)
+            if basicAuthentication {
+                answer.status = .unauthorized
+                answer.challenge = #"Basic realm="oauth""#
+            }
+        } else if code == "validation_failed" || code == "bad_json" {
+            answer = .oauth("invalid_request", message)
+        } else {
+            answer = .oauth("invalid_grant", message)
+        }
+        return answer
+    }
+}

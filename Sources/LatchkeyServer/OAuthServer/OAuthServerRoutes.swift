@@ -58,22 +58,27 @@ struct OAuthServerRoutes: AuthFeature {
         router.get("/.well-known/openid-configuration", use: discovery)
 
         open.get("/oauth/authorize") { request, _ in
-            let query = request.uri.queryParameters
+            let query = Self.formQuery(request)
             let location = try await authorizations.authorize(
                 OAuthAuthorizations.Request(
-                    clientID: query.get("client_id"), redirectURI: query.get("redirect_uri"), responseType: query.get("response_type"),
-                    scope: query.get("scope"), state: query.get("state"), resource: query.get("resource"),
-                    codeChallenge: query.get("code_challenge"), codeChallengeMethod: query.get("code_challenge_method"),
-                    nonce: query.get("nonce")))
+                    clientID: query["client_id"], redirectURI: query["redirect_uri"], responseType: query["response_type"],
+                    scope: query["scope"], state: query["state"], resource: query["resource"], codeChallenge: query["code_challenge"],
+                    codeChallengeMethod: query["code_challenge_method"], nonce: query["nonce"]))
             return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
         }
         open.post("/oauth/token") { request, context in
-            let fields = try await Self.tokenFields(request, context: context)
-            let credentials = try OAuthClientAuthentication.credentials(authorization: request.headers[.authorization], fields: fields)
-            let client = try await clientAuthentication.client(credentials)
-            var response = try await tokens.token(fields, client: client, ipAddress: context.clientIP).response(from: request, context: context)
-            response.headers[.cacheControl] = "no-store"
-            return response
+            let basic = request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true
+            do {
+                let fields = try await Self.tokenFields(request, context: context)
+                let credentials = try OAuthClientAuthentication.credentials(authorization: request.headers[.authorization], fields: fields)
+                let client = try await clientAuthentication.client(credentials)
+                var response = try await tokens.token(fields, client: client, ipAddress: context.clientIP)
+                    .response(from: request, context: context)
+                response.headers[.cacheControl] = "no-store"
+                return response
+            } catch let error as AuthError {
+                throw error.tokenEndpointError(basicAuthentication: basic)
+            }
         }
 
         let signedIn = open.group().add(middleware: SignedInUserMiddleware(authentication: authentication))
@@ -166,7 +171,21 @@ extension OAuthServerRoutes {
         } else {
             fields = try await HostedPageRoutes.form(request, context: context)
         }
-        for (name, value) in request.uri.queryParameters where fields[String(name)] == nil { fields[String(name)] = String(value) }
+        for (name, value) in formQuery(request) where fields[name] == nil { fields[name] = value }
         return fields
+    }
+
+    /// The request's query as a form (`application/x-www-form-urlencoded`, as OAuth clients
+    /// write it: `+` is a space, `%2B` a plus), first value of each name.
+    static func formQuery(_ request: Request) -> [String: String] {
+        var values: [String: String] = [:]
+        for pair in (request.uri.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = parts[0], !name.isEmpty, values[name] == nil else { continue }
+            values[name] = parts.count > 1 ? parts[1] ?? "" : ""
+        }
+        return values
     }
 }

@@ -113,7 +113,7 @@ struct OAuthAttackTests {
             let second = try await harness.redeem(client, code: code, verifier: pkce.verifier)
             #expect(second.status == 400 && second["error"] as? String == "invalid_grant" && second["access_token"] == nil)
             try await harness.server.request(.GET, "/oauth/userinfo", bearer: access).expectError(403, "session_not_found")
-            try await harness.refresh(client, refresh).expectError(400, "refresh_token_not_found")
+            try await harness.refresh(client, refresh).expectOAuthError(400, "invalid_grant", "Invalid Refresh Token: Refresh Token Not Found")
             // A third try is refused too.
             #expect(try await harness.redeem(client, code: code, verifier: pkce.verifier)["error"] as? String == "invalid_grant")
         }
@@ -134,7 +134,8 @@ struct OAuthAttackTests {
             // Whatever was issued, every session from the code is ended: the code was used more than once.
             for answer in answers {
                 if let refresh = answer["refresh_token"] as? String {
-                    try await harness.refresh(client, refresh).expectError(400, "refresh_token_not_found")
+                    try await harness.refresh(client, refresh).expectOAuthError(
+                        400, "invalid_grant", "Invalid Refresh Token: Refresh Token Not Found")
                 }
             }
         }
@@ -161,7 +162,10 @@ struct OAuthAttackTests {
             ]
             for (fields, headers) in attempts {
                 let refused = try await harness.server.request(.POST, "/oauth/token", form: fields, headers: headers)
-                refused.expectError(400, "invalid_credentials")
+                // RFC 6749 §5.2: 401 with a challenge when Basic credentials failed, else 400.
+                let basic = !headers.isEmpty
+                refused.expectOAuthError(basic ? 401 : 400, "invalid_client")
+                #expect(refused.headers.first(name: "WWW-Authenticate") == (basic ? #"Basic realm="oauth""# : nil))
                 #expect(refused["access_token"] == nil)
             }
             #expect(try await harness.redeem(confidential, code: code, verifier: pkce.verifier).status == 200)

@@ -66,7 +66,9 @@ struct OAuthFlowHarness {
         query.merge(parameters) { _, new in new }
         var components = URLComponents()
         components.queryItems = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        // As OAuth clients write a query: a space is `+`.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            .replacingOccurrences(of: "%20", with: "+")
         return try await server.request(.GET, "/oauth/authorize?" + (components.percentEncodedQuery ?? ""))
     }
 
@@ -123,5 +125,15 @@ struct OAuthFlowHarness {
     static func header(_ jwt: String) throws -> [String: Any] {
         let payload = try #require(Base64URL.decode(String(jwt.split(separator: ".")[0])))
         return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+    }
+}
+
+extension TestResponse {
+    /// Expects an error in OAuth's shape (RFC 6749 §5.2): `error`, and `error_description` when given.
+    func expectOAuthError(_ status: Int, _ error: String, _ description: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(self.status == status, "\(self.status) \(text)", sourceLocation: sourceLocation)
+        #expect(self["error"] as? String == error, "\(text)", sourceLocation: sourceLocation)
+        if let description { #expect(self["error_description"] as? String == description, sourceLocation: sourceLocation) }
+        #expect(self["error_code"] == nil && self["msg"] == nil, "\(text)", sourceLocation: sourceLocation)
     }
 }

@@ -100,7 +100,7 @@ struct OAuthFlowTests {
 
             let revoked = try await server.request(.DELETE, "/user/oauth/grants?client_id=\(client.id)", bearer: user.accessToken)
             #expect(revoked.status == 204, "\(revoked.text)")
-            try await harness.refresh(client, refresh).expectError(400, "refresh_token_not_found")
+            try await harness.refresh(client, refresh).expectOAuthError(400, "invalid_grant", "Invalid Refresh Token: Refresh Token Not Found")
             try await server.request(.GET, "/oauth/userinfo", bearer: access).expectError(403, "session_not_found")
             // The user's own session is untouched.
             #expect(try await server.request(.GET, "/user", bearer: user.accessToken).status == 200)
