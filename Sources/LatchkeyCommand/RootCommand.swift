@@ -18,7 +18,7 @@ struct RootCommand: AsyncParsableCommand {
             """,
         version: LatchkeyVersion.current,
         subcommands: [
-            ServeCommand.self, KeysCommand.self, BackupCommand.self, ImportCommand.self,
+            ServeCommand.self, KeysCommand.self, BackupCommand.self, ImportCommand.self, OAuthCommand.self,
             SignupCommand.self, LoginCommand.self, StatusCommand.self, TokenCommand.self, WhoamiCommand.self, LogoutCommand.self,
             ResetPasswordCommand.self, MFACommand.self, AccountCommand.self,
         ])

@@ -133,12 +133,25 @@ public protocol AuthBackend: Sendable {
     /// Deletes the signed-in user's account (`DELETE /user`, Latchkey's server with
     /// `--allow-self-deletion`), with the reauthentication nonce when the account needs one.
     func deleteUser(accessToken: String, nonce: String?) async throws
+
+    /// The apps the signed-in user let sign in as them through the server's OAuth 2.1 server,
+    /// the most recently allowed first (`GET /user/oauth/grants`).
+    func authorizedApps(accessToken: String) async throws -> [AuthorizedApp]
+    /// Revokes the signed-in user's grant to the app with OAuth client ID `clientID`, ending the
+    /// app's sessions (`DELETE /user/oauth/grants?client_id=`).
+    func revokeAuthorizedApp(accessToken: String, clientID: String) async throws
 }
 
 /// Backends written before these flows existed answer them as unsupported.
 extension AuthBackend {
     public func deleteUser(accessToken: String, nonce: String?) async throws {
         throw BackendError.unsupported("account deletion")
+    }
+    public func authorizedApps(accessToken: String) async throws -> [AuthorizedApp] {
+        throw BackendError.unsupported("authorized apps")
+    }
+    public func revokeAuthorizedApp(accessToken: String, clientID: String) async throws {
+        throw BackendError.unsupported("authorized apps")
     }
     public func sendSignInEmail(email: String, createUser: Bool, redirectTo: String?, codeChallenge: String?) async throws {
         throw BackendError.unsupported("email sign-in")

@@ -60,6 +60,7 @@ extension AuthFailure {
     public var presentation: Presentation {
         if let secondFactor = secondFactorPresentation { return secondFactor }
         if let passkey = passkeyPresentation { return passkey }
+        if let authorizedApps = authorizedAppPresentation { return authorizedApps }
         return switch category {
         case .invalidCredentials:
             Presentation(

@@ -134,6 +134,7 @@ extension AuthFailure {
         status: Int, code: String?, message: String?, retryAfter: TimeInterval?
     ) -> Category {
         if let passkey = passkeyCategory(code: code) { return passkey }
+        if let authorizedApps = authorizedAppCategory(code: code) { return authorizedApps }
         switch code {
         case "invalid_credentials": return .invalidCredentials
         case "email_not_confirmed", "phone_not_confirmed": return .emailNotConfirmed
