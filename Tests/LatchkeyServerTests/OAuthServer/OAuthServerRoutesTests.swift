@@ -4,11 +4,12 @@ import Testing
 
 @testable import LatchkeyServer
 
-/// GoTrue's OAuth 2.1 server, SCIM and Web3 sign-in are not served: their routes answer what
-/// GoTrue answers while they are disabled, checking the caller first where GoTrue does.
-@Suite("Features not served: OAuth 2.1 server, SCIM, Web3")
+/// The OAuth 2.1 server while it is off (the default), and SCIM and Web3 sign-in, which are not
+/// served: their routes answer what GoTrue answers while they are disabled, checking the caller
+/// first where GoTrue does.
+@Suite("Features off or not served: the OAuth 2.1 server while off, SCIM, Web3")
 struct OAuthServerRoutesTests {
-    @Test("the OAuth 2.1 server's and SCIM's public routes are 404 feature_disabled, also under /auth/v1")
+    @Test("while off, the OAuth 2.1 server's public routes are 404 feature_disabled, also under /auth/v1, as SCIM's are")
     func publicRoutes() async throws {
         try await TestServer.with { server in
             let oauth: [(HTTPMethod, String)] = [
