@@ -112,6 +112,14 @@ else
     note_skip "the WebAuthn peer tests (python3 -m venv /opt/latchkey-peers/webauthn; its pip install soft-webauthn==0.1.4 webauthn==2.7.1)"
 fi
 
+# --- An AI agent signing in with the MCP Python SDK's OAuth client (optional, in Tests/Interop) ----
+mcp_python="${LATCHKEY_MCP_PYTHON:-/opt/latchkey-peers/mcp/bin/python3}"
+if [ -x "$mcp_python" ] && "$mcp_python" -c 'import mcp.client.auth' >/dev/null 2>&1; then
+    echo "test.sh: the MCP Python SDK's OAuth client signs an agent in through the OAuth 2.1 server (venv $mcp_python)"
+else
+    note_skip "the MCP agent interop test (python3 -m venv /opt/latchkey-peers/mcp; its pip install mcp==2.3.0)"
+fi
+
 # --- Supabase client interop (optional; runs after swift test) -----------------------------
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import supabase_auth, pytest' >/dev/null 2>&1; then
     interop=1

@@ -1,12 +1,17 @@
 """`latchkey serve --oauth-server` against peers nobody here wrote: the real Supabase Python auth
 client's OAuth server administration (`admin.oauth.*`, from PyPI `supabase-auth`), with the
 client's own request bodies (unset members sent as null) and its own models reading the answers;
-and Authlib's OAuth 2 client (PyPI `authlib`) signing a second app in: authorization code with
-PKCE, the ID token verified by joserfc against `jwks_uri`, user info, refresh, revocation."""
+Authlib's OAuth 2 client (PyPI `authlib`) signing a second app in: authorization code with
+PKCE, the ID token verified by joserfc against `jwks_uri`, user info, refresh, revocation; and
+the MCP Python SDK's OAuth client (PyPI `mcp`, in its own venv) signing an agent in the way MCP
+clients do: discovery from a protected resource, dynamic registration, PKCE, refresh."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -206,3 +211,49 @@ def test_authlib_public_client_registers_itself_and_refuses_a_stolen_code(make_c
         app.fetch_token(metadata["token_endpoint"], authorization_response=landing, code_verifier=verifier)
     with pytest.raises(OAuthError):
         app.refresh_token(metadata["token_endpoint"])
+
+
+# --- An AI agent: the MCP Python SDK's OAuth client (PyPI `mcp`), in its own venv -----------
+
+MCP_PYTHON = os.environ.get("LATCHKEY_MCP_PYTHON") or "/opt/latchkey-peers/mcp/bin/python3"
+MCP_INSTALL = "python3 -m venv /opt/latchkey-peers/mcp && /opt/latchkey-peers/mcp/bin/pip install mcp==2.3.0"
+
+
+def _mcp_available() -> bool:
+    if not os.access(MCP_PYTHON, os.X_OK):
+        return False
+    try:
+        return subprocess.run([MCP_PYTHON, "-c", "import mcp.client.auth"], capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def test_mcp_agent_discovers_registers_signs_in_and_refreshes(make_client, identity_server: Server) -> None:
+    if not _mcp_available():
+        pytest.skip(f"{MCP_PYTHON} cannot import mcp.client.auth ({MCP_INSTALL})")
+    server = identity_server
+    email, access_token = _signed_in_user(make_client, server)
+    done = subprocess.run(
+        [MCP_PYTHON, str(Path(__file__).resolve().parent / "mcp_agent.py")],
+        input=json.dumps({"auth_url": server.auth_url, "access_token": access_token, "site_url": SITE_URL}),
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, f"mcp_agent.py failed:\n{done.stderr[-4000:]}\n{server.log_tail()}"
+    answer = json.loads(done.stdout)
+    # The SDK found Latchkey through the resource's metadata, registered itself, and signed in.
+    assert answer["first_status"] == 200 and answer["first_body"]["user"]["email"] == email
+    authorize = parse_qs(urlsplit(answer["authorize_url"]).query)
+    assert authorize["code_challenge_method"] == ["S256"] and authorize["client_id"] == [answer["client_id"]]
+    admin = make_client(server, key=server.service_role_key).admin.oauth
+    registered = admin.get_client(answer["client_id"]).client
+    assert registered.client_name == "Example Agent" and registered.registration_type == "dynamic"
+    assert registered.client_type == "public"
+    # It refreshed before its second call: a new access token, accepted.
+    assert answer["second_status"] == 200 and answer["second_token"] != answer["first_token"]
+    assert answer["seen_tokens"] == [answer["first_token"], answer["second_token"]]
+    keys = KeySet.import_key_set(httpx.get(f"{server.auth_url}/.well-known/jwks.json", timeout=HTTP_TIMEOUT).json())
+    claims = joserfc_jwt.decode(answer["second_token"], keys).claims
+    # The SDK asks for offline_access too, since the server lists it; the resource indicator
+    # (RFC 8707) it sends is kept with the code.
+    assert claims["client_id"] == answer["client_id"] and "email" in claims["scope"].split()
+    assert authorize["resource"][0].endswith("/mcp")
