@@ -19,6 +19,8 @@ struct OAuthAuthorizations: Sendable {
     let redirects: RedirectPolicy
     /// Whether ID tokens can be signed (``TokenSigner/signsAsymmetrically``): `openid` is refused otherwise.
     let signsIDTokens: Bool
+    /// The server's own URL, where the hosted consent page is when the app has none.
+    let origin: ServerOrigin
     let logger: Logger
 
     /// `GET /oauth/authorize`'s query.
@@ -81,7 +83,6 @@ struct OAuthAuthorizations: Sendable {
         let nonce = nonEmpty(request.nonce)
         if (nonce?.utf8.count ?? 0) > 255 { return refuse("invalid_request", "nonce must be at most 255 bytes") }
         let path = settings.authorizationPath.trimmingCharacters(in: .whitespaces)
-        guard !path.isEmpty else { return refuse("server_error", "oauth authorization path not configured") }
 
         let now = clock.now()
         let authorization = OAuthAuthorizationRecord(
@@ -93,6 +94,7 @@ struct OAuthAuthorizations: Sendable {
             logger.error("OAuth authorization not stored", metadata: ["error": "\(error)"])
             return refuse("server_error", "error creating authorization")
         }
+        guard !path.isEmpty else { return origin.url + HostedConsent.path + "?authorization_id=" + authorization.id }
         let site = redirects.siteURL.trimmingTrailingSlash()
         return site + (path.hasPrefix("/") ? path : "/" + path) + "?authorization_id=" + authorization.id
     }
@@ -145,10 +147,23 @@ struct OAuthAuthorizations: Sendable {
 
     // MARK: Steps
 
+    /// The hosted consent page's refusal, by a user who did not sign in: where the browser goes
+    /// next, with `error=access_denied`. Only an authorization no user has read is denied so.
+    func deny(_ id: String) async throws -> String {
+        let (authorization, _) = try await pending(id, refusal: .authorizationNoLongerPending)
+        guard authorization.userID == nil else { throw AuthError.authorizationNotFound }
+        var denied = authorization
+        denied.status = .denied
+        guard try await store.updateOAuthAuthorization(denied, from: authorization) else { throw AuthError.authorizationNoLongerPending }
+        return Self.redirect(
+            to: authorization.redirectURI,
+            ["error": "access_denied", "error_description": "User denied the request", "state": authorization.state])
+    }
+
     /// The pending authorization `id` and its client. An expired one is marked so and, like
     /// one that does not exist or whose client was deleted, answers 404; any other status
     /// answers `refusal`.
-    private func pending(_ id: String, refusal: AuthError) async throws -> (OAuthAuthorizationRecord, OAuthClientRecord) {
+    func pending(_ id: String, refusal: AuthError) async throws -> (OAuthAuthorizationRecord, OAuthClientRecord) {
         guard let authorization = try await store.oauthAuthorization(id: id) else { throw AuthError.authorizationNotFound }
         if authorization.status == .pending, clock.now() > authorization.expiresAt {
             var expired = authorization

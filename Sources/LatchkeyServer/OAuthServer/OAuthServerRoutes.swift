@@ -21,6 +21,10 @@ struct OAuthServerRoutes: AuthFeature {
     let clientAuthentication: OAuthClientAuthentication
     let tokens: OAuthTokens
     let grants: OAuthGrants
+    /// The server's own consent page, for apps that have none.
+    let hostedConsent: HostedConsent
+    /// Renders the hosted consent page.
+    let pages: HostedPageRoutes
     /// Signs tokens; its issuer (known once the server has bound its port) roots the metadata.
     let signer: TokenSigner
 
@@ -31,7 +35,11 @@ struct OAuthServerRoutes: AuthFeature {
         clients = OAuthClients(store: dependencies.store, clock: dependencies.clock)
         authorizations = OAuthAuthorizations(
             store: dependencies.store, clock: dependencies.clock, settings: settings, redirects: dependencies.linkSettings.redirects,
-            signsIDTokens: dependencies.signer.signsAsymmetrically, logger: dependencies.logger)
+            signsIDTokens: dependencies.signer.signsAsymmetrically, origin: dependencies.origin, logger: dependencies.logger)
+        hostedConsent = HostedConsent(
+            authorizations: authorizations, password: PasswordGrant(dependencies), authentication: dependencies.authentication,
+            store: dependencies.store, tokens: dependencies.tokens, captchaEnabled: dependencies.configuration.captcha.enabled)
+        pages = HostedPageRoutes(dependencies)
         clientAuthentication = OAuthClientAuthentication(store: dependencies.store)
         tokens = OAuthTokens(
             store: dependencies.store, clock: dependencies.clock, sessions: dependencies.sessions, refresh: RefreshGrant(dependencies),
@@ -78,6 +86,28 @@ struct OAuthServerRoutes: AuthFeature {
                 return response
             } catch let error as AuthError {
                 throw error.tokenEndpointError(basicAuthentication: basic)
+            }
+        }
+
+        // The hosted consent page: its logo may come from the client's https site.
+        let consentPolicy = HostedPageRoutes.contentSecurityPolicy.replacingOccurrences(of: "img-src 'self'", with: "img-src 'self' https:")
+        open.get(RouterPath(HostedConsent.path)) { [hostedConsent, pages] request, _ in
+            let values = try await hostedConsent.values(for: Self.formQuery(request)["authorization_id"])
+            var response = pages.page("consent", title: "Allow an app", values: values, status: values["gone"] == nil ? .ok : .notFound)
+            response.headers[.contentSecurityPolicy] = consentPolicy
+            return response
+        }
+        open.post(RouterPath(HostedConsent.path)) { [hostedConsent, pages] request, context in
+            let form = try await HostedPageRoutes.form(request, context: context)
+            switch try await hostedConsent.answer(form, crossSite: HostedPageRoutes.isCrossSite(request), ipAddress: context.clientIP) {
+            case .redirect(let url):
+                var headers = HostedPageRoutes.securityHeaders
+                headers[.location] = url
+                return Response(status: .seeOther, headers: headers)
+            case .page(let values, let status):
+                var response = pages.page("consent", title: "Allow an app", values: values, status: HTTPResponse.Status(code: status))
+                response.headers[.contentSecurityPolicy] = consentPolicy
+                return response
             }
         }
 

@@ -11,6 +11,8 @@ public struct OAuthServerSettings: Sendable, Hashable {
     /// `GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION`).
     public var allowDynamicRegistration = false
     /// The path, on the site URL, of the app's consent page (`GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH`).
+    /// Empty: the server's own consent page, `/welcome/consent` (``HostedConsent``), where GoTrue
+    /// refuses the request.
     public var authorizationPath = ""
     /// Seconds an authorization (and its code) lives (`GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL`, 10 minutes).
     public var authorizationTTL: TimeInterval = 600
@@ -31,7 +33,9 @@ extension ServerSetting {
     static let oauthServerAuthorizationPath = ServerSetting(
         "oauth-server-authorization-path", \.oauthServer.authorizationPath, .text,
         variables: [Variable("GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH")],
-        help: "The path, on the site URL, of the app's consent page; /oauth/authorize sends the browser there.")
+        help:
+            "The path, on the site URL, of the app's consent page; /oauth/authorize sends the browser there (default: the server's own page, /welcome/consent)."
+    )
     static let oauthServerAuthorizationTTL = ServerSetting(
         "oauth-server-authorization-ttl", \.oauthServer.authorizationTTL, .seconds,
         variables: [Variable("GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", .duration)],

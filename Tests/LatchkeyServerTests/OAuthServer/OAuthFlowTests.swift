@@ -190,14 +190,4 @@ struct OAuthFlowTests {
             #expect(try await harness.redeem(client, code: code, verifier: pkce.verifier).status == 200)
         }
     }
-
-    @Test("without a consent page path, the client is told server_error")
-    func noConsentPage() async throws {
-        try await OAuthFlowHarness.with(configure: { $0.oauthServer.authorizationPath = "" }) { harness in
-            let client = try await harness.client()
-            let response = try await harness.authorize(client)
-            let query = OAuthFlowHarness.query(try #require(response.headers.first(name: "Location")))
-            #expect(query["error"] == "server_error" && query["error_description"] == "oauth authorization path not configured")
-        }
-    }
 }
