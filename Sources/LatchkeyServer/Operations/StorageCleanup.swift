@@ -44,6 +44,10 @@ struct StorageCleanup: Sendable {
     /// `mfa_challenge_expired` for a while: an hour.
     static let challengeGrace: TimeInterval = 3600
 
+    /// How long an OAuth authorization is kept after it expired, so that its code presented
+    /// again still ends the session it started, and a late consent hears that it expired: a day.
+    static let oauthAuthorizationGrace: TimeInterval = 86_400
+
     let store: any AuthStore
     let clock: any ServerClock
     let settings: Settings
@@ -60,7 +64,7 @@ struct StorageCleanup: Sendable {
             unverifiedFactorsCreatedBefore: now.addingTimeInterval(-settings.mfaFactorExpiry),
             factorsChallengedBefore: now.addingTimeInterval(-settings.mfaChallengeExpiry),
             challengesCreatedBefore: now.addingTimeInterval(-(settings.mfaChallengeExpiry + Self.challengeGrace)),
-            rateLimitWindowsEndedBefore: now)
+            rateLimitWindowsEndedBefore: now, oauthAuthorizationsExpiredBefore: now.addingTimeInterval(-Self.oauthAuthorizationGrace))
     }
 
     /// Deletes batches until no kind has stale rows left; returns how many rows went.

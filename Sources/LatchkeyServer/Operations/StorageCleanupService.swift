@@ -33,6 +33,7 @@ struct StorageCleanupService: Service {
                             "one_time_tokens": "\(deleted.oneTimeTokens)", "flow_states": "\(deleted.flowStates)",
                             "audit_entries": "\(deleted.auditEntries)", "mfa_factors": "\(deleted.factors)",
                             "mfa_challenges": "\(deleted.challenges)", "rate_limit_counters": "\(deleted.rateLimitCounters)",
+                            "oauth_authorizations": "\(deleted.oauthAuthorizations)",
                             "duration": "\(ContinuousClock.now - started)",
                         ])
                 }

@@ -34,13 +34,16 @@ package struct StaleRowCutoffs: Sendable, Equatable {
     /// Rate-limit counters whose newest event left its window before this go (PostgreSQL; a
     /// single instance counts in its process).
     var rateLimitWindowsEndedBefore: Date
+    /// OAuth authorizations that expired before this go (answered, redeemed or not).
+    var oauthAuthorizationsExpiredBefore: Date
 
     init(
         refreshTokensSpentBefore: Date, sessionsEndedBefore: Date, sessionsRefreshedBefore: Date?, oneTimeTokensCreatedBefore: Date,
         flowStatesCreatedBefore: Date, auditEntriesCreatedBefore: Date, unverifiedFactorsCreatedBefore: Date = .distantPast,
         factorsChallengedBefore: Date = .distantPast, challengesCreatedBefore: Date = .distantPast,
-        rateLimitWindowsEndedBefore: Date = .distantPast
+        rateLimitWindowsEndedBefore: Date = .distantPast, oauthAuthorizationsExpiredBefore: Date = .distantPast
     ) {
+        self.oauthAuthorizationsExpiredBefore = oauthAuthorizationsExpiredBefore
         self.rateLimitWindowsEndedBefore = rateLimitWindowsEndedBefore
         self.unverifiedFactorsCreatedBefore = unverifiedFactorsCreatedBefore
         self.factorsChallengedBefore = factorsChallengedBefore
@@ -67,16 +70,19 @@ package struct StaleRowCounts: Sendable, Equatable {
     var challenges = 0
     /// Rate-limit counters whose windows have passed.
     var rateLimitCounters = 0
+    /// Expired OAuth authorizations.
+    var oauthAuthorizations = 0
 
     init() {}
 
     var total: Int {
-        sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges + rateLimitCounters
+        sessions + refreshTokens + oneTimeTokens + flowStates + auditEntries + factors + challenges + rateLimitCounters + oauthAuthorizations
     }
 
     /// Whether some kind filled its batch, so more may be left.
     func filled(_ limit: Int) -> Bool {
-        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries, factors, challenges, rateLimitCounters].contains { $0 >= limit }
+        [sessions, refreshTokens, oneTimeTokens, flowStates, auditEntries, factors, challenges, rateLimitCounters, oauthAuthorizations]
+            .contains { $0 >= limit }
     }
 
     static func + (lhs: StaleRowCounts, rhs: StaleRowCounts) -> StaleRowCounts {
@@ -89,6 +95,7 @@ package struct StaleRowCounts: Sendable, Equatable {
         sum.factors += rhs.factors
         sum.challenges += rhs.challenges
         sum.rateLimitCounters += rhs.rateLimitCounters
+        sum.oauthAuthorizations += rhs.oauthAuthorizations
         return sum
     }
 }

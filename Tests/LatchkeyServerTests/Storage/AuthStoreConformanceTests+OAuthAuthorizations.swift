@@ -81,4 +81,29 @@ extension AuthStoreConformanceTests {
             #expect(Set(try await store.oauthConsents(userID: user.id).map(\.clientID)) == [first, second])
         }
     }
+
+    @Test("cleanup deletes OAuth authorizations that expired before the cutoff, in batches, and no others", arguments: StoreKind.available)
+    func oauthAuthorizationCleanup(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            func authorization(expiringAt date: Date) -> OAuthAuthorizationRecord {
+                OAuthAuthorizationRecord(
+                    id: OAuthAuthorizations.authorizationID(), clientID: UUID(), redirectURI: "https://app.example/cb", scope: "email",
+                    state: nil, resource: nil, codeChallenge: String(repeating: "c", count: 43), nonce: nil,
+                    createdAt: date.addingTimeInterval(-600), expiresAt: date)
+            }
+            let old = (0..<3).map { authorization(expiringAt: Self.t0.addingTimeInterval(Double(-100 - $0))) }
+            let current = authorization(expiringAt: Self.t0.addingTimeInterval(100))
+            for record in old + [current] { try await store.insertOAuthAuthorization(record) }
+            let cutoffs = StaleRowCutoffs(
+                refreshTokensSpentBefore: .distantPast, sessionsEndedBefore: .distantPast, sessionsRefreshedBefore: nil,
+                oneTimeTokensCreatedBefore: .distantPast, flowStatesCreatedBefore: .distantPast, auditEntriesCreatedBefore: .distantPast,
+                oauthAuthorizationsExpiredBefore: Self.t0)
+            let first = try await store.deleteStaleRows(cutoffs, limit: 2)
+            #expect(first.oauthAuthorizations == 2 && first.filled(2))
+            #expect(try await store.deleteStaleRows(cutoffs, limit: 2).oauthAuthorizations == 1)
+            #expect(try await store.deleteStaleRows(cutoffs, limit: 2) == StaleRowCounts())
+            for record in old { #expect(try await store.oauthAuthorization(id: record.id) == nil) }
+            #expect(try await store.oauthAuthorization(id: current.id) == current)
+        }
+    }
 }

@@ -159,6 +159,12 @@ extension PostgresAuthStore {
                 LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING 1
             """)
+        counts.oauthAuthorizations = try await deleteBatch(
+            """
+            DELETE FROM oauth_authorizations WHERE id IN (SELECT id FROM oauth_authorizations
+                WHERE expires_at < \(cutoffs.oauthAuthorizationsExpiredBefore) LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING 1
+            """)
         counts.auditEntries = try await deleteBatch(
             """
             DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log

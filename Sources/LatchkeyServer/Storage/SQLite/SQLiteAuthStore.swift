@@ -322,6 +322,9 @@ final class SQLiteAuthStore: AuthStore {
             DELETE FROM flow_states WHERE id IN (SELECT id FROM flow_states
                 WHERE created_at < ? AND (auth_code_issued_at IS NULL OR auth_code_issued_at < ?) LIMIT ?)
             """, [flows, flows, limit])
+        counts.oauthAuthorizations = try await deleteBatch(
+            "DELETE FROM oauth_authorizations WHERE id IN (SELECT id FROM oauth_authorizations WHERE expires_at < ? LIMIT ?)",
+            [cutoffs.oauthAuthorizationsExpiredBefore.timeIntervalSince1970, limit])
         counts.auditEntries = try await deleteBatch(
             "DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE created_at < ? ORDER BY seq LIMIT ?)",
             [cutoffs.auditEntriesCreatedBefore.timeIntervalSince1970, limit])
