@@ -6,18 +6,12 @@ import Logging
 /// Where an import writes: the database the server uses, named as for `serve` (`--data-dir`,
 /// `--database` and the environment).
 struct ImportDestinationOptions: ParsableArguments {
-    @OptionGroup var data: DataOptions
-    @Option(
-        name: .setting(.database),
-        help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://…. From the environment as for serve."
-    )
-    var database: String?
+    @OptionGroup var database: DatabaseOptions
 
     /// The server's configuration as far as an import needs it: the data directory, the
     /// database and the JWT secret (which seals imported factor secrets).
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) -> ServerConfiguration {
-        var configuration = ServerConfiguration(dataDirectory: data.dataDirectoryURL)
-        configuration.databaseURL = ServerSetting.database.value(given: database, environment: environment)
+        var configuration = database.configuration(environment: environment)
         configuration.jwtSecret = ServerSetting.jwtSecret.value(given: nil, environment: environment)
         return configuration
     }

@@ -6,19 +6,10 @@ import Logging
 /// The database `latchkey oauth clients` works on, named as for `serve` (`--data-dir`,
 /// `--database` and the environment), and how its failures are told.
 struct OAuthClientsOptions: ParsableArguments {
-    @OptionGroup var data: DataOptions
-    @Option(
-        name: .setting(.database),
-        help: "The database: sqlite://PATH (default sqlite://<data-dir>/latchkey.sqlite) or postgres://…. From the environment as for serve."
-    )
-    var database: String?
+    @OptionGroup var database: DatabaseOptions
 
-    /// The database the options name: `--database`, else the environment's database URL, else
-    /// the data directory's SQLite file.
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) -> ServerConfiguration {
-        var configuration = ServerConfiguration(dataDirectory: data.dataDirectoryURL)
-        configuration.databaseURL = ServerSetting.database.value(given: database, environment: environment)
-        return configuration
+        database.configuration(environment: environment)
     }
 
     /// Runs `body` with the registry on the opened database, closing it afterwards. A refusal is

@@ -137,12 +137,7 @@ struct OAuthAuthorizations: Sendable {
                 userID: user.id, clientID: authorization.clientID, scopes: OAuthScope.parse(authorization.scope), grantedAt: clock.now())
             return try await approve(authorization, from: authorization, saving: consent)
         }
-        var denied = authorization
-        denied.status = .denied
-        guard try await store.updateOAuthAuthorization(denied, from: authorization) else { throw AuthError.authorizationNoLongerPending }
-        return Self.redirect(
-            to: authorization.redirectURI,
-            ["error": "access_denied", "error_description": "User denied the request", "state": authorization.state])
+        return try await refuse(authorization)
     }
 
     // MARK: Steps
@@ -152,6 +147,11 @@ struct OAuthAuthorizations: Sendable {
     func deny(_ id: String) async throws -> String {
         let (authorization, _) = try await pending(id, refusal: .authorizationNoLongerPending)
         guard authorization.userID == nil else { throw AuthError.authorizationNotFound }
+        return try await refuse(authorization)
+    }
+
+    /// Denies `authorization`: the client's redirect URI with `error=access_denied`.
+    private func refuse(_ authorization: OAuthAuthorizationRecord) async throws -> String {
         var denied = authorization
         denied.status = .denied
         guard try await store.updateOAuthAuthorization(denied, from: authorization) else { throw AuthError.authorizationNoLongerPending }
