@@ -40,25 +40,27 @@ struct UserRoutes: AuthFeature {
         signedIn.get("/user") { _, context in
             try await currentUser.response(try context.signedIn())
         }
-        signedIn.put("/user") { request, context in
+        // Changing the account needs the user's own sign-in, not an app's token.
+        let account = signedIn.group().add(middleware: FirstPartySessionMiddleware())
+        account.put("/user") { request, context in
             let body = try await request.decode(as: UpdateUserBody.self, context: context)
             let redirect = request.uri.queryParameters.get("redirect_to")
             return try await userUpdate.update(try context.signedIn(), with: body, redirectTo: redirect, ipAddress: context.clientIP)
         }
-        signedIn.delete("/user") { request, context in
+        account.delete("/user") { request, context in
             guard let deletion = accountDeletion else { throw AccountDeletion.disabled }
             let body = try await request.decode(as: DeleteUserBody.self, context: context)
             try await deletion.delete(try context.signedIn(), nonce: body.nonce, ipAddress: context.clientIP)
             return EmptyResponse()
         }
-        signedIn.get("/reauthenticate") { _, context in
+        account.get("/reauthenticate") { _, context in
             try await reauthentication.request(for: try context.signedIn(), ipAddress: context.clientIP)
             return EmptyResponse()
         }
         signedIn.get("/profiles/:id") { _, context in
             try await profiles.profile(of: context.userID())
         }
-        signedIn.put("/profiles/:id") { request, context in
+        account.put("/profiles/:id") { request, context in
             let id = try context.userID()
             let body = try await request.decode(as: ProfileUpdateBody.self, context: context)
             return try await profiles.update(id, by: try context.signedIn(), with: body, ipAddress: context.clientIP)

@@ -28,6 +28,21 @@ struct NotAnonymousMiddleware: RouterMiddleware {
     }
 }
 
+/// Lets a signed-in user through only with a token of the user's own sign-in, not one issued to
+/// another app through the OAuth server (a session with an OAuth client): added after
+/// ``SignedInUserMiddleware`` to the routes that change the account, its factors, passkeys,
+/// identities or grants, and to the consent routes, so that an app the user allowed to sign in
+/// cannot take the account over, allow other apps, or remove its own revocation. Such a token
+/// still reads the user (`GET /user`, `/oauth/userinfo`) and signs its own session out.
+struct FirstPartySessionMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if try context.signedIn().session.oauthClientID != nil { throw AuthError.oauthClientTokenRefused }
+        return try await next(request, context)
+    }
+}
+
 /// Counts a request against one of the server's rate limits before its handler runs, by the
 /// client's address (GoTrue's `limitHandler` on a route): a request over the limit is a 429
 /// and its body is never read.

@@ -52,6 +52,7 @@ struct FactorRoutes: AuthFeature {
         let factors = router.group("/factors")
             .add(middleware: SignedInUserMiddleware(authentication: authentication))
             .add(middleware: NotAnonymousMiddleware())
+            .add(middleware: FirstPartySessionMiddleware())
         let limited = factors.group().add(middleware: RateLimitMiddleware { try await limits.admitMFARequest(from: $0) })
         factors.post { request, context in
             let body = try await request.decode(as: EnrollFactorBody.self, context: context)

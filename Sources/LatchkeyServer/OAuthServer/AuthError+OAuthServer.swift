@@ -59,6 +59,10 @@ extension AuthError {
 
     // MARK: The user's grants
 
+    /// A token issued to an OAuth client, on a route only the user's own sign-in may use.
+    static let oauthClientTokenRefused = AuthError(
+        .forbidden, "insufficient_permissions", "This token was issued to another app: only the user's own sign-in may do this")
+
     static let grantClientIDRequired = validation("client_id query parameter is required")
     static let grantNotFound = AuthError(.notFound, "oauth_consent_not_found", "No active grant found for this client")
 }

@@ -116,14 +116,15 @@ struct OAuthServerRoutes: AuthFeature {
             let caller = try context.signedIn()
             return OAuthUserInfo(user: caller.user, session: caller.session)
         }
-        signedIn.get("/oauth/authorizations/:authorization_id") { request, context in
+        let consent = signedIn.group().add(middleware: FirstPartySessionMiddleware())
+        consent.get("/oauth/authorizations/:authorization_id") { request, context in
             let id = context.parameters.get("authorization_id") ?? ""
             switch try await authorizations.read(id, by: try context.signedIn().user, origin: request.headers[.origin]) {
             case .approved(let url): return try OAuthRedirectResponse(redirect_url: url).response(from: request, context: context)
             case .details(let details): return try details.response(from: request, context: context)
             }
         }
-        signedIn.post("/oauth/authorizations/:authorization_id/consent") { request, context in
+        consent.post("/oauth/authorizations/:authorization_id/consent") { request, context in
             let id = context.parameters.get("authorization_id") ?? ""
             let origin = request.headers[.origin]
             let user = try context.signedIn().user
@@ -142,7 +143,7 @@ struct OAuthServerRoutes: AuthFeature {
             }
 
         let userGrants = router.group("/user/oauth/grants").add(middleware: SignedInUserMiddleware(authentication: authentication))
-            .add(middleware: enabled)
+            .add(middleware: enabled).add(middleware: FirstPartySessionMiddleware())
         userGrants.get { _, context in
             try JSONBody.response(try await grants.list(for: try context.signedIn().user))
         }

@@ -40,6 +40,7 @@ struct PasskeyRoutes: AuthFeature {
             return try await signIn.verify(body, ipAddress: context.clientIP)
         }
         let signedIn = passkeys.group().add(middleware: SignedInUserMiddleware(authentication: authentication))
+            .add(middleware: FirstPartySessionMiddleware())
         signedIn.post("registration/options") { request, context in
             try requireWebAuthnUsable()
             _ = try await request.decode(as: JSONValue.self, context: context)

@@ -15,6 +15,7 @@ struct IdentityRoutes: AuthFeature {
 
     func register(on router: Router<AuthRequestContext>) {
         let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: authentication))
+            .add(middleware: FirstPartySessionMiddleware())
             .add(middleware: FeatureSwitchMiddleware(enabled: providers.settings.manualLinkingEnabled, refusal: .manualLinkingDisabled))
         signedIn.delete("/:identity_id") { _, context in
             guard let text = context.parameters.get("identity_id"), let id = UUID(uuidString: text) else {

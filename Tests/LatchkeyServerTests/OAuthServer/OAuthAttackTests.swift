@@ -230,4 +230,35 @@ struct OAuthAttackTests {
             #expect(unknown["error"] as? String == "unsupported_grant_type")
         }
     }
+
+    @Test("an app's token reads the user but cannot change the account, its factors, passkeys or identities, allow apps, or touch grants")
+    func appTokensStayInTheirLane() async throws {
+        try await OAuthFlowHarness.with(configure: { $0.passkeys.enabled = true }) { harness in
+            let server = harness.server
+            let client = try await harness.client()
+            let user = try await server.signUp("lane@example.com")
+            let pkce = OAuthFlowHarness.PKCE()
+            let code = try await harness.code(client, for: user, pkce: pkce, ["scope": "email"])
+            let appToken = try #require(try await harness.redeem(client, code: code, verifier: pkce.verifier)["access_token"] as? String)
+
+            #expect(try await server.request(.GET, "/user", bearer: appToken).status == 200)
+            #expect(try await server.request(.GET, "/oauth/userinfo", bearer: appToken).status == 200)
+            let pending = try harness.authorizationID(try await harness.authorize(client, ["scope": "email phone"]))
+            let refused: [(HTTPMethod, String, [String: any Sendable]?)] = [
+                (.PUT, "/user", ["password": "taken over by the app"]), (.PUT, "/user", ["email": "app@example.com"]),
+                (.DELETE, "/user", [:]), (.GET, "/reauthenticate", nil), (.POST, "/factors", ["factor_type": "totp"]),
+                (.GET, "/user/identities/authorize?provider=github", nil), (.POST, "/passkeys/registration/options", [:]),
+                (.GET, "/user/oauth/grants", nil), (.DELETE, "/user/oauth/grants?client_id=\(client.id)", nil),
+                (.GET, "/oauth/authorizations/\(pending)", nil),
+                (.POST, "/oauth/authorizations/\(pending)/consent", ["action": "approve"]),
+            ]
+            for (method, path, body) in refused {
+                try await server.request(method, path, json: body, bearer: appToken).expectError(403, "insufficient_permissions")
+            }
+            // The user's own token still does all of it.
+            #expect(try await server.request(.GET, "/user/oauth/grants", bearer: user.accessToken).jsonArray?.count == 1)
+            #expect(try await server.request(.GET, "/oauth/authorizations/\(pending)", bearer: user.accessToken).status == 200)
+            #expect(try await server.signIn("lane@example.com").status == 200, "the password is unchanged")
+        }
+    }
 }

@@ -50,6 +50,7 @@ struct BrowserSignInRoutes: AuthFeature {
             return Self.redirect(to: location, headers: [.setCookie: "\(BrowserSignIn.confirmationCookie)=; Path=/; Max-Age=0; HttpOnly"])
         }
         let signedIn = router.group("/user/identities").add(middleware: SignedInUserMiddleware(authentication: dependencies.authentication))
+            .add(middleware: FirstPartySessionMiddleware())
             .add(middleware: FeatureSwitchMiddleware(enabled: dependencies.providers.settings.manualLinkingEnabled, refusal: .manualLinkingDisabled))
         signedIn.get("/authorize") { request, context in
             let user = try context.signedIn().user
