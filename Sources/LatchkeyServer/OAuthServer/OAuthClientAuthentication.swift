@@ -29,8 +29,9 @@ struct OAuthClientAuthentication: Sendable {
                 throw .oauthClientCredentials("Invalid client credentials: invalid basic auth format")
             }
             // RFC 6749 §2.3.1: both halves are form-encoded before they are joined.
-            let id = Self.formDecoded(String(text[..<colon]))
-            let secret = Self.formDecoded(String(text[text.index(after: colon)...]))
+            let (rawID, rawSecret) = (text[..<colon], text[text.index(after: colon)...])
+            let id = FormEncoding.decode(rawID) ?? String(rawID)
+            let secret = FormEncoding.decode(rawSecret) ?? String(rawSecret)
             return Credentials(clientID: id, secret: secret, method: .clientSecretBasic)
         }
         guard let id = fields["client_id"], !id.isEmpty else {
@@ -69,8 +70,4 @@ struct OAuthClientAuthentication: Sendable {
 
     /// A hash no secret matches, checked when the client is unknown.
     private static let decoyHash = OAuthClientSecret.hash(OAuthClientSecret.generate())
-
-    private static func formDecoded(_ text: String) -> String {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
-    }
 }

@@ -209,14 +209,6 @@ extension OAuthServerRoutes {
     /// The request's query as a form (`application/x-www-form-urlencoded`, as OAuth clients
     /// write it: `+` is a space, `%2B` a plus), first value of each name.
     static func formQuery(_ request: Request) -> [String: String] {
-        var values: [String: String] = [:]
-        for pair in (request.uri.query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
-                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = parts[0], !name.isEmpty, values[name] == nil else { continue }
-            values[name] = parts.count > 1 ? parts[1] ?? "" : ""
-        }
-        return values
+        FormEncoding.fields(request.uri.query ?? "")
     }
 }

@@ -204,14 +204,7 @@ struct HostedPageRoutes: AuthFeature {
 
     /// An `application/x-www-form-urlencoded` body (at most 16 KB) as name → first value.
     static func form(_ request: Request, context: AuthRequestContext) async throws -> [String: String] {
-        let buffer = try await request.body.collect(upTo: 16 << 10)
-        var text = String(buffer: buffer).replacingOccurrences(of: "+", with: " ")
-        if text.isEmpty { text = "" }
-        var components = URLComponents()
-        components.percentEncodedQuery = text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowedKeepingPercent) ?? ""
-        var values: [String: String] = [:]
-        for item in components.queryItems ?? [] where values[item.name] == nil { values[item.name] = item.value ?? "" }
-        return values
+        FormEncoding.fields(String(buffer: try await request.body.collect(upTo: 16 << 10)))
     }
 
     /// Whether the browser says the request came from another site: `Sec-Fetch-Site` other than
@@ -233,15 +226,6 @@ struct HostedPageRoutes: AuthFeature {
         if error.code == "validation_failed" || error.code == "email_address_invalid" { return "Enter a valid email address." }
         return error.message
     }
-}
-
-extension CharacterSet {
-    /// The query characters plus `%`, so an already percent-encoded form body is kept as sent.
-    fileprivate static let urlQueryAllowedKeepingPercent: CharacterSet = {
-        var set = CharacterSet.urlQueryAllowed
-        set.insert("%")
-        return set
-    }()
 }
 
 extension HTTPField.Name {
