@@ -13,7 +13,8 @@
 #    D-Bus session with an unlocked keyring, so the Linux desktop keyring tests run for real.
 # 2. Tests/Interop: the real Supabase Python client (pip supabase-auth) against `latchkey serve`.
 # 3. Tests/Browser: headless Chromium through the hosted pages of a standalone server.
-# 4. scripts/run-readme.py: the README's shell blocks, in order, as a reader runs them.
+# 4. Tests/Upstream: the Supabase clients' own suites, unmodified (each run.sh says what it needs).
+# 5. scripts/run-readme.py: the README's shell blocks, in order, as a reader runs them.
 # Whatever cannot run here is named at the start and again in the summary at the end, with the
 # command that installs what it needs. Extra arguments go to `swift test` (one run, as given,
 # instead of the main suite and the load tests). LATCHKEY_TEST_SWIFT_ONLY=1 stops after step 1
@@ -275,6 +276,26 @@ if [ "$browser" = 1 ]; then
     ran+=("Tests/Browser (Chromium)")
     phase_done "Tests/Browser"
 fi
+
+# --- The Supabase clients' own test suites, unmodified, against `latchkey serve` --------------
+# Each Tests/Upstream/<suite>/run.sh runs one upstream suite from its source checkout (a
+# directory it names) in a private network namespace, so the suite's fixed ports are its own.
+# A run.sh that cannot run here exits 77 after printing why on its last line (a skip, named in the
+# summary); any other non-zero exit is a failure.
+for upstream_run in Tests/Upstream/*/run.sh; do
+    [ -f "$upstream_run" ] || continue
+    upstream_suite=$(basename "$(dirname "$upstream_run")")
+    echo "test.sh: upstream: $upstream_suite's own suite against .build/debug/latchkey ($upstream_run)"
+    upstream_status=0
+    bash "$upstream_run" 2>&1 | tee ".build/upstream-$upstream_suite.log" || upstream_status=$?
+    if [ "$upstream_status" = 77 ]; then
+        note_skip "$upstream_suite's own suite: $(tail -n 1 ".build/upstream-$upstream_suite.log")"
+    else
+        run_phase "Tests/Upstream/$upstream_suite" test "$upstream_status" = 0
+        ran+=("Tests/Upstream/$upstream_suite ($upstream_suite's own suite)")
+    fi
+    phase_done "Tests/Upstream/$upstream_suite"
+done
 
 # --- The README's shell blocks, in reading order --------------------------------------------
 if [ "${LATCHKEY_TEST_SWIFT_ONLY:-0}" = 1 ]; then
