@@ -1,7 +1,8 @@
 """The OAuth 2.1 server's own consent page in a real browser: a second app sends Chromium to
 `/oauth/authorize` of `latchkey serve --oauth-server` (no consent page of the app's own), the
 person reads who asks and for what, signs in and allows (or denies), and the browser lands back
-at the app with a code that the app then redeems.
+at the app with a code that the app then redeems. Then the person takes the app back on the
+server's "Apps that can sign in as you" page, and the app's refresh token stops working.
 """
 
 from __future__ import annotations
@@ -79,23 +80,36 @@ def test_a_person_allows_an_app_and_the_app_redeems_the_code(browser, oauth_serv
     browser.find_element(By.ID, "approve").click()
     wait_for_text(browser, (By.ID, "consent-error"), "The email or password is not right.")
     browser.find_element(By.ID, "email").clear()
+    tokens = allow(browser, oauth_server, client, email, verifier)
+    assert tokens["token_type"] == "bearer" and tokens["access_token"] and tokens["refresh_token"]
+
+
+def allow(browser, server: Process, client: dict, email: str, verifier: str) -> dict:
+    """Signs in on the consent page the browser shows and allows; the app redeems the code: its tokens."""
     browser.find_element(By.ID, "email").send_keys(email)
     browser.find_element(By.ID, "password").send_keys(PASSWORD)
     browser.find_element(By.ID, "approve").click()
-    arrived = landed(browser, oauth_server)
+    arrived = landed(browser, server)
     assert arrived["state"] == "xyz" and arrived["code"]
+    status, tokens = token(server, client, {
+        "grant_type": "authorization_code", "code": arrived["code"], "code_verifier": verifier, "redirect_uri": server.url + "/",
+    })
+    assert status == 200, tokens
+    return tokens
 
-    form = urllib.parse.urlencode({
-        "grant_type": "authorization_code", "code": arrived["code"], "code_verifier": verifier, "redirect_uri": oauth_server.url + "/",
-    }).encode()
+
+def token(server: Process, client: dict, fields: dict) -> tuple[int, dict]:
+    """`POST /oauth/token` as the confidential client: the status and the answer."""
     basic = base64.b64encode(f"{client['client_id']}:{client['client_secret']}".encode()).decode()
     request = urllib.request.Request(
-        oauth_server.url + "/oauth/token", data=form, method="POST",
+        server.url + "/oauth/token", data=urllib.parse.urlencode(fields).encode(), method="POST",
         headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Basic {basic}"},
     )
-    with urllib.request.urlopen(request, timeout=WAIT) as response:
-        tokens = json.loads(response.read())
-    assert tokens["token_type"] == "bearer" and tokens["access_token"] and tokens["refresh_token"]
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
 
 
 def test_a_person_denies_an_app(browser, oauth_server: Process) -> None:
@@ -105,3 +119,26 @@ def test_a_person_denies_an_app(browser, oauth_server: Process) -> None:
     browser.find_element(By.ID, "deny").click()
     arrived = landed(browser, oauth_server)
     assert arrived["error"] == "access_denied" and arrived["state"] == "xyz" and "code" not in arrived
+
+
+def test_a_person_takes_an_app_back_on_the_apps_page(browser, oauth_server: Process, screenshots: Path) -> None:
+    client, email, authorize, verifier = start(oauth_server)
+    browser.get(authorize)
+    wait_for_text(browser, (By.TAG_NAME, "h1"), "Sign in to Example Notes")
+    tokens = allow(browser, oauth_server, client, email, verifier)
+
+    browser.get(oauth_server.url + "/welcome/apps")
+    wait_for_text(browser, (By.TAG_NAME, "h1"), "Apps that can sign in as you")
+    browser.find_element(By.ID, "email").send_keys(email)
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "sign-in").click()
+    wait_for_text(browser, (By.ID, "apps-email"), email)
+    section = browser.find_element(By.CLASS_NAME, "app").text
+    assert "Example Notes" in section and "your email address" in section
+    assert browser.save_screenshot(str(screenshots / "oauth-apps.png"))
+    browser.find_element(By.ID, f"revoke-{client['client_id']}").click()
+    wait_for_text(browser, (By.ID, "apps-notice"), "Example Notes can no longer sign in as you")
+    assert browser.find_elements(By.ID, "no-apps")
+
+    status, answer = token(oauth_server, client, {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]})
+    assert status == 400 and answer["error"] == "invalid_grant", answer

@@ -23,7 +23,9 @@ struct OAuthServerRoutes: AuthFeature {
     let grants: OAuthGrants
     /// The server's own consent page, for apps that have none.
     let hostedConsent: HostedConsent
-    /// Renders the hosted consent page.
+    /// The server's own "Apps that can sign in as you" page.
+    let hostedGrants: HostedGrants
+    /// Renders the hosted consent and apps pages.
     let pages: HostedPageRoutes
     /// Signs tokens; its issuer (known once the server has bound its port) roots the metadata.
     let signer: TokenSigner
@@ -45,6 +47,9 @@ struct OAuthServerRoutes: AuthFeature {
             store: dependencies.store, clock: dependencies.clock, sessions: dependencies.sessions, refresh: RefreshGrant(dependencies),
             signer: dependencies.signer, logger: dependencies.logger)
         grants = OAuthGrants(store: dependencies.store, clock: dependencies.clock)
+        hostedGrants = HostedGrants(
+            grants: grants, password: PasswordGrant(dependencies), authentication: dependencies.authentication, store: dependencies.store,
+            tokens: dependencies.tokens, clock: dependencies.clock, captchaEnabled: dependencies.configuration.captcha.enabled)
         signer = dependencies.signer
     }
 
@@ -109,6 +114,19 @@ struct OAuthServerRoutes: AuthFeature {
                 response.headers[.contentSecurityPolicy] = consentPolicy
                 return response
             }
+        }
+
+        // The hosted "Apps that can sign in as you" page: the apps' logos may come from their https sites.
+        let appsPage: @Sendable (HostedGrants.Page) -> Response = { [pages] page in
+            var response = pages.page(
+                "apps", title: "Apps that can sign in as you", values: page.values, status: HTTPResponse.Status(code: page.status))
+            response.headers[.contentSecurityPolicy] = consentPolicy
+            return response
+        }
+        open.get(RouterPath(HostedGrants.path)) { [hostedGrants] _, _ in appsPage(hostedGrants.signIn()) }
+        open.post(RouterPath(HostedGrants.path)) { [hostedGrants] request, context in
+            let form = try await HostedPageRoutes.form(request, context: context)
+            return appsPage(try await hostedGrants.answer(form, crossSite: HostedPageRoutes.isCrossSite(request), ipAddress: context.clientIP))
         }
 
         let signedIn = open.group().add(middleware: SignedInUserMiddleware(authentication: authentication))

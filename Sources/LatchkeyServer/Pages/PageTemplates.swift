@@ -11,7 +11,7 @@ struct PageTemplates: Sendable {
     /// Every template a page renders with, as `<name>.mustache`.
     static let names = [
         "header", "footer", "home", "confirmed", "email-changed", "link-error", "password", "password-changed", "sent",
-        "sign-in", "passkey-added", "link-identity", "consent",
+        "sign-in", "passkey-added", "link-identity", "consent", "apps",
     ]
     /// The stylesheet file name, served at `/welcome/style.css`.
     static let stylesheetName = "style.css"
