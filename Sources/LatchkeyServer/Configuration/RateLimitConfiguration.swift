@@ -45,6 +45,10 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     /// OAuth clients registering themselves per IP (GoTrue's
     /// `GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER`, 10 per 5 minutes).
     public var oauthClientRegistrationsPerIP = Limit(count: 10, per: 300)
+    /// OAuth authorization requests (`GET /oauth/authorize`) per client IP: 60 per 5 minutes
+    /// (Latchkey's; GoTrue has no limit there). Each request anyone can send stores an
+    /// authorization until it expires.
+    public var oauthAuthorizationsPerIP = Limit(count: 60, per: 300)
     /// New email addresses and phone numbers a user asks for (`PUT /user`): 10 per hour. A
     /// taken one counts too, so the `email_exists` and `phone_exists` answers cannot be used to
     /// probe which addresses and numbers have accounts.

@@ -70,7 +70,9 @@ struct OAuthServerRoutes: AuthFeature {
         open.get("/.well-known/oauth-authorization-server/auth/v1", use: discovery)
         router.get("/.well-known/openid-configuration", use: discovery)
 
-        open.get("/oauth/authorize") { request, _ in
+        // Anyone may ask, and each request stores an authorization: counted per IP first.
+        open.group().add(middleware: RateLimitMiddleware { [limits] in try await limits.admitOAuthAuthorization(from: $0) })
+            .get("/oauth/authorize") { request, _ in
             let query = Self.formQuery(request)
             let location = try await authorizations.authorize(
                 OAuthAuthorizations.Request(

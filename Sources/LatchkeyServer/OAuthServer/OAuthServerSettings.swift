@@ -48,10 +48,13 @@ extension ServerSetting {
         "rate-limit-oauth-client-register", \.rateLimits.oauthClientRegistrationsPerIP.count, .rateLimit,
         variables: [Variable("GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER", .positiveInteger)],
         help: "OAuth clients registering themselves per IP per 5 minutes.")
+    static let rateLimitOAuthAuthorization = ServerSetting(
+        "rate-limit-oauth-authorize", \.rateLimits.oauthAuthorizationsPerIP.count, .rateLimit,
+        help: "OAuth authorization requests (GET /oauth/authorize) per IP per 5 minutes (Latchkey's).")
 
     /// The OAuth server's settings, in the order `latchkey serve --help` lists them.
     static let oauthServer: [ServerSetting] = [
         oauthServerEnabled, oauthServerDynamicRegistration, oauthServerAuthorizationPath, oauthServerAuthorizationTTL,
-        oauthServerDefaultScope, rateLimitOAuthClientRegistration,
+        oauthServerDefaultScope, rateLimitOAuthClientRegistration, rateLimitOAuthAuthorization,
     ]
 }

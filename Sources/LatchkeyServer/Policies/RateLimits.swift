@@ -31,6 +31,11 @@ struct RateLimits: Sendable {
         try await admit("oauth-register-ip:\(ipAddress)", limits.oauthClientRegistrationsPerIP)
     }
 
+    /// Counts an OAuth authorization request (`GET /oauth/authorize`) from `ipAddress`.
+    func admitOAuthAuthorization(from ipAddress: String) async throws {
+        try await admit("oauth-authorize-ip:\(ipAddress)", limits.oauthAuthorizationsPerIP)
+    }
+
     /// Counts a new email address or phone number asked for by `userID`, taken or not.
     func admitAddressChange(by userID: UUID) async throws {
         try await admit("address-change:\(userID)", limits.addressChangesPerUser)

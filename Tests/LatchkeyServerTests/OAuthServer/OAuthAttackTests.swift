@@ -216,6 +216,22 @@ struct OAuthAttackTests {
         }
     }
 
+    @Test("authorization requests are counted per IP: past the limit nothing more is stored, until the window passes")
+    func authorizationRateLimit() async throws {
+        let clock = ManualServerClock()
+        try await OAuthFlowHarness.with(clock: clock, configure: { $0.rateLimits.oauthAuthorizationsPerIP.count = 3 }) { harness in
+            let client = try await harness.client()
+            for _ in 0..<3 { _ = try harness.authorizationID(try await harness.authorize(client)) }
+            let refused = try await harness.authorize(client)
+            refused.expectError(429, "over_request_rate_limit")
+            #expect(refused.headers.first(name: "Location") == nil)
+            let unknown = try await harness.authorize(OAuthFlowHarness.Client(id: UUID().uuidString, secret: nil))
+            #expect(unknown.status == 429, "counted before the client is looked up")
+            clock.advance(by: 301)
+            _ = try harness.authorizationID(try await harness.authorize(client))
+        }
+    }
+
     @Test("a client may use only the grant types it registered")
     func grantTypes() async throws {
         try await OAuthFlowHarness.with { harness in
