@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run by run.sh inside `unshare -rn`: a network namespace of its own, so the suite's fixed ports
 # (54321) are private. Starts `latchkey serve` configured as the suite's Supabase CLI project
-# (test/supabase/config.toml) behind the gateway, waits for /health, and runs jest on the chosen
-# tests; exits with jest's status.
+# (test/supabase/config.toml), waits for /health, and runs jest on the chosen tests; exits with
+# jest's status.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite=$LATCHKEY_AUTHJS_DIR
@@ -13,13 +13,14 @@ pids=()
 stop_all() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap stop_all EXIT
 
-# config.toml's [auth] as latchkey serve settings. Its Auth listens on 9999 behind the gateway
-# on 54321 (/auth/v1), as Kong fronts GoTrue in the Supabase CLI.
+# config.toml's [auth] as latchkey serve settings. The suite reaches Auth at
+# http://127.0.0.1:54321/auth/v1, the Supabase CLI's gateway; latchkey serves every route under
+# /auth/v1 too, so it listens there itself.
 mkdir -p "$work/latchkey"
 GOTRUE_JWT_SECRET='super-secret-jwt-token-with-at-least-32-characters-long' \
 "$LATCHKEY_BIN" serve \
     --data-dir "$work/latchkey" \
-    --host 127.0.0.1 --port 9999 \
+    --host 127.0.0.1 --port 54321 \
     --external-url http://127.0.0.1:54321/auth/v1 \
     --site-url http://127.0.0.1:3000 \
     --redirect-url https://127.0.0.1:3000 --redirect-url http://localhost:5173 \
@@ -38,18 +39,14 @@ GOTRUE_JWT_SECRET='super-secret-jwt-token-with-at-least-32-characters-long' \
     --oauth-server-dynamic-registration \
     > "$work/latchkey.log" 2>&1 &
 pids+=($!)
-node "$here/gateway.js" 54321 9999 > "$work/gateway.log" 2>&1 &
-pids+=($!)
 
-# Wait for Auth through the gateway (as the suite reaches it), while both are still running.
+# Wait for Auth where the suite reaches it, while the server is still running.
 until curl -fsS -o /dev/null http://127.0.0.1:54321/auth/v1/health 2>/dev/null; do
-    for pid in "${pids[@]}"; do
-        if ! kill -0 "$pid" 2>/dev/null; then
-            echo "auth-js: the server or the gateway stopped before answering /health:"
-            cat "$work/latchkey.log" "$work/gateway.log"
-            exit 1
-        fi
-    done
+    if ! kill -0 "${pids[0]}" 2>/dev/null; then
+        echo "auth-js: latchkey serve stopped before answering /health:"
+        cat "$work/latchkey.log"
+        exit 1
+    fi
     sleep 0.2
 done
 
