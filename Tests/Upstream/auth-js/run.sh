@@ -36,6 +36,8 @@ suite="$work/packages/core/auth-js"
 # The two test-data helpers the suite imports that Debian does not package: stand-ins (README.md).
 mkdir -p "$suite/node_modules"
 cp -R "$here/stand-ins/." "$suite/node_modules/"
+# Tests written for Latchkey with auth-js's client (README.md), beside the suite's test/.
+cp -R "$here/latchkey-tests" "$suite/latchkey-tests"
 
 export LATCHKEY_BIN="$bin" LATCHKEY_AUTHJS_DIR="$suite" LATCHKEY_AUTHJS_WORK="$work"
 status=0
