@@ -12,6 +12,16 @@ ip link set lo up
 pids=()
 stop_all() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+# Each server gets only the settings given below: the caller's own Latchkey and GoTrue settings
+# (LATCHKEY_*, GOTRUE_*, DATABASE_URL, ...) are taken out of its environment.
+unset_caller_settings=()
+for name in $(compgen -e); do
+    case "$name" in
+        LATCHKEY_* | GOTRUE_* | DATABASE_URL | API_EXTERNAL_URL | PORT) unset_caller_settings+=(-u "$name") ;;
+    esac
+done
 
 # start NAME HEALTH_URL [env NAME=VALUE ...] -- [latchkey serve arguments ...]: one server, with
 # a temporary SQLite database and outbox of its own in $work/NAME.
@@ -22,7 +32,7 @@ start() {
     while [ "$1" != -- ]; do environment+=("$1"); shift; done
     shift
     mkdir -p "$work/$name"
-    env "${environment[@]}" "$LATCHKEY_BIN" serve --data-dir "$work/$name" --host 127.0.0.1 "$@" \
+    env "${unset_caller_settings[@]}" "${environment[@]}" "$LATCHKEY_BIN" serve --data-dir "$work/$name" --host 127.0.0.1 "$@" \
         > "$work/$name.log" 2>&1 &
     pids+=($!)
     servers+=("$name $! $health")
