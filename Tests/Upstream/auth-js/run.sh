@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # auth-js's own test suite (supabase/supabase-js, packages/core/auth-js/test), unmodified, against
-# `latchkey serve` configured as the suite's Supabase CLI project (test/supabase/config.toml).
-# See README.md beside this file. Exit 0: passed; 77: cannot run here (why: the last line);
+# `latchkey serve` configured as the suite's servers (its Supabase CLI project and compose file),
+# in a private network namespace (in-namespace.sh). See README.md beside this file. Exit 0: passed; 77: cannot run here (why: the last line);
 # anything else: failed.
 #   LATCHKEY_BIN            the latchkey binary (default: .build/debug/latchkey)
 #   LATCHKEY_AUTHJS_MIRROR  a git directory holding supabase-js's commit below
@@ -9,9 +9,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${LATCHKEY_BIN:-$PWD/.build/debug/latchkey}
 mirror=${LATCHKEY_AUTHJS_MIRROR:-/work/.mirror/supabase+supabase-js/repo}
-# supabase-js at the commit the suite was last run with (auth-js as of its 2.x line).
+# supabase-js at the commit the suite was last run with.
 commit=381bded5ced48c4621830576bf8cbecc34edc85c
-debian_node_path=/usr/share/nodejs:/usr/lib/nodejs:/usr/lib/x86_64-linux-gnu/nodejs
 
 cannot_run() { echo "auth-js: cannot run here: $*"; exit 77; }
 
