@@ -73,14 +73,14 @@ struct OAuthServerRoutes: AuthFeature {
         // Anyone may ask, and each request stores an authorization: counted per IP first.
         open.group().add(middleware: RateLimitMiddleware { [limits] in try await limits.admitOAuthAuthorization(from: $0) })
             .get("/oauth/authorize") { request, _ in
-            let query = Self.formQuery(request)
-            let location = try await authorizations.authorize(
-                OAuthAuthorizations.Request(
-                    clientID: query["client_id"], redirectURI: query["redirect_uri"], responseType: query["response_type"],
-                    scope: query["scope"], state: query["state"], resource: query["resource"], codeChallenge: query["code_challenge"],
-                    codeChallengeMethod: query["code_challenge_method"], nonce: query["nonce"]))
-            return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
-        }
+                let query = Self.formQuery(request)
+                let location = try await authorizations.authorize(
+                    OAuthAuthorizations.Request(
+                        clientID: query["client_id"], redirectURI: query["redirect_uri"], responseType: query["response_type"],
+                        scope: query["scope"], state: query["state"], resource: query["resource"], codeChallenge: query["code_challenge"],
+                        codeChallengeMethod: query["code_challenge_method"], nonce: query["nonce"]))
+                return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+            }
         open.post("/oauth/token") { request, context in
             let basic = request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true
             do {
