@@ -8,7 +8,7 @@ struct OAuthCommand: AsyncParsableCommand {
         subcommands: [OAuthClientsCommand.self])
 }
 
-/// `latchkey oauth clients add|list|remove`: the OAuth server's client registry, straight on the
+/// `latchkey oauth clients add|list|remove|regenerate-secret`: the OAuth server's client registry, straight on the
 /// server's database, as the admin API's `/admin/oauth/clients` changes it.
 struct OAuthClientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,11 +17,13 @@ struct OAuthClientsCommand: AsyncParsableCommand {
         discussion: """
             Works directly on the server's database, named as for serve (--data-dir, --database or the \
             environment: LATCHKEY_DATABASE_URL, DATABASE_URL, …), with the same checks as the admin API \
-            (POST/GET/DELETE /admin/oauth/clients), also while the server runs. The clients sign users in \
+            (POST/GET/DELETE /admin/oauth/clients, POST …/regenerate_secret), also while the server runs. The clients sign users in \
             once the server runs with --oauth-server (GOTRUE_OAUTH_SERVER_ENABLED=true).
 
             Exit codes: 0 ok; 2 usage, rejected input or unknown client id (nothing changed); 4 the \
             database failed.
             """,
-        subcommands: [OAuthClientsAddCommand.self, OAuthClientsListCommand.self, OAuthClientsRemoveCommand.self])
+        subcommands: [
+            OAuthClientsAddCommand.self, OAuthClientsListCommand.self, OAuthClientsRemoveCommand.self, OAuthClientsRegenerateSecretCommand.self,
+        ])
 }

@@ -116,6 +116,15 @@ package struct OAuthClientAdministration: Sendable {
         try await refusing { try await clients.delete(id) }
     }
 
+    /// Gives the confidential client with `id` a new secret, as
+    /// `POST /admin/oauth/clients/{id}/regenerate_secret` does: the old one stops working at
+    /// once, and the answer holds the new one, the only time it is shown.
+    /// - Throws: ``Refusal`` (`validation_failed` for a public client, `oauth_client_not_found`),
+    ///   or the store's failure.
+    package func regenerateSecret(_ id: UUID) async throws -> Client {
+        try await refusing { try Client(try await clients.regenerateSecret(id)) }
+    }
+
     private func refusing<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

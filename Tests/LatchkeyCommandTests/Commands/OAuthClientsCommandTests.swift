@@ -148,6 +148,44 @@ struct OAuthClientsCommandTests {
         #expect(OAuthClientSecret.matches(secret, storedHash: try #require(try await storedClient(confidentialID, in: data)?.secretHash)))
     }
 
+    @Test("regenerate-secret prints a new secret once; the old one stops matching; a public or unknown client changes nothing")
+    func regenerateSecret() async throws {
+        let data = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let add = try await CommandRunner.run([
+            "oauth", "clients", "add", "--name", "Example Web", "--redirect-uri", "https://web.example.com/cb", "--data-dir", data.path,
+        ])
+        let id = try #require(value("client_id", in: add.stdout).flatMap(UUID.init(uuidString:)), "\(add.stdout) \(add.stderr)")
+        let old = try #require(value("client_secret", in: add.stdout))
+
+        let regenerated = try await CommandRunner.run(["oauth", "clients", "regenerate-secret", id.uuidString, "--data-dir", data.path])
+        #expect(regenerated.status == 0, "\(regenerated.stderr)")
+        let new = try #require(value("client_secret", in: regenerated.stdout), "\(regenerated.stdout)")
+        #expect(new != old && new.count == 43)
+        #expect(regenerated.stderr.contains("will not be shown again"))
+        let hash = try #require(try await storedClient(id, in: data)?.secretHash)
+        #expect(OAuthClientSecret.matches(new, storedHash: hash))
+        #expect(!OAuthClientSecret.matches(old, storedHash: hash), "the old secret stops working at once")
+
+        let asJSON = try await CommandRunner.run(["oauth", "clients", "regenerate-secret", "--json", id.uuidString, "--data-dir", data.path])
+        let newer = try #require(json(asJSON.stdout)["client_secret"] as? String, "\(asJSON.stdout)")
+        #expect(OAuthClientSecret.matches(newer, storedHash: try #require(try await storedClient(id, in: data)?.secretHash)))
+
+        let cli = try await CommandRunner.run([
+            "oauth", "clients", "add", "--public", "--json", "--name", "Example CLI", "--redirect-uri", "exampleapp://callback", "--data-dir",
+            data.path,
+        ])
+        let publicID = try #require((json(cli.stdout)["client_id"] as? String).flatMap(UUID.init(uuidString:)))
+        let refused = try await CommandRunner.run(["oauth", "clients", "regenerate-secret", publicID.uuidString, "--data-dir", data.path])
+        #expect(refused.status == 2 && refused.stdout.isEmpty && refused.stderr.contains("public client"), "\(refused.stderr)")
+        #expect(try await storedClient(publicID, in: data)?.secretHash == nil)
+
+        let unknown = try await CommandRunner.run(["oauth", "clients", "regenerate-secret", UUID().uuidString, "--data-dir", data.path])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no OAuth client with id"), "\(unknown.stderr)")
+        let malformed = try await CommandRunner.run(["oauth", "clients", "regenerate-secret", "not-a-uuid", "--data-dir", data.path])
+        #expect(malformed.status == 2 && malformed.stderr.contains("is not a client id"), "\(malformed.stderr)")
+    }
+
     @Test("refused input is one line naming the problem, exit status 2, and creates nothing")
     func refusedInput() async throws {
         let data = temporaryDirectory()

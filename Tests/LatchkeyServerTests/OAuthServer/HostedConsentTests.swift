@@ -129,17 +129,7 @@ struct HostedConsentTests {
             let server = harness.server
             let client = try await harness.client()
             let user = try await server.signUp("mfa@example.com")
-            let enrolled = try await server.request(.POST, "/factors", json: ["factor_type": "totp"], bearer: user.accessToken)
-            let factorID = try #require(enrolled["id"] as? String)
-            let secret = try #require((enrolled["totp"] as? [String: Any])?["secret"] as? String)
-            let challenge = try await server.request(.POST, "/factors/\(factorID)/challenge", bearer: user.accessToken)
-            let verified = try await server.request(
-                .POST, "/factors/\(factorID)/verify",
-                json: [
-                    "challenge_id": try #require(challenge["id"] as? String), "code": try TOTPCode.current(secret: secret, at: server.clock.now()),
-                ],
-                bearer: user.accessToken)
-            #expect(verified.status == 200, "\(verified.text)")
+            try await harness.verifyTOTPFactor(for: user)
             let (path, id) = try Self.page(harness, try await harness.authorize(client))
             let csrf = try Self.csrf(try await server.request(.GET, path))
             let refused = try await server.request(

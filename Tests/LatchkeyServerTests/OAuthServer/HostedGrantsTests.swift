@@ -150,17 +150,7 @@ struct HostedGrantsTests {
             #expect(gone.status == 403 && gone.text.contains("Sign in again"))
 
             let mfa = try await server.signUp("mfa-apps@example.com")
-            let enrolled = try await server.request(.POST, "/factors", json: ["factor_type": "totp"], bearer: mfa.accessToken)
-            let factorID = try #require(enrolled["id"] as? String)
-            let secret = try #require((enrolled["totp"] as? [String: Any])?["secret"] as? String)
-            let challenge = try await server.request(.POST, "/factors/\(factorID)/challenge", bearer: mfa.accessToken)
-            let verified = try await server.request(
-                .POST, "/factors/\(factorID)/verify",
-                json: [
-                    "challenge_id": try #require(challenge["id"] as? String), "code": try TOTPCode.current(secret: secret, at: server.clock.now()),
-                ],
-                bearer: mfa.accessToken)
-            #expect(verified.status == 200, "\(verified.text)")
+            try await harness.verifyTOTPFactor(for: mfa)
             let secondFactor = try await Self.signIn(server, "mfa-apps@example.com")
             #expect(secondFactor.status == 403 && secondFactor.text.contains("two-step verification") && !secondFactor.text.contains("name=\"pass\""))
         }

@@ -98,6 +98,21 @@ struct OAuthFlowHarness {
         return try #require(Self.query(url)["code"])
     }
 
+    /// Enrolls and verifies a TOTP factor for `session`'s user: the account then has two-step verification.
+    func verifyTOTPFactor(for session: TestSession) async throws {
+        let enrolled = try await server.request(.POST, "/factors", json: ["factor_type": "totp"], bearer: session.accessToken)
+        let factorID = try #require(enrolled["id"] as? String, "\(enrolled.text)")
+        let secret = try #require((enrolled["totp"] as? [String: Any])?["secret"] as? String)
+        let challenge = try await server.request(.POST, "/factors/\(factorID)/challenge", bearer: session.accessToken)
+        let verified = try await server.request(
+            .POST, "/factors/\(factorID)/verify",
+            json: [
+                "challenge_id": try #require(challenge["id"] as? String), "code": try TOTPCode.current(secret: secret, at: server.clock.now()),
+            ],
+            bearer: session.accessToken)
+        #expect(verified.status == 200, "\(verified.text)")
+    }
+
     /// `POST /oauth/token` redeeming `code` as `client` (Basic for a confidential one).
     func redeem(_ client: Client, code: String, verifier: String?, extra: [String: String] = [:]) async throws -> TestResponse {
         var form = ["grant_type": "authorization_code", "code": code, "redirect_uri": Self.redirect]
