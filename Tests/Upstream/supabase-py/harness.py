@@ -6,8 +6,9 @@ test on the machine can take them, nor can the suite reach anything outside.
 
 Each GoTrue service of the checkout's own src/auth/infra/docker-compose.yml becomes one
 `latchkey serve` with that service's environment as written there (so what the suite was written
-against is read from the same commit as the suite), except for the overrides in OVERRIDES below,
-each with its reason. The servers are stopped when this ends, however it ends.
+against is read from the same commit as the suite), except for OVERRIDES, GOTRUE_DEFAULTS and
+LATCHKEY_SETTINGS below, each with its reason (printed at the start). The servers are stopped
+when this ends, however it ends.
 
 Usage: harness.py AUTH_DIR LATCHKEY_BIN WORK_DIR [pytest arguments...]
 AUTH_DIR is the exported src/auth; its tests run against its own client code (src/auth/src).
@@ -123,6 +124,10 @@ def main() -> int:
     services = gotrue_services(auth_dir / "infra" / "docker-compose.yml")
     if not services:
         raise SystemExit("harness: no supabase/auth service in the compose file")
+
+    for table in (OVERRIDES, GOTRUE_DEFAULTS, LATCHKEY_SETTINGS):
+        for key, (value, reason) in table.items():
+            print(f"harness: {key}: {'dropped' if value is None else value} ({reason})", flush=True)
 
     servers: list[tuple[str, int, subprocess.Popen, Path]] = []
     try:
