@@ -7,7 +7,8 @@ import LatchkeyWire
 /// sign-up confirmation (which signs in just the same) and, when `create_user` allows it, an
 /// account with no password. The answer is `{}` in every case — with `create_user: false` as
 /// well, where GoTrue answers 422 for an unknown address and so tells which addresses have
-/// accounts; Latchkey then simply sends nothing.
+/// accounts; Latchkey then simply sends nothing. A new account whose email cannot be sent is
+/// not kept.
 struct EmailSignIn: ServiceDependent {
     let shared: ServiceDependencies
     let emailLinks: EmailLinks
@@ -65,7 +66,15 @@ struct EmailSignIn: ServiceDependent {
             await limits.release(slot)  // nothing was mailed
             throw error
         }
-        try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
+        do {
+            try await emailLinks.send(purpose, to: user, address: email, redirectTo: queryRedirect, pkce: pkce, ipAddress: ipAddress, slot: slot)
+        } catch {
+            // Nothing was mailed: the new account, which has no password, could never be
+            // signed in to, so it is not kept (as GoTrue, whose sign-up and mail are one
+            // transaction).
+            _ = try? await store.deleteUser(id: user.id, audit: nil)
+            throw error
+        }
         try await afterUserCreated?.notifySignedUp(user)
     }
 }

@@ -8,7 +8,7 @@ import LatchkeyWire
 /// The answer is `{}` in every case — with `create_user: false` as well, where GoTrue answers 422
 /// for an unknown number and so tells which numbers have accounts; Latchkey then sends nothing,
 /// and a second request within `SMS_MAX_FREQUENCY`, or any once the server's SMS limit is spent,
-/// is 429 as for a number with an account.
+/// is 429 as for a number with an account. A new account whose code cannot be sent is not kept.
 struct PhoneSignIn: ServiceDependent {
     let shared: ServiceDependencies
     let codes: PhoneCodes
@@ -42,7 +42,16 @@ struct PhoneSignIn: ServiceDependent {
         } catch StoreError.duplicatePhone {
             return  // signed up a moment ago by another request, which sends the code
         }
-        let sent = try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
+        let sent: UserRecord
+        do {
+            sent = try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
+        } catch {
+            // No code went out: the account could never be confirmed, so it is not kept (as
+            // GoTrue, whose sign-up and send are one transaction), and a later /resend or /otp
+            // for the number finds none.
+            _ = try? await store.deleteUser(id: user.id, audit: nil)
+            throw error
+        }
         try await afterUserCreated?.notifySignedUp(sent)
     }
 

@@ -136,6 +136,17 @@ struct FailedMailRateLimitTests {
         }
     }
 
+    @Test("/otp for a new address whose confirmation cannot be mailed keeps no account, as GoTrue's sign-up and mail in one transaction")
+    func otpSignUpNotMailed() async throws {
+        try await Self.with { server, mailer in
+            mailer.failing = true
+            let failed = try await server.request(.POST, "/otp", json: ["email": "newcomer@example.com"])
+            #expect(failed.status == 500, "\(failed.text)")
+            let users = try await server.request(.GET, "/admin/users", bearer: server.server.serviceRoleKey)
+            #expect(users.headers.first(name: "X-Total-Count") == "0", "no account is left behind: \(users.text)")
+        }
+    }
+
     @Test("reauthentication nonce")
     func reauthentication() async throws {
         try await Self.with { server, mailer in

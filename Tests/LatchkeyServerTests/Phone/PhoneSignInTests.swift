@@ -318,6 +318,26 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test("/otp for a new number whose code is refused keeps no account, so /resend for it answers {} as for any unknown number (GoTrue)")
+    func failedSendOnOTP() async throws {
+        try await Self.withPhoneServer { server, sms in
+            sms.fail(true)
+            let failed = try await server.request(.POST, "/otp", json: ["phone": "15555550123"])
+            #expect(failed.status == 422 && failed.errorCode == "sms_send_failed", "\(failed.text)")
+            let users = try await server.request(.GET, "/admin/users", bearer: server.server.serviceRoleKey)
+            #expect(users.headers.first(name: "X-Total-Count") == "0", "no account is left behind: \(users.text)")
+            // With no account, /resend has nothing to send and answers {} (with one, it would
+            // try the unconfirmed number's code again and fail with the provider).
+            let resent = try await server.request(.POST, "/resend", json: ["type": "sms", "phone": "15555550123"])
+            #expect(resent.status == 200, "\(resent.text)")
+            #expect(sms.sent.isEmpty)
+            sms.fail(false)
+            server.clock.advance(by: 61)
+            #expect(try await server.request(.POST, "/otp", json: ["phone": "15555550123"]).status == 200)
+            #expect(sms.sent.count == 1)
+        }
+    }
+
     @Test("/settings says phone is on; with phone off every phone flow is phone_provider_disabled")
     func settingsAndDisabled() async throws {
         try await Self.withPhoneServer { server, _ in
