@@ -76,6 +76,18 @@ struct PhoneCodes: ServiceDependent {
         await limits.release(try await limits.admitSMS())
     }
 
+    /// Sends the account `user`, just stored, its confirmation code to `phone`; returns the user
+    /// as saved. When no code goes out the account could never be confirmed, so it is not kept
+    /// (as GoTrue, whose sign-up and send are one transaction), and the error is thrown.
+    func confirmNewAccount(_ user: UserRecord, phone: String, channel: SMSMessage.Channel, ipAddress: String) async throws -> UserRecord {
+        do {
+            return try await send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
+        } catch {
+            _ = try? await store.deleteUser(id: user.id, audit: nil)
+            throw error
+        }
+    }
+
     /// Sends `user` a code for `purpose` to `phone` and stores its hash; returns the user as
     /// saved (with `confirmation_sent_at`, or `phone_change` and `phone_change_sent_at`; a
     /// reauthentication nonce changes no column, its interval is counted under the number).

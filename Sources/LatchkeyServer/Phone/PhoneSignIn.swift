@@ -42,16 +42,8 @@ struct PhoneSignIn: ServiceDependent {
         } catch StoreError.duplicatePhone {
             return  // signed up a moment ago by another request, which sends the code
         }
-        let sent: UserRecord
-        do {
-            sent = try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
-        } catch {
-            // No code went out: the account could never be confirmed, so it is not kept (as
-            // GoTrue, whose sign-up and send are one transaction), and a later /resend or /otp
-            // for the number finds none.
-            _ = try? await store.deleteUser(id: user.id, audit: nil)
-            throw error
-        }
+        // Without a code sent the account is not kept: a later /resend or /otp finds none.
+        let sent = try await codes.confirmNewAccount(user, phone: phone, channel: channel, ipAddress: ipAddress)
         try await afterUserCreated?.notifySignedUp(sent)
     }
 

@@ -59,14 +59,7 @@ struct PhoneSignUp: ServiceDependent {
             throw AuthError.userAlreadyExists
         }
         logger.info("user signed up", metadata: ["user_id": "\(user.id)", "provider": "phone"])
-        let sent: UserRecord
-        do {
-            sent = try await codes.send(.confirmation, to: user, phone: phone, channel: channel, ipAddress: ipAddress)
-        } catch {
-            // No code went out: the account could never be confirmed, so it is not kept.
-            _ = try? await store.deleteUser(id: user.id, audit: nil)
-            throw error
-        }
+        let sent = try await codes.confirmNewAccount(user, phone: phone, channel: channel, ipAddress: ipAddress)
         try await afterUserCreated?.notifySignedUp(sent)
         return .user(UserResponse(sent))
     }
