@@ -6,10 +6,9 @@ import LatchkeyWire
 /// browser when the app has no consent page of its own (no `--oauth-server-authorization-path`).
 ///
 /// It shows who asks (the client's name, its address, its logo only when served over https) and
-/// what for, in plain words. Allowing takes the account's email and password, checked exactly as
-/// `POST /token?grant_type=password` checks them (rate limits, lockout, the attempt hook); the
-/// session that check starts ends as soon as the answer is given, so nothing stays signed in on
-/// the page. Denying needs no password. Each form carries a MAC of its authorization under the
+/// what for, in plain words. Allowing takes the account's email and password
+/// (``HostedPasswordCheck``: checked as the password grant checks them, and the session that
+/// check starts ends at once), so nothing stays signed in on the page. Denying needs no password. Each form carries a MAC of its authorization under the
 /// server's form key, and a post the browser marks cross-site is refused, as on the other hosted
 /// pages. An account with two-step verification cannot allow an app here, where only one step
 /// is asked, and neither can anyone while sign-ins need a CAPTCHA: they do so in the app.
@@ -17,9 +16,7 @@ struct HostedConsent: Sendable {
     static let path = "/welcome/consent"
 
     let authorizations: OAuthAuthorizations
-    let password: PasswordGrant
-    let authentication: BearerAuthentication
-    let store: any AuthStore
+    let passwordCheck: HostedPasswordCheck
     let tokens: OpaqueTokens
     /// Whether sign-ins need a CAPTCHA, which this page has none of: allowing is refused then.
     var captchaEnabled = false
@@ -67,34 +64,26 @@ struct HostedConsent: Sendable {
                     for: id, error: "This server asks for a CAPTCHA at sign-in, which this page cannot show: allow the app from inside the app."),
                 status: 403)
         }
-        let session: SessionResponse
+        let account: (user: UserRecord, hasSecondFactor: Bool)
         do {
-            session = try await password.session(
-                for: PasswordGrantBody(email: form["email"] ?? "", password: form["password"] ?? ""), ipAddress: ipAddress)
+            account = try await passwordCheck.account(email: form["email"] ?? "", password: form["password"] ?? "", ipAddress: ipAddress)
         } catch let error as AuthError {
-            let message = error.code == "invalid_credentials" ? "The email or password is not right." : error.message
-            return .page(try await values(for: id, error: message), status: Int(error.status.code))
+            return .page(try await values(for: id, error: HostedPasswordCheck.message(for: error)), status: Int(error.status.code))
         }
-        // The check's session served only to know who answered: it ends as soon as the answer is given.
-        let signedIn = try await authentication.user(bearer: session.access_token)
-        let outcome: Outcome
-        if try await store.factors(userID: signedIn.user.id).hasVerifiedFactor {
-            outcome = .page(
+        if account.hasSecondFactor {
+            return .page(
                 try await values(
                     for: id, error: "This account uses two-step verification, which this page cannot ask for: allow the app from inside the app."),
                 status: 403)
-        } else {
-            do {
-                switch try await authorizations.read(id, by: signedIn.user, origin: nil) {
-                case .approved(let url): outcome = .redirect(url)
-                case .details: outcome = .redirect(try await authorizations.decide(id, approve: true, by: signedIn.user, origin: nil))
-                }
-            } catch let error as AuthError {
-                outcome = .page(try await values(for: id, error: error.message), status: Int(error.status.code))
-            }
         }
-        try await store.endSessions(userID: signedIn.user.id, except: nil, only: signedIn.session.id, audit: nil)
-        return outcome
+        do {
+            switch try await authorizations.read(id, by: account.user, origin: nil) {
+            case .approved(let url): return .redirect(url)
+            case .details: return .redirect(try await authorizations.decide(id, approve: true, by: account.user, origin: nil))
+            }
+        } catch let error as AuthError {
+            return .page(try await values(for: id, error: error.message), status: Int(error.status.code))
+        }
     }
 
     private func csrf(_ id: String) -> String { tokens.formMAC("oauth-consent:" + id) }

@@ -6,8 +6,8 @@ import LatchkeyWire
 /// allowed through the OAuth server, with what each may see, and a button to take it back.
 ///
 /// The hosted pages keep no signed-in browser session, so the page asks for the account's email
-/// and password, checked exactly as `POST /token?grant_type=password` checks them (rate limits,
-/// lockout, the attempt hook), and ends the session that check starts at once. The list it then
+/// and password (``HostedPasswordCheck``: checked as the password grant checks them, and the
+/// session that check starts ends at once). The list it then
 /// shows carries a *page pass*: the user's id and an expiry ten minutes on, under a MAC of the
 /// server's form key. The pass lets that page list the user's apps and take one back, nothing
 /// else; it is never a token the API takes. Taking an app back is ``OAuthGrants/revoke(_:for:ipAddress:)``,
@@ -23,8 +23,7 @@ struct HostedGrants: Sendable {
     static let passLifetime: TimeInterval = 600
 
     let grants: OAuthGrants
-    let password: PasswordGrant
-    let authentication: BearerAuthentication
+    let passwordCheck: HostedPasswordCheck
     let store: any AuthStore
     let tokens: OpaqueTokens
     let clock: any ServerClock
@@ -61,21 +60,17 @@ struct HostedGrants: Sendable {
             return signIn(
                 error: "This server asks for a CAPTCHA at sign-in, which this page cannot show: see your apps from inside the app.", status: 403)
         }
-        let session: SessionResponse
+        let account: (user: UserRecord, hasSecondFactor: Bool)
         do {
-            session = try await password.session(for: PasswordGrantBody(email: email, password: given), ipAddress: ipAddress)
+            account = try await passwordCheck.account(email: email, password: given, ipAddress: ipAddress)
         } catch let error as AuthError {
-            return signIn(
-                error: error.code == "invalid_credentials" ? "The email or password is not right." : error.message, status: Int(error.status.code))
+            return signIn(error: HostedPasswordCheck.message(for: error), status: Int(error.status.code))
         }
-        // The check's session served only to know who asked: it ends before the page is shown.
-        let signedIn = try await authentication.user(bearer: session.access_token)
-        try await store.endSessions(userID: signedIn.user.id, except: nil, only: signedIn.session.id, audit: nil)
-        if try await store.factors(userID: signedIn.user.id).hasVerifiedFactor {
+        if account.hasSecondFactor {
             return signIn(
                 error: "This account uses two-step verification, which this page cannot ask for: see your apps from inside the app.", status: 403)
         }
-        return try await list(for: signedIn.user)
+        return try await list(for: account.user)
     }
 
     private func revoke(_ form: [String: String], ipAddress: String) async throws -> Page {

@@ -38,9 +38,11 @@ struct OAuthServerRoutes: AuthFeature {
         authorizations = OAuthAuthorizations(
             store: dependencies.store, clock: dependencies.clock, settings: settings, redirects: dependencies.linkSettings.redirects,
             signsIDTokens: dependencies.signer.signsAsymmetrically, origin: dependencies.origin, logger: dependencies.logger)
+        let passwordCheck = HostedPasswordCheck(
+            password: PasswordGrant(dependencies), authentication: dependencies.authentication, store: dependencies.store)
         hostedConsent = HostedConsent(
-            authorizations: authorizations, password: PasswordGrant(dependencies), authentication: dependencies.authentication,
-            store: dependencies.store, tokens: dependencies.tokens, captchaEnabled: dependencies.configuration.captcha.enabled)
+            authorizations: authorizations, passwordCheck: passwordCheck, tokens: dependencies.tokens,
+            captchaEnabled: dependencies.configuration.captcha.enabled)
         pages = HostedPageRoutes(dependencies)
         clientAuthentication = OAuthClientAuthentication(store: dependencies.store)
         tokens = OAuthTokens(
@@ -48,8 +50,8 @@ struct OAuthServerRoutes: AuthFeature {
             signer: dependencies.signer, logger: dependencies.logger)
         grants = OAuthGrants(store: dependencies.store, clock: dependencies.clock)
         hostedGrants = HostedGrants(
-            grants: grants, password: PasswordGrant(dependencies), authentication: dependencies.authentication, store: dependencies.store,
-            tokens: dependencies.tokens, clock: dependencies.clock, captchaEnabled: dependencies.configuration.captcha.enabled)
+            grants: grants, passwordCheck: passwordCheck, store: dependencies.store, tokens: dependencies.tokens, clock: dependencies.clock,
+            captchaEnabled: dependencies.configuration.captcha.enabled)
         signer = dependencies.signer
     }
 
