@@ -28,15 +28,20 @@ class MemoryStorage {
   }
 }
 
-/** A signed-in user of auth-js's client: the one whose consent page calls auth.oauth.*. */
-async function signedInUser() {
-  const auth = new GoTrueClient({
+/** auth-js's client as a consent page makes it, with no one signed in yet. */
+function consentPageClient() {
+  return new GoTrueClient({
     url: AUTH_URL,
     headers: { apikey: SUPABASE_PUBLISHABLE_KEY },
     autoRefreshToken: false,
     persistSession: true,
     storage: new MemoryStorage(),
   })
+}
+
+/** A signed-in user of auth-js's client: the one whose consent page calls auth.oauth.*. */
+async function signedInUser() {
+  const auth = consentPageClient()
   const { email, password } = mockUserCredentials()
   const { data, error } = await auth.signUp({ email, password })
   expect(error).toBeNull()
@@ -224,13 +229,7 @@ describe('auth.oauth (Latchkey: the consent calls of auth-js against the OAuth 2
   })
 
   test('without a session the consent calls answer AuthSessionMissingError', async () => {
-    const auth = new GoTrueClient({
-      url: AUTH_URL,
-      headers: { apikey: SUPABASE_PUBLISHABLE_KEY },
-      autoRefreshToken: false,
-      persistSession: true,
-      storage: new MemoryStorage(),
-    })
+    const auth = consentPageClient()
     const { data, error } = await auth.oauth.listGrants()
     expect(data).toBeNull()
     expect(error?.name).toBe('AuthSessionMissingError')
